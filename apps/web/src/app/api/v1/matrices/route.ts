@@ -1,0 +1,23 @@
+import { getServerCatalog, toCatalogView } from "@/server/catalog";
+import { getDb } from "@/server/db";
+import { jsonResponse, readJsonBody, withProblems } from "@/server/http";
+import { createRun } from "@/server/operations/create-run";
+import { getCellQueue } from "@/server/queue";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Runs queued from the dashboard say so in this header; everything else is an API client. */
+const CLIENT_HEADER = "x-perflab-client";
+
+export const POST = withProblems(async (request, _context, requestId) => {
+  const input = await readJsonBody(request);
+  const created = await createRun({
+    db: getDb(),
+    queue: getCellQueue(),
+    catalog: toCatalogView(getServerCatalog()),
+    input,
+    source: request.headers.get(CLIENT_HEADER) === "web" ? "ui" : "api",
+  });
+  return jsonResponse(created, { status: 201, requestId });
+});

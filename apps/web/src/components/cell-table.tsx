@@ -1,0 +1,78 @@
+import type { CellDto } from "@/lib/dto";
+import { StatusBadge } from "./status-badge";
+import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
+
+export function CellTable({
+  cells,
+  selectedId,
+  onSelect,
+}: {
+  cells: CellDto[];
+  selectedId: string | null;
+  onSelect: (id: string) => void;
+}) {
+  return (
+    <div className={`${panel} overflow-x-auto`}>
+      <table className={table} data-testid="cell-table">
+        <thead>
+          <tr>
+            <th className={thNum}>#</th>
+            <th className={th}>Server</th>
+            <th className={th}>Scenario</th>
+            <th className={thNum}>VUs</th>
+            <th className={thNum}>Round</th>
+            <th className={th}>Status</th>
+            <th className={th}>Stage</th>
+            <th className={th}>Error</th>
+            <th className={th}>
+              <span className="sr-only">Chart</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody className={tbody}>
+          {cells.map((cell) => {
+            const selected = cell.id === selectedId;
+            return (
+              <tr
+                key={cell.id}
+                data-testid={`cell-row-${cell.index}`}
+                data-status={cell.status}
+                aria-selected={selected}
+                className={
+                  selected ? "bg-sky-50/70 dark:bg-sky-950/40" : "hover:bg-zinc-50 dark:hover:bg-zinc-800/40"
+                }
+              >
+                <td className={`${tdNum} text-zinc-500`}>{cell.index}</td>
+                <td className={`${td} font-medium`}>{cell.serverName}</td>
+                <td className={td}>{cell.scenario}</td>
+                <td className={tdNum}>{cell.vus ?? "—"}</td>
+                <td className={tdNum}>{cell.round}</td>
+                <td className={td}>
+                  <StatusBadge status={cell.status} testId={`cell-status-${cell.index}`} />
+                </td>
+                <td className={`${td} text-zinc-600 dark:text-zinc-400`}>{cell.stage ?? "—"}</td>
+                <td
+                  className={`${td} max-w-xs truncate text-rose-600 dark:text-rose-400`}
+                  title={cell.error ?? undefined}
+                >
+                  {cell.error ?? ""}
+                  {cell.oomKilled && " (OOM-killed)"}
+                </td>
+                <td className={td}>
+                  <button
+                    type="button"
+                    onClick={() => onSelect(cell.id)}
+                    disabled={selected}
+                    className="text-xs text-sky-700 hover:underline disabled:text-zinc-400 disabled:no-underline dark:text-sky-400"
+                  >
+                    {selected ? "charted" : "chart"}
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

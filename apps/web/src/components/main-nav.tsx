@@ -1,0 +1,33 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+const base = "rounded-md px-3 py-1.5 text-sm font-medium transition-colors";
+const idle =
+  "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-900 dark:hover:text-zinc-100";
+const current = "bg-zinc-200 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50";
+
+export function MainNav() {
+  const pathname = usePathname();
+  const onNew = pathname === "/runs/new";
+  // A run's own page belongs to "Runs"; only the form is "New run".
+  const links = [
+    { href: "/", label: "Runs", active: !onNew && (pathname === "/" || pathname.startsWith("/runs/")) },
+    { href: "/runs/new", label: "New run", active: onNew },
+  ];
+  return (
+    <nav className="flex items-center gap-1" aria-label="Main">
+      {links.map((link) => (
+        <Link
+          key={link.href}
+          href={link.href}
+          aria-current={link.active ? "page" : undefined}
+          className={`${base} ${link.active ? current : idle}`}
+        >
+          {link.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,66 @@
+import type { RunDto } from "@/lib/dto";
+import { formatDateTime, formatDuration } from "@/lib/format";
+import { ProgressBar } from "./progress-bar";
+import { StatusBadge } from "./status-badge";
+import { panel } from "./ui";
+
+export type Connection = "connecting" | "live" | "reconnecting" | "closed";
+
+const connectionText: Record<Connection, string> = {
+  connecting: "connecting…",
+  live: "live",
+  reconnecting: "reconnecting…",
+  closed: "",
+};
+
+function SpecItem({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <dt className="text-xs uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{label}</dt>
+      <dd className="mt-0.5 text-sm">{children}</dd>
+    </div>
+  );
+}
+
+export function RunHeader({ run, connection }: { run: RunDto; connection: Connection }) {
+  const { spec } = run;
+  const tools =
+    spec.scenarios?.map((s) => `${s.id} (${String((s.params as { tool?: unknown }).tool ?? "")})`) ?? [];
+  return (
+    <header className={`${panel} space-y-5 p-5`}>
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-2xl font-semibold tracking-tight" data-testid="run-name">
+          {run.name}
+        </h1>
+        <StatusBadge status={run.status} testId="run-status" />
+        {connectionText[connection] && (
+          <span className="text-xs text-zinc-500 dark:text-zinc-400" data-testid="connection">
+            {connectionText[connection]}
+          </span>
+        )}
+        <span className="ml-auto text-sm text-zinc-500 dark:text-zinc-400">
+          {formatDateTime(run.createdAt)}
+        </span>
+      </div>
+      <div data-testid="run-progress" className="max-w-md">
+        <ProgressBar done={run.cellsDone} total={run.cellsTotal} failed={run.cellsFailed} />
+      </div>
+      {run.error && <p className="text-sm text-rose-600 dark:text-rose-400">{run.error}</p>}
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-7" data-testid="run-spec">
+        <SpecItem label="Servers">{spec.servers?.join(", ")}</SpecItem>
+        <SpecItem label="Scenarios">{tools.join(", ")}</SpecItem>
+        <SpecItem label="VUs">{spec.loadLevels?.map((l) => l.vus).join(", ")}</SpecItem>
+        <SpecItem label="Duration">{formatDuration(spec.durationSec ?? 0)}</SpecItem>
+        <SpecItem label="Warm-up">{formatDuration(spec.warmupSec ?? 0)}</SpecItem>
+        <SpecItem label="Rounds">{spec.rounds}</SpecItem>
+        <SpecItem label="Driver">{spec.driver}</SpecItem>
+      </dl>
+      <details className="text-sm">
+        <summary className="cursor-pointer text-zinc-500 dark:text-zinc-400">Full spec</summary>
+        <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-950">
+          {JSON.stringify(spec, null, 2)}
+        </pre>
+      </details>
+    </header>
+  );
+}

@@ -1,0 +1,67 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useReducer, useRef, useState } from "react";
+import { type CellDto, type RunDto, terminalCellStatuses, terminalRunStatuses } from "@/lib/dto";
+import { defaultChartCell, type RunAction, reduceRunState } from "@/lib/run-state";
+import { CellTable } from "./cell-table";
+import { LiveCharts } from "./live-charts";
+import { type Connection, RunHeader } from "./run-header";
+
+/**
+ * The live part of a run page. It follows the run's server-sent events (never polls) and asks the
+ * server component for fresh data when a cell or the run finishes, so summaries appear.
+ */
+export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
+  const router = useRouter();
+  const [state, dispatch] = useReducer(reduceRunState, { run, cells, points: {} });
+  const [picked, setPicked] = useState<string | null>(null);
+  const [connection, setConnection] = useState<Connection>("connecting");
+  const renderedStatus = useRef(run.status);
+
+  // router.refresh() hands in new props; fold them in without dropping streamed points.
+  useEffect(() => {
+    renderedStatus.current = run.status;
+    dispatch({ type: "props", run, cells });
+  }, [run, cells]);
+
+  useEffect(() => {
+    const source = new EventSource(`/api/v1/runs/${run.id}/events`);
+    const close = () => {
+      source.close();
+      setConnection("closed");
+    };
+    source.onopen = () => setConnection("live");
+    source.onerror = () =>
+      setConnection(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
+    source.onmessage = (message) => {
+      const event = JSON.parse(message.data) as RunAction;
+      dispatch(event);
+      if (event.type === "snapshot" && terminalRunStatuses.includes(event.run.status)) {
+        close();
+        // The run ended between the page render and this stream: show its final state.
+        if (renderedStatus.current !== event.run.status) router.refresh();
+      } else if (event.type === "run" && terminalRunStatuses.includes(event.status)) {
+        close();
+        router.refresh();
+      } else if (event.type === "cell" && terminalCellStatuses.includes(event.status)) {
+        router.refresh();
+      }
+    };
+    return () => source.close();
+  }, [run.id, router]);
+
+  const chartCellId = picked ?? defaultChartCell(state);
+  const chartCell = state.cells.find((c) => c.id === chartCellId);
+
+  return (
+    <div className="space-y-6">
+      <RunHeader run={state.run} connection={connection} />
+      <section aria-label="Cells">
+        <h2 className="mb-3 text-lg font-semibold">Cells</h2>
+        <CellTable cells={state.cells} selectedId={chartCellId} onSelect={setPicked} />
+      </section>
+      {chartCell && <LiveCharts cell={chartCell} points={state.points[chartCell.id] ?? []} />}
+    </div>
+  );
+}

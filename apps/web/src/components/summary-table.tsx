@@ -1,0 +1,76 @@
+import type { CellDto, CellSummaryDto } from "@/lib/dto";
+import { formatInt, formatMb, formatMs, formatPct, formatRate, formatRatio } from "@/lib/format";
+import { cellLabel } from "@/lib/labels";
+import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
+
+type Column = { label: string; title?: string; value: (s: CellSummaryDto, cell: CellDto) => string };
+
+const columns: Column[] = [
+  { label: "Requests", value: (s) => formatInt(s.requests) },
+  { label: "Errors", value: (s) => formatInt(s.errors) },
+  { label: "HTTP RPS", value: (s) => formatRate(s.httpRps) },
+  { label: "Ops/s", title: "MCP tool calls per second", value: (s) => formatRate(s.opsRps) },
+  {
+    label: "Req/op",
+    title: "HTTP requests per operation, protocol overhead included",
+    value: (s) => formatRatio(s.requestsPerOp),
+  },
+  { label: "Avg", value: (s) => formatMs(s.latency.avgMs) },
+  { label: "p50", value: (s) => formatMs(s.latency.p50) },
+  { label: "p90", value: (s) => formatMs(s.latency.p90) },
+  { label: "p95", value: (s) => formatMs(s.latency.p95) },
+  { label: "p99", value: (s) => formatMs(s.latency.p99) },
+  { label: "p99.9", value: (s) => formatMs(s.latency.p999) },
+  { label: "Max", value: (s) => formatMs(s.latency.maxMs) },
+  { label: "CPU avg", value: (s) => formatPct(s.cpuAvgPct) },
+  { label: "CPU peak", value: (s) => formatPct(s.cpuPeakPct) },
+  { label: "RSS avg", value: (s) => formatMb(s.rssAvgBytes) },
+  { label: "RSS peak", value: (s) => formatMb(s.rssPeakBytes) },
+  { label: "Cold start", value: (_s, cell) => formatMs(cell.coldStartMs) },
+  { label: "k6 CPU avg", value: (s) => formatPct(s.k6CpuAvgPct) },
+  { label: "k6 CPU peak", value: (s) => formatPct(s.k6CpuPeakPct) },
+];
+
+/** Results over each cell's measured window (warm-up excluded). */
+export function SummaryTable({ cells }: { cells: CellDto[] }) {
+  const done = cells.filter((c): c is CellDto & { summary: CellSummaryDto } => c.summary !== null);
+  return (
+    <div className={`${panel} overflow-x-auto`}>
+      <table className={table} data-testid="summary-table">
+        <thead>
+          <tr>
+            <th className={th}>Cell</th>
+            {columns.map((column) => (
+              <th key={column.label} className={thNum} title={column.title}>
+                {column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className={tbody}>
+          {done.map((cell) => (
+            <tr key={cell.id} data-testid={`summary-row-${cell.index}`}>
+              <td className={`${td} font-medium`}>
+                {cellLabel(cell)}
+                {cell.k6Saturated && (
+                  <span
+                    data-testid={`saturated-${cell.index}`}
+                    title="k6 used nearly all the CPU it could get: the load generator, not the server, may have limited this cell."
+                    className="ml-2 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 ring-1 ring-inset ring-amber-300 dark:bg-amber-950 dark:text-amber-300 dark:ring-amber-800"
+                  >
+                    load generator saturated
+                  </span>
+                )}
+              </td>
+              {columns.map((column) => (
+                <td key={column.label} className={tdNum}>
+                  {column.value(cell.summary, cell)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+/** Shared class names, so tables and panels look the same on every page. */
+export const panel =
+  "rounded-lg border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900";
+export const table = "min-w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800";
+export const th =
+  "whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400";
+export const td = "whitespace-nowrap px-3 py-2";
+export const tdNum = "whitespace-nowrap px-3 py-2 text-right tabular-nums";
+export const thNum = `${th} text-right`;
+export const tbody = "divide-y divide-zinc-100 dark:divide-zinc-800/70";
+export const buttonPrimary =
+  "inline-flex items-center justify-center rounded-md bg-sky-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-sky-500 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-sky-500 dark:hover:bg-sky-400";
+export const link = "text-sky-700 hover:underline dark:text-sky-400";

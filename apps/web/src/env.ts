@@ -1,0 +1,19 @@
+import { createEnv } from "@t3-oss/env-nextjs";
+import { z } from "zod";
+
+/**
+ * The only place that reads process.env. `next build` imports route modules to collect their
+ * config, so validation is skipped in that phase; at start-up (instrumentation.ts) a missing
+ * variable stops the server with its name.
+ */
+export const env = createEnv({
+  server: {
+    DATABASE_URL: z.url(),
+    REDIS_URL: z.url(),
+    PERFLAB_SERVERS_DIR: z.string().min(1).optional(),
+  },
+  client: {},
+  experimental__runtimeEnv: {},
+  emptyStringAsUndefined: true,
+  skipValidation: process.env.NEXT_PHASE === "phase-production-build",
+});

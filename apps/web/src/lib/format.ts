@@ -1,0 +1,44 @@
+const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+const twoDecimals = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2, minimumFractionDigits: 2 });
+// UTC and a fixed locale, so the server's render and the browser's hydration print the same text.
+const dateTime = new Intl.DateTimeFormat("en-GB", {
+  dateStyle: "medium",
+  timeStyle: "short",
+  timeZone: "UTC",
+});
+
+const DASH = "—";
+
+export const formatInt = (value: number | null | undefined) => (value == null ? DASH : integer.format(value));
+export const formatRate = (value: number | null | undefined) =>
+  value == null ? DASH : oneDecimal.format(value);
+export const formatRatio = (value: number | null | undefined) =>
+  value == null ? DASH : twoDecimals.format(value);
+
+/** Latency in milliseconds, with more precision where sub-millisecond differences matter. */
+export function formatMs(value: number | null | undefined): string {
+  if (value == null) return DASH;
+  if (value < 10) return `${twoDecimals.format(value)} ms`;
+  if (value < 1000) return `${oneDecimal.format(value)} ms`;
+  return `${twoDecimals.format(value / 1000)} s`;
+}
+
+export const formatPct = (value: number | null | undefined) =>
+  value == null ? DASH : `${oneDecimal.format(value)} %`;
+
+export const bytesToMb = (bytes: number | null | undefined) => (bytes == null ? null : bytes / (1024 * 1024));
+export const formatMb = (bytes: number | null | undefined) =>
+  bytes == null ? DASH : `${oneDecimal.format(bytesToMb(bytes)!)} MB`;
+
+export const formatDateTime = (iso: string | null | undefined) =>
+  iso ? `${dateTime.format(new Date(iso))} UTC` : DASH;
+
+export function formatDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const m = Math.floor(seconds / 60);
+  const s = seconds % 60;
+  if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+}

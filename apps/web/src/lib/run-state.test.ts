@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import type { CellDto, RunDto } from "./dto";
+import { defaultChartCell, type RunState, reduceRunState } from "./run-state";
+
+const run: RunDto = {
+  id: "r1",
+  name: "go",
+  source: "ui",
+  status: "queued",
+  spec: {} as RunDto["spec"],
+  error: null,
+  cellsTotal: 2,
+  cellsDone: 0,
+  cellsFailed: 0,
+  createdAt: "2025-01-01T00:00:00.000Z",
+  startedAt: null,
+  finishedAt: null,
+};
+const cell = (id: string, index: number): CellDto => ({
+  id,
+  index,
+  serverName: "go",
+  scenario: "mcp-tool-call",
+  vus: 10,
+  params: {},
+  round: 1,
+  status: "queued",
+  stage: null,
+  driver: "local",
+  durationSeconds: 10,
+  warmupSeconds: 2,
+  k6Version: null,
+  hostFingerprint: null,
+  coldStartMs: null,
+  exitCode: null,
+  exitSignal: null,
+  oomKilled: false,
+  k6Saturated: false,
+  error: null,
+  logTail: null,
+  startedAt: null,
+  finishedAt: null,
+  summary: null,
+});
+const initial: RunState = { run, cells: [cell("c1", 0), cell("c2", 1)], points: {} };
+const point = (cellId: string, second: number) => ({
+  type: "point" as const,
+  cellId,
+  t: second * 1000,
+  second,
+  phase: "measure" as const,
+  rps: 10,
+  errors: 0,
+  p50: 1,
+  p95: 2,
+  p99: 3,
+  cpuPct: 1,
+  rssBytes: 1,
+  k6CpuPct: 1,
+});
+
+describe("reduceRunState", () => {
+  it("applies run progress only for its own run", () => {
+    const next = reduceRunState(initial, {
+      type: "run",
+      runId: "r1",
+      status: "running",
+      cellsDone: 1,
+      cellsTotal: 2,
+    });
+    expect(next.run).toMatchObject({ status: "running", cellsDone: 1 });
+    expect(
+      reduceRunState(initial, { type: "run", runId: "other", status: "failed", cellsDone: 2, cellsTotal: 2 }),
+    ).toBe(initial);
+  });
+
+  it("updates a cell's status and stage and keeps the stage when the next event has none", () => {
+    let next = reduceRunState(initial, { type: "cell", cellId: "c2", status: "running", stage: "load" });
+    next = reduceRunState(next, { type: "cell", cellId: "c2", status: "failed", error: "exit 2" });
+    expect(next.cells[1]).toMatchObject({ status: "failed", stage: "load", error: "exit 2" });
+    expect(next.cells[0]?.status).toBe("queued");
+  });
+
+  it("collects points per cell and ignores points of unknown cells", () => {
+    let next = reduceRunState(initial, point("c1", 0));
+    next = reduceRunState(next, point("c1", 1));
+    next = reduceRunState(next, point("zz", 0));
+    expect(next.points.c1).toHaveLength(2);
+    expect(next.points.zz).toBeUndefined();
+  });
+
+  it("keeps live points when fresh server props arrive", () => {
+    const withPoint = reduceRunState(initial, point("c1", 0));
+    const next = reduceRunState(withPoint, {
+      type: "props",
+      run: { ...run, status: "succeeded" },
+      cells: initial.cells,
+    });
+    expect(next.run.status).toBe("succeeded");
+    expect(next.points.c1).toHaveLength(1);
+  });
+
+  it("charts the running cell first, else the last cell with data", () => {
+    const running = reduceRunState(initial, { type: "cell", cellId: "c2", status: "running" });
+    expect(defaultChartCell(running)).toBe("c2");
+    expect(defaultChartCell(reduceRunState(initial, point("c1", 0)))).toBe("c1");
+  });
+});

@@ -1,0 +1,69 @@
+import type { TLiveEvent } from "@perflab/contracts";
+import { downsamplePoints, MAX_POINTS_PER_CELL, upsertPoint } from "./downsample";
+import type { CellDto, PointDto, RunDto, RunSnapshotEvent } from "./dto";
+
+export type RunState = { run: RunDto; cells: CellDto[]; points: Record<string, PointDto[]> };
+
+export type RunAction = RunSnapshotEvent | TLiveEvent | { type: "props"; run: RunDto; cells: CellDto[] };
+
+/**
+ * Folds the SSE stream into what the run page shows. A snapshot replaces everything (it is sent
+ * again after every reconnect); live events patch it; fresh server props keep the live points.
+ */
+export function reduceRunState(state: RunState, action: RunAction): RunState {
+  switch (action.type) {
+    case "snapshot":
+      return { run: action.run, cells: action.cells, points: action.points };
+    case "props":
+      return {
+        ...state,
+        run: action.run,
+        cells: action.cells.map((cell) => ({
+          ...cell,
+          stage: cell.stage ?? state.cells.find((c) => c.id === cell.id)?.stage ?? null,
+        })),
+      };
+    case "run":
+      if (action.runId !== state.run.id) return state;
+      return {
+        ...state,
+        run: {
+          ...state.run,
+          status: action.status,
+          cellsDone: action.cellsDone,
+          cellsTotal: action.cellsTotal,
+        },
+      };
+    case "cell":
+      return {
+        ...state,
+        cells: state.cells.map((cell) =>
+          cell.id === action.cellId
+            ? {
+                ...cell,
+                status: action.status,
+                stage: action.stage ?? cell.stage,
+                error: action.error === undefined ? cell.error : action.error,
+              }
+            : cell,
+        ),
+      };
+    case "point": {
+      if (!state.cells.some((c) => c.id === action.cellId)) return state;
+      let series = upsertPoint(state.points[action.cellId] ?? [], action);
+      // A live series is halved rather than grown without bound during a long soak.
+      if (series.length > 2 * MAX_POINTS_PER_CELL) series = downsamplePoints(series, MAX_POINTS_PER_CELL);
+      return { ...state, points: { ...state.points, [action.cellId]: series } };
+    }
+    default:
+      return state;
+  }
+}
+
+/** The cell whose chart is shown when the user picked none: the running one, else the latest with data. */
+export function defaultChartCell(state: RunState): string | null {
+  const running = state.cells.find((c) => c.status === "running");
+  if (running) return running.id;
+  const withPoints = state.cells.filter((c) => (state.points[c.id]?.length ?? 0) > 0);
+  return withPoints[withPoints.length - 1]?.id ?? state.cells[0]?.id ?? null;
+}

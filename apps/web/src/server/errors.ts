@@ -1,0 +1,40 @@
+import type { TProblem } from "@perflab/contracts";
+
+export type AppErrorCode = "bad_request" | "invalid" | "not_found" | "unavailable" | "internal";
+
+const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
+  bad_request: { status: 400, title: "Bad request" },
+  invalid: { status: 422, title: "Invalid input" },
+  not_found: { status: 404, title: "Not found" },
+  unavailable: { status: 503, title: "Service unavailable" },
+  internal: { status: 500, title: "Internal server error" },
+};
+
+/** The one error operations throw; route handlers turn it into an RFC 9457 problem. */
+export class AppError extends Error {
+  readonly code: AppErrorCode;
+  readonly errors: TProblem["errors"];
+
+  constructor(code: AppErrorCode, message: string, errors?: TProblem["errors"]) {
+    super(message);
+    this.name = "AppError";
+    this.code = code;
+    this.errors = errors;
+  }
+
+  get status(): number {
+    return statusOf[this.code].status;
+  }
+
+  toProblem(requestId: string): TProblem {
+    const { status, title } = statusOf[this.code];
+    return {
+      type: `urn:perflab:problem:${this.code.replaceAll("_", "-")}`,
+      title,
+      status,
+      detail: this.message,
+      requestId,
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
+  }
+}

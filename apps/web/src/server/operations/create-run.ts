@@ -1,0 +1,100 @@
+import {
+  type CatalogView,
+  createMatrixSpecSchema,
+  expandMatrix,
+  fieldErrors,
+  type TMatrixSpec,
+} from "@perflab/contracts";
+import type { Db, Prisma } from "@perflab/db";
+import type { CreatedRunDto } from "../../lib/dto";
+import { AppError } from "../errors";
+import { type CellQueue, enqueueCells } from "../queue";
+import { ensureDefaultWorkspace } from "./ensure-default-workspace";
+
+export type CreateRunParams = {
+  db: Db;
+  queue: CellQueue;
+  catalog: CatalogView;
+  input: unknown;
+  source: "ui" | "api";
+};
+
+function defaultName(spec: TMatrixSpec): string {
+  const scenarios = spec.scenarios.map((s) => s.id).join(", ");
+  return `${spec.servers.join(" vs ")} · ${scenarios}`;
+}
+
+/**
+ * Validates a matrix, writes the run and its queued cells in one transaction, then enqueues one
+ * job per cell. When Redis refuses the jobs the run is deleted again: nothing half-written stays.
+ */
+export async function createRun({
+  db,
+  queue,
+  catalog,
+  input,
+  source,
+}: CreateRunParams): Promise<CreatedRunDto> {
+  const parsed = createMatrixSpecSchema(catalog).safeParse(input);
+  if (!parsed.success) {
+    throw new AppError("invalid", "The matrix spec is invalid.", fieldErrors(parsed.error));
+  }
+  const spec = parsed.data;
+  const plans = expandMatrix(spec);
+  const workspace = await ensureDefaultWorkspace({ db });
+  const pr = spec.git?.pr && /^\d+$/.test(spec.git.pr) ? Number(spec.git.pr) : null;
+
+  const { run, cells } = await db.$transaction(async (tx) => {
+    const run = await tx.run.create({
+      data: {
+        workspaceId: workspace.id,
+        source,
+        status: "queued",
+        name: spec.name || defaultName(spec),
+        // The parsed spec is plain JSON (zod output of JSON input); Prisma's Json type can't see that.
+        spec: spec as unknown as Prisma.InputJsonValue,
+        gitRepo: spec.git?.repo ?? null,
+        gitBranch: spec.git?.branch ?? null,
+        gitCommit: spec.git?.commit ?? null,
+        gitPr: pr,
+        cellsTotal: plans.length,
+      },
+    });
+    const cells = await tx.cell.createManyAndReturn({
+      data: plans.map((plan) => ({
+        runId: run.id,
+        index: plan.index,
+        serverName: plan.serverName,
+        scenario: plan.scenario,
+        loadLevel: { vus: plan.vus },
+        params: plan.params as Prisma.InputJsonValue,
+        round: plan.round,
+        durationSeconds: spec.durationSec,
+        warmupSeconds: spec.warmupSec,
+        status: "queued" as const,
+        driver: spec.driver,
+      })),
+      select: { id: true, index: true, serverName: true, scenario: true, round: true },
+    });
+    return { run, cells: cells.sort((a, b) => a.index - b.index) };
+  });
+
+  try {
+    await enqueueCells(
+      queue,
+      cells.map((cell) => ({ runId: run.id, cellId: cell.id })),
+    );
+  } catch (error) {
+    await db.run.delete({ where: { id: run.id } });
+    console.error(`[create-run] enqueue failed, run ${run.id} removed:`, error);
+    throw new AppError(
+      "unavailable",
+      "The job queue is unavailable; the run was not created. Try again shortly.",
+    );
+  }
+
+  return {
+    runId: run.id,
+    cells: cells.map((cell) => ({ ...cell, vus: plans[cell.index]!.vus })),
+  };
+}

@@ -1,0 +1,117 @@
+import type { TMatrixSpec } from "@perflab/contracts";
+import type { Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
+import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const num = (value: bigint | number | null) => (value === null ? null : Number(value));
+
+export function serializeRun(run: Run): RunDto {
+  return {
+    id: run.id,
+    name: run.name,
+    source: run.source,
+    status: run.status,
+    spec: run.spec as TMatrixSpec,
+    error: run.error,
+    cellsTotal: run.cellsTotal,
+    cellsDone: run.cellsDone,
+    cellsFailed: run.cellsFailed,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: iso(run.startedAt),
+    finishedAt: iso(run.finishedAt),
+  };
+}
+
+export function serializeRunListItem(run: Run): RunListItemDto {
+  const spec = run.spec as Partial<TMatrixSpec> | null;
+  return {
+    id: run.id,
+    name: run.name,
+    source: run.source,
+    status: run.status,
+    cellsTotal: run.cellsTotal,
+    cellsDone: run.cellsDone,
+    cellsFailed: run.cellsFailed,
+    createdAt: run.createdAt.toISOString(),
+    finishedAt: iso(run.finishedAt),
+    servers: Array.isArray(spec?.servers) ? spec.servers : [],
+  };
+}
+
+export function serializeSummary(summary: CellSummary): CellSummaryDto {
+  return {
+    requests: Number(summary.requests),
+    errors: Number(summary.errors),
+    ops: Number(summary.ops),
+    httpRps: summary.httpRps,
+    opsRps: summary.opsRps,
+    requestsPerOp: summary.requestsPerOp,
+    latency: {
+      avgMs: summary.latencyAvgMs,
+      minMs: summary.latencyMinMs,
+      maxMs: summary.latencyMaxMs,
+      p50: summary.latencyP50Ms,
+      p90: summary.latencyP90Ms,
+      p95: summary.latencyP95Ms,
+      p99: summary.latencyP99Ms,
+      p999: summary.latencyP999Ms,
+    },
+    operations: summary.byOperation,
+    cpuAvgPct: summary.cpuAvgPct,
+    cpuPeakPct: summary.cpuPeakPct,
+    rssAvgBytes: num(summary.rssAvgBytes),
+    rssPeakBytes: num(summary.rssPeakBytes),
+    k6CpuAvgPct: summary.k6CpuAvgPct,
+    k6CpuPeakPct: summary.k6CpuPeakPct,
+    k6RssPeakBytes: num(summary.k6RssPeakBytes),
+    windowSeconds: summary.windowSeconds,
+  };
+}
+
+export function serializeCell(cell: Cell & { summary?: CellSummary | null }): CellDto {
+  const loadLevel = cell.loadLevel as { vus?: unknown } | null;
+  return {
+    id: cell.id,
+    index: cell.index,
+    serverName: cell.serverName,
+    scenario: cell.scenario,
+    vus: typeof loadLevel?.vus === "number" ? loadLevel.vus : null,
+    params: (cell.params ?? {}) as Record<string, unknown>,
+    round: cell.round,
+    status: cell.status,
+    stage: null,
+    driver: cell.driver,
+    durationSeconds: cell.durationSeconds,
+    warmupSeconds: cell.warmupSeconds,
+    k6Version: cell.k6Version,
+    hostFingerprint: cell.hostFingerprint,
+    coldStartMs: cell.coldStartMs,
+    exitCode: cell.exitCode,
+    exitSignal: cell.exitSignal,
+    oomKilled: cell.oomKilled,
+    k6Saturated: cell.k6Saturated,
+    error: cell.error,
+    logTail: cell.logTail,
+    startedAt: iso(cell.startedAt),
+    finishedAt: iso(cell.finishedAt),
+    summary: cell.summary ? serializeSummary(cell.summary) : null,
+  };
+}
+
+export function serializePoint(point: Omit<MetricPoint, "histogram" | "runtime">): PointDto {
+  return {
+    type: "point",
+    cellId: point.cellId,
+    t: point.t.getTime(),
+    second: point.second,
+    phase: point.phase,
+    rps: point.rps,
+    errors: point.errors,
+    p50: point.latencyP50Ms,
+    p95: point.latencyP95Ms,
+    p99: point.latencyP99Ms,
+    cpuPct: point.cpuPct,
+    rssBytes: num(point.rssBytes),
+    k6CpuPct: point.k6CpuPct,
+  };
+}

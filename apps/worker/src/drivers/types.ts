@@ -1,0 +1,36 @@
+import type { CatalogEntry } from "@perflab/contracts/server-catalog";
+
+export type DriverId = "local" | "docker";
+
+export type StartRequest = {
+  server: CatalogEntry;
+  cellId: string;
+  port: number;
+  env: Record<string, string>;
+};
+
+export type ExitInfo = {
+  exitCode: number | null;
+  signal: string | null;
+  oomKilled: boolean;
+};
+
+/** One resource reading of the server, taken by whichever mechanism the driver owns. */
+export type ServerResources = { cpuSeconds: number; rssBytes: number };
+
+export interface RunningServer {
+  readonly startedAt: number;
+  /** Resolves when the server exits by itself or is stopped. */
+  readonly exited: Promise<ExitInfo>;
+  /** Cumulative CPU seconds and current RSS of everything the server runs (all its processes). */
+  resources(): Promise<ServerResources | null>;
+  /** SIGTERM, then SIGKILL after graceMs. */
+  stop(graceMs: number): Promise<ExitInfo>;
+  logTail(): string;
+}
+
+/** Nothing outside drivers/ knows whether a server is a container or a process. */
+export interface Driver {
+  readonly id: DriverId;
+  start(request: StartRequest): Promise<RunningServer>;
+}

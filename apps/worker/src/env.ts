@@ -1,0 +1,28 @@
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createEnv } from "@t3-oss/env-core";
+import { z } from "zod";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** The worker's whole configuration, validated once at start. */
+export const env = createEnv({
+  server: {
+    DATABASE_URL: z.string().url(),
+    REDIS_URL: z.string().url(),
+    PERFLAB_K6_BIN: z.string().default(path.join(repoRoot, ".perflab/bin/k6")),
+    PERFLAB_SCENARIOS_DIR: z.string().default(path.join(repoRoot, "packages/scenarios/k6")),
+    PERFLAB_SERVERS_DIR: z.string().default(path.join(repoRoot, "servers")),
+    PERFLAB_WORK_DIR: z.string().default(path.join(repoRoot, ".perflab/work")),
+    /** Cells on the same host id never overlap, whatever the number of worker processes. */
+    PERFLAB_HOST_ID: z.string().default(os.hostname()),
+    PERFLAB_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+    PERFLAB_STOP_GRACE_MS: z.coerce.number().int().positive().default(5_000),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
+  },
+  runtimeEnv: process.env,
+  emptyStringAsUndefined: true,
+});
+
+export type WorkerEnv = typeof env;

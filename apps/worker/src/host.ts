@@ -1,0 +1,30 @@
+import { createServer } from "node:net";
+import os from "node:os";
+
+export function hostFingerprint(hostId: string) {
+  const cpus = os.cpus();
+  return {
+    hostId,
+    hostname: os.hostname(),
+    cpuModel: cpus[0]?.model ?? "unknown",
+    cores: os.availableParallelism(),
+    kernel: `${os.type()} ${os.release()}`,
+    arch: os.arch(),
+    memoryBytes: os.totalmem(),
+  };
+}
+
+/** A free TCP port on 127.0.0.1 (load traffic never leaves loopback). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}

@@ -1,0 +1,2 @@
+export { runCell } from "./run-cell.ts";
+export { startRuntime } from "./runtime.ts";

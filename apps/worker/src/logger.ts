@@ -1,0 +1,4 @@
+import pino from "pino";
+
+export const logger = pino({ name: "perflab-worker", level: "info" });
+export type Logger = typeof logger;

@@ -1,0 +1,371 @@
+import { mkdir, readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
+import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import type { Db } from "@perflab/db";
+import { CellAggregator, type CellSummaryData, isLoadGeneratorSaturated } from "@perflab/metrics";
+import type { Redis } from "ioredis";
+import { CELL_ENV, OWNER_ENV, ownerMarker } from "./drivers/orphans.ts";
+import type { Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.ts";
+import type { WorkerEnv } from "./env.ts";
+import { freePort, hostFingerprint } from "./host.ts";
+import type { Logger } from "./logger.ts";
+import { waitForHealthy } from "./stages/health.ts";
+import { runK6 } from "./stages/k6.ts";
+import { PointSink } from "./stages/points.ts";
+import { startSampler } from "./stages/sampler.ts";
+
+export type CellDeps = {
+  db: Db;
+  publisher: Redis;
+  env: WorkerEnv;
+  drivers: Record<DriverId, Driver>;
+  k6Version: string;
+  log: Logger;
+};
+
+/** A failure with a reason a user can act on; it ends the cell `failed`, and the run goes on. */
+class CellFailure extends Error {}
+
+const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
+
+export async function publish(deps: Pick<CellDeps, "publisher" | "log">, runId: string, event: TLiveEvent) {
+  await deps.publisher.publish(runChannel(runId), JSON.stringify(event)).catch((error) => {
+    deps.log.warn({ err: error }, "live publish failed");
+  });
+}
+
+/**
+ * Runs one cell end to end: start server → health → k6 + sampler → per-second points → summary →
+ * stop server → cooldown. Every outcome ends the cell in a terminal state with its reason.
+ */
+export async function runCell(
+  deps: CellDeps,
+  input: { cellId: string; signal?: AbortSignal },
+): Promise<void> {
+  const { db, env, log } = deps;
+  const cell = await db.cell.findUnique({ where: { id: input.cellId }, include: { run: true } });
+  if (!cell) {
+    log.warn({ cellId: input.cellId }, "cell no longer exists; skipping");
+    return;
+  }
+  if (cell.status === "succeeded" || cell.status === "failed" || cell.status === "cancelled") return;
+  if (cell.status === "running") {
+    // The job came back after its worker stopped mid-cell: its measurements are incomplete.
+    await finishCell(deps, cell.id, cell.runId, {
+      status: "failed",
+      error: "the worker running this cell stopped before the cell finished (worker crash or kill)",
+    });
+    return;
+  }
+
+  const cellLog = log.child({ cellId: cell.id, runId: cell.runId, server: cell.serverName });
+  const stage = (name: string) =>
+    publish(deps, cell.runId, { type: "cell", cellId: cell.id, status: "running", stage: name });
+  const server = loadServerCatalog(env.PERFLAB_SERVERS_DIR).find((s) => s.name === cell.serverName);
+  const driver = deps.drivers[cell.driver as DriverId];
+  const startedAt = new Date();
+  await db.cell.update({
+    where: { id: cell.id },
+    data: {
+      status: "running",
+      attempts: { increment: 1 },
+      startedAt,
+      hostFingerprint: hostFingerprint(env.PERFLAB_HOST_ID),
+      k6Version: deps.k6Version,
+      serverBuild: server
+        ? {
+            language: server.language,
+            runtime: server.runtime,
+            sdk: server.sdk,
+            command: server.start.command,
+          }
+        : undefined,
+    },
+  });
+  await db.run.updateMany({
+    where: { id: cell.runId, status: "queued" },
+    data: { status: "running", startedAt },
+  });
+  await publish(deps, cell.runId, {
+    type: "run",
+    runId: cell.runId,
+    status: "running",
+    cellsDone: cell.run.cellsDone,
+    cellsTotal: cell.run.cellsTotal,
+  });
+  await stage("starting server");
+
+  const workDir = path.join(env.PERFLAB_WORK_DIR, cell.id);
+  await mkdir(workDir, { recursive: true });
+  const marker = { [OWNER_ENV]: ownerMarker(env.PERFLAB_HOST_ID), [CELL_ENV]: cell.id };
+  let running: RunningServer | null = null;
+  let outcome: { status: "succeeded" | "failed"; error?: string } = {
+    status: "failed",
+    error: "unknown failure",
+  };
+  try {
+    if (input.signal?.aborted) throw new CellFailure("the worker was shut down before the cell started");
+    if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
+    if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
+    const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];
+    if (!entry) throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
+    const params = entry.params.parse(cell.params);
+    const vus = (cell.loadLevel as { vus: number }).vus;
+
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    running = await driver.start({ server, cellId: cell.id, port, env: marker });
+    await db.cell.update({ where: { id: cell.id }, data: { port } });
+    await stage("waiting for health");
+    const healthyAt = await waitForHealthy({
+      baseUrl,
+      mcpPath: server.mcpPath,
+      timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS,
+      exited: running.exited,
+    }).catch((error: Error) => {
+      throw new CellFailure(error.message);
+    });
+    const runtimeUrl = `${baseUrl}/debug/runtime`;
+    const runtime = await fetch(runtimeUrl, { signal: AbortSignal.timeout(1_000) })
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    await db.cell.update({
+      where: { id: cell.id },
+      data: {
+        healthyAt: new Date(healthyAt),
+        coldStartMs: healthyAt - running.startedAt,
+        parallelism:
+          runtime && typeof runtime === "object" && "parallelism" in runtime
+            ? (runtime.parallelism as never)
+            : undefined,
+      },
+    });
+
+    // Server exits during the load are failures, whatever k6 reports.
+    let serverExit: ExitInfo | null = null;
+    running.exited.then((info) => {
+      serverExit = info;
+    });
+
+    await stage(cell.warmupSeconds > 0 ? "warm-up" : "measuring");
+    const summaryPath = path.join(workDir, "k6-summary.json");
+    const k6 = await runK6({
+      workDir,
+      bin: env.PERFLAB_K6_BIN,
+      script: path.join(env.PERFLAB_SCENARIOS_DIR, entry.script),
+      env: {
+        ...marker,
+        TARGET: baseUrl,
+        MCP_PATH: server.mcpPath,
+        VUS: String(vus),
+        DURATION: String(cell.durationSeconds),
+        WARMUP: String(cell.warmupSeconds),
+        TOOL: params.tool,
+        ARGS: JSON.stringify(params.arguments),
+        SUMMARY_PATH: summaryPath,
+      },
+      timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,
+    });
+    const onAbort = () => k6.kill();
+    input.signal?.addEventListener("abort", onAbort);
+    const aggregator = new CellAggregator();
+    let loadStartT: number | null = null;
+    const sink = new PointSink(
+      { db, publisher: deps.publisher, log: cellLog },
+      { id: cell.id, runId: cell.runId },
+      () => loadStartT,
+    );
+    const sampler = startSampler({
+      server: running,
+      k6Pid: () => k6.pid,
+      runtimeUrl,
+      onSample: (sample) => aggregator.addResources(sample),
+    });
+    const flushTimer = setInterval(
+      () => sink.push(aggregator.takeReadyPoints(Math.floor(Date.now() / 1000))),
+      1000,
+    );
+    let measuring = false;
+    try {
+      for await (const line of k6.lines) {
+        if (line.type === "start") {
+          loadStartT = Math.floor(line.t / 1000);
+          const measureStart = line.t + cell.warmupSeconds * 1000;
+          await db.cell.update({
+            where: { id: cell.id },
+            data: {
+              measureStartedAt: new Date(measureStart),
+              measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
+            },
+          });
+        } else if (line.type === "interval") {
+          aggregator.addInterval(line);
+          if (!measuring && line.groups.some((g) => g.phase === "measure")) {
+            measuring = true;
+            void stage("measuring");
+          }
+        }
+      }
+    } finally {
+      clearInterval(flushTimer);
+      await sampler.stop();
+    }
+    const k6Result = await k6.done;
+    input.signal?.removeEventListener("abort", onAbort);
+    sink.push(aggregator.takeAllPoints());
+    await sink.flush();
+    if (input.signal?.aborted) throw new CellFailure("the worker was shut down during the cell");
+
+    const exit = serverExit as ExitInfo | null;
+    if (exit) {
+      throw new CellFailure(
+        `server exited during the load (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`})`,
+      );
+    }
+    if (k6Result.exitCode !== 0) {
+      throw new CellFailure(
+        `k6 failed (exit ${k6Result.exitCode ?? k6Result.signal}): ${lastLines(k6Result.logTail, 5)}`,
+      );
+    }
+    const summary = aggregator.summary({ durationSec: cell.durationSeconds });
+    const k6Requests = await readK6MeasuredRequests(summaryPath);
+    const saturated = isLoadGeneratorSaturated({
+      k6CpuAvgPct: summary.k6CpuAvgPct,
+      serverCpuAvgPct: summary.cpuAvgPct,
+      hostCpuAvgPct: summary.hostCpuAvgPct,
+      cores: hostFingerprint(env.PERFLAB_HOST_ID).cores,
+    });
+    await writeSummary(db, cell.id, summary, k6Requests, saturated);
+    outcome = { status: "succeeded" };
+  } catch (error) {
+    const reason =
+      error instanceof CellFailure ? error.message : `internal error: ${(error as Error).message}`;
+    if (!(error instanceof CellFailure)) cellLog.error({ err: error }, "cell failed unexpectedly");
+    outcome = { status: "failed", error: reason };
+  } finally {
+    if (running) {
+      await stage("stopping server");
+      const exit = await running.stop(env.PERFLAB_STOP_GRACE_MS);
+      await db.cell.update({
+        where: { id: cell.id },
+        data: {
+          exitCode: exit.exitCode,
+          exitSignal: exit.signal,
+          oomKilled: exit.oomKilled,
+          logTail: running.logTail(),
+        },
+      });
+    }
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+  await finishCell(deps, cell.id, cell.runId, outcome);
+  const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;
+  if (cooldownSec > 0 && !input.signal?.aborted) {
+    await stage("cooldown");
+    await new Promise((r) => setTimeout(r, cooldownSec * 1000));
+  }
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trim().split("\n").slice(-n).join(" | ");
+}
+
+/** k6's own count of the measured window, from the submetric its thresholds expose. */
+async function readK6MeasuredRequests(summaryPath: string): Promise<number | null> {
+  try {
+    const data = JSON.parse(await readFile(summaryPath, "utf8")) as {
+      metrics?: Record<string, { values?: { count?: number } }>;
+    };
+    return data.metrics?.["http_reqs{phase:measure}"]?.values?.count ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function writeSummary(
+  db: Db,
+  cellId: string,
+  s: CellSummaryData,
+  k6Requests: number | null,
+  saturated: boolean,
+) {
+  const data = {
+    requests: BigInt(s.requests),
+    errors: BigInt(s.errors),
+    ops: BigInt(s.ops),
+    httpRps: s.httpRps,
+    opsRps: s.opsRps,
+    requestsPerOp: s.requestsPerOp,
+    latencyAvgMs: s.latency.avgMs,
+    latencyMinMs: s.latency.minMs,
+    latencyMaxMs: s.latency.maxMs,
+    latencyP50Ms: s.latency.p50,
+    latencyP90Ms: s.latency.p90,
+    latencyP95Ms: s.latency.p95,
+    latencyP99Ms: s.latency.p99,
+    latencyP999Ms: s.latency.p999,
+    byOperation: s.operations as never,
+    cpuAvgPct: s.cpuAvgPct,
+    cpuPeakPct: s.cpuPeakPct,
+    rssAvgBytes: big(s.rssAvgBytes),
+    rssPeakBytes: big(s.rssPeakBytes),
+    k6CpuAvgPct: s.k6CpuAvgPct,
+    k6CpuPeakPct: s.k6CpuPeakPct,
+    k6RssPeakBytes: big(s.k6RssPeakBytes),
+    hostCpuAvgPct: s.hostCpuAvgPct,
+    k6Requests: k6Requests === null ? null : BigInt(k6Requests),
+    windowStart: new Date((s.windowStart ?? 0) * 1000),
+    windowEnd: new Date((s.windowEnd ?? 0) * 1000),
+    windowSeconds: s.measuredSeconds,
+    histogram: s.histogram,
+    dataSentBytes: BigInt(Math.round(s.dataSent)),
+    dataReceivedBytes: BigInt(Math.round(s.dataReceived)),
+  };
+  await db.$transaction([
+    db.cellSummary.upsert({ where: { cellId }, create: { cellId, ...data }, update: data }),
+    db.cell.update({ where: { id: cellId }, data: { k6Saturated: saturated } }),
+  ]);
+}
+
+/**
+ * Moves a running cell to its terminal state and counts it on the run exactly once; the run ends
+ * (succeeded, failed or partial) with its last cell.
+ */
+export async function finishCell(
+  deps: Pick<CellDeps, "db" | "publisher" | "log">,
+  cellId: string,
+  runId: string,
+  outcome: { status: "succeeded" | "failed"; error?: string },
+): Promise<void> {
+  const { db } = deps;
+  const run = await db.$transaction(async (tx) => {
+    const moved = await tx.cell.updateMany({
+      where: { id: cellId, status: { in: ["queued", "running"] } },
+      data: { status: outcome.status, error: outcome.error ?? null, finishedAt: new Date() },
+    });
+    if (moved.count === 0) return null;
+    const updated = await tx.run.update({
+      where: { id: runId },
+      data: { cellsDone: { increment: 1 }, cellsFailed: { increment: outcome.status === "failed" ? 1 : 0 } },
+    });
+    if (updated.cellsDone < updated.cellsTotal) return updated;
+    const status =
+      updated.cellsFailed === 0
+        ? "succeeded"
+        : updated.cellsFailed === updated.cellsTotal
+          ? "failed"
+          : "partial";
+    return tx.run.update({ where: { id: runId }, data: { status, finishedAt: new Date() } });
+  });
+  await publish(deps, runId, { type: "cell", cellId, status: outcome.status, error: outcome.error ?? null });
+  if (run) {
+    await publish(deps, runId, {
+      type: "run",
+      runId,
+      status: run.status,
+      cellsDone: run.cellsDone,
+      cellsTotal: run.cellsTotal,
+    });
+  }
+}

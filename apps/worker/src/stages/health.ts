@@ -1,0 +1,61 @@
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "perflab-health", version: "1" },
+  },
+});
+
+/** One MCP initialize; healthy means a JSON-RPC result came back (the session is closed again). */
+export async function mcpInitializeSucceeds(baseUrl: string, mcpPath: string): Promise<boolean> {
+  const url = `${baseUrl}${mcpPath}`;
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: INITIALIZE,
+      signal: AbortSignal.timeout(2_000),
+    });
+    const body = await res.text();
+    const sessionId = res.headers.get("mcp-session-id");
+    if (sessionId) {
+      await fetch(url, {
+        method: "DELETE",
+        headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+        signal: AbortSignal.timeout(2_000),
+      }).catch(() => undefined);
+    }
+    return res.ok && body.includes('"result"');
+  } catch {
+    return false;
+  }
+}
+
+export class HealthTimeoutError extends Error {}
+export class ExitedBeforeHealthyError extends Error {}
+
+/**
+ * Polls until the server answers an MCP initialize, it exits, or the timeout passes.
+ * Returns the time at which it became healthy (for cold start = healthy − spawned).
+ */
+export async function waitForHealthy(input: {
+  baseUrl: string;
+  mcpPath: string;
+  timeoutMs: number;
+  exited: Promise<unknown>;
+}): Promise<number> {
+  let exited = false;
+  input.exited.then(() => {
+    exited = true;
+  });
+  const deadline = Date.now() + input.timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited) throw new ExitedBeforeHealthyError("server exited before it became healthy");
+    if (await mcpInitializeSucceeds(input.baseUrl, input.mcpPath)) return Date.now();
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new HealthTimeoutError(`server did not answer an MCP initialize within ${input.timeoutMs} ms`);
+}

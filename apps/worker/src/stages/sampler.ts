@@ -1,0 +1,91 @@
+import type { ResourceSample } from "@perflab/metrics";
+import type { RunningServer } from "../drivers/types.ts";
+import { hostCpuTimes, processResources } from "../proc.ts";
+
+type Reading = {
+  at: number;
+  server: { cpuSeconds: number; rssBytes: number } | null;
+  k6: { cpuSeconds: number; rssBytes: number } | null;
+  host: { busy: number; total: number };
+};
+
+/**
+ * Samples server, load generator and host once a second. CPU % is per core (100 = one core busy,
+ * as in `docker stats`); host CPU % is of the whole machine (0–100).
+ */
+export function startSampler(input: {
+  server: RunningServer;
+  k6Pid: () => number | undefined;
+  runtimeUrl?: string;
+  onSample: (sample: ResourceSample) => void;
+  intervalMs?: number;
+}): { stop: () => Promise<void> } {
+  const intervalMs = input.intervalMs ?? 1000;
+  let previous: Reading | null = null;
+  let stopped = false;
+  let inFlight: Promise<void> = Promise.resolve();
+
+  const read = async (): Promise<Reading> => {
+    const k6Pid = input.k6Pid();
+    const [server, k6, host] = await Promise.all([
+      input.server.resources(),
+      k6Pid === undefined ? Promise.resolve(null) : processResources(k6Pid),
+      hostCpuTimes(),
+    ]);
+    return { at: Date.now(), server, k6, host };
+  };
+
+  const tick = async () => {
+    const current = await read();
+    const runtime = input.runtimeUrl ? await fetchRuntime(input.runtimeUrl) : undefined;
+    if (previous) {
+      const seconds = (current.at - previous.at) / 1000;
+      const pct = (a: { cpuSeconds: number } | null, b: { cpuSeconds: number } | null) =>
+        a && b && seconds > 0 ? (Math.max(0, b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
+      const hostTotal = current.host.total - previous.host.total;
+      input.onSample({
+        // Readings are taken just after each wall-clock second: the sample describes the second that ended.
+        t: Math.floor(current.at / 1000) - 1,
+        cpuPct: pct(previous.server, current.server),
+        rssBytes: current.server?.rssBytes ?? null,
+        k6CpuPct: pct(previous.k6, current.k6),
+        k6RssBytes: current.k6?.rssBytes ?? null,
+        hostCpuPct: hostTotal > 0 ? ((current.host.busy - previous.host.busy) / hostTotal) * 100 : null,
+        runtime,
+      });
+    }
+    previous = current;
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    if (stopped) return;
+    // Aligned to k6's per-second buckets (wall-clock seconds), a few ms after each boundary.
+    const delay = intervalMs - (Date.now() % intervalMs) + 20;
+    timer = setTimeout(() => {
+      inFlight = tick()
+        .catch(() => undefined)
+        .finally(schedule);
+    }, delay);
+  };
+  inFlight = tick()
+    .catch(() => undefined)
+    .finally(schedule);
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
+
+async function fetchRuntime(url: string): Promise<unknown> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(500) });
+    return res.ok ? await res.json() : undefined;
+  } catch {
+    return undefined;
+  }
+}

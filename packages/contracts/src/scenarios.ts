@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** JSON object of tool arguments; the form sends it as text, the API as an object. */
+const ZToolArguments = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== "string") return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+      return z.NEVER;
+    }
+  },
+  z.record(z.string(), z.unknown()),
+);
+
+export const ZMcpToolCallParams = z.object({
+  tool: z.string().min(1, "choose a tool"),
+  arguments: ZToolArguments.default({}),
+});
+
+export const scenarioCatalog = {
+  "mcp-tool-call": {
+    title: "MCP tool call",
+    description:
+      "Each VU opens an MCP session (initialize → notifications/initialized), then calls one tool in a loop. Closed model (VUs).",
+    script: "mcp-tool-call.js",
+    params: ZMcpToolCallParams,
+    defaultParams: { tool: "echo", arguments: { message: "hello" } },
+  },
+} as const;
+
+export type ScenarioId = keyof typeof scenarioCatalog;
+export const scenarioIds = Object.keys(scenarioCatalog) as ScenarioId[];
+
+/** Default arguments per contract tool, so the form starts from a valid call. */
+export const defaultToolArguments: Record<string, Record<string, unknown>> = {
+  echo: { message: "hello" },
+  fibonacci: { n: 20 },
+  sleep: { ms: 10 },
+  transform_data: { size: 1000 },
+  fetch_upstream: { delay_ms: 50 },
+};

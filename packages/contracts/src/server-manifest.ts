@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** servers/<name>/perflab.json — read by the worker (build, start) and the web app (run form). */
+export const ZServerManifest = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes"),
+  displayName: z.string().min(1),
+  language: z.string().min(1),
+  runtime: z.string().min(1),
+  sdk: z.object({ name: z.string().min(1), version: z.string().min(1) }),
+  build: z.object({
+    command: z.string().min(1),
+    inputs: z.array(z.string()).default([]),
+  }),
+  start: z.object({
+    command: z.array(z.string()).min(1),
+    env: z.record(z.string(), z.string()).default({}),
+  }),
+  healthPath: z.string().startsWith("/").default("/health"),
+  mcpPath: z.string().startsWith("/").default("/mcp"),
+  tools: z.array(z.string()).default([]),
+});
+export type TServerManifest = z.infer<typeof ZServerManifest>;
+
+/** What the web app and API need to know about a server, without paths or commands. */
+export const ZServerInfo = ZServerManifest.pick({
+  name: true,
+  displayName: true,
+  language: true,
+  runtime: true,
+  sdk: true,
+  tools: true,
+});
+export type TServerInfo = z.infer<typeof ZServerInfo>;

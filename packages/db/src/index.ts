@@ -1,0 +1,30 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "./generated/prisma/client.ts";
+
+export * from "./generated/prisma/client.ts";
+export {
+  DEFAULT_MIGRATIONS_DIR,
+  type MigrateOptions,
+  type MigrateResult,
+  migrate,
+  migrationChecksum,
+  readMigrations,
+} from "./migrate.ts";
+
+export interface CreateDbOptions {
+  /** Connections in this process's pool. Web and worker each hold one pool. */
+  poolSize?: number;
+}
+
+/** A Prisma client over node-postgres (driver adapter: no query engine binary). */
+export function createDb(databaseUrl: string, options: CreateDbOptions = {}) {
+  const adapter = new PrismaPg({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+  });
+  return new PrismaClient({ adapter });
+}
+
+export type Db = ReturnType<typeof createDb>;

@@ -1,0 +1,161 @@
+import type { TK6IntervalLine } from "@perflab/contracts";
+import { describe, expect, it } from "vitest";
+import { CellAggregator, isLoadGeneratorSaturated } from "./cell-aggregator.ts";
+import { createLatencyHistogram, encodeHistogram } from "./histogram.ts";
+
+function hist(valuesUs: number[]): string {
+  const h = createLatencyHistogram();
+  for (const v of valuesUs) h.recordValue(v);
+  return encodeHistogram(h);
+}
+
+function line(t: number, phase: string, latencyUs: number, requests: number, failed = 0): TK6IntervalLine {
+  return {
+    type: "interval",
+    t,
+    groups: [
+      {
+        phase,
+        method: "tools/call",
+        tool: "echo",
+        requests,
+        failed,
+        hist: hist(Array(requests).fill(latencyUs)),
+      },
+    ],
+    iterations: requests,
+    dataSent: requests * 100,
+    dataReceived: requests * 200,
+    vus: 5,
+  };
+}
+
+describe("CellAggregator", () => {
+  it("excludes the warm-up window from the summary", () => {
+    const agg = new CellAggregator();
+    // Warm-up is slow (cold JIT, empty pools), measurement is fast: the summary must only see the latter.
+    agg.addInterval(line(100, "warmup", 50_000, 10));
+    agg.addInterval(line(101, "warmup", 50_000, 10));
+    agg.addInterval(line(102, "measure", 1_000, 100));
+    agg.addInterval(line(103, "measure", 1_000, 100, 3));
+    const summary = agg.summary({ durationSec: 2 });
+    expect(summary.requests).toBe(200);
+    expect(summary.errors).toBe(3);
+    expect(summary.httpRps).toBe(100);
+    expect(summary.latency.p99).toBeCloseTo(1, 2);
+    expect(summary.latency.maxMs).toBeLessThan(2);
+    expect(summary.windowStart).toBe(102);
+    expect(summary.windowEnd).toBe(104);
+    expect(summary.dataSent).toBe(200 * 100);
+  });
+
+  it("classifies each request by its phase tag even within one second", () => {
+    const agg = new CellAggregator();
+    const mixed = line(200, "warmup", 40_000, 5);
+    mixed.groups.push({
+      phase: "measure",
+      method: "tools/call",
+      tool: "echo",
+      requests: 7,
+      failed: 0,
+      hist: hist(Array(7).fill(800)),
+    });
+    agg.addInterval(mixed);
+    const summary = agg.summary({ durationSec: 1 });
+    expect(summary.requests).toBe(7);
+    const [point] = agg.takeAllPoints();
+    expect(point?.requests).toBe(12);
+    expect(point?.phase).toBe("measure");
+  });
+
+  it("counts protocol requests beside operations and breaks latency down per operation", () => {
+    const agg = new CellAggregator();
+    agg.addInterval({
+      type: "interval",
+      t: 10,
+      groups: [
+        {
+          phase: "measure",
+          method: "initialize",
+          tool: "",
+          requests: 4,
+          failed: 0,
+          hist: hist([3000, 3000, 3000, 3000]),
+        },
+        {
+          phase: "measure",
+          method: "tools/call",
+          tool: "echo",
+          requests: 16,
+          failed: 0,
+          hist: hist(Array(16).fill(500)),
+        },
+      ],
+      iterations: 16,
+      dataSent: 0,
+      dataReceived: 0,
+      vus: 4,
+    });
+    const s = agg.summary({ durationSec: 1 });
+    expect(s.requests).toBe(20);
+    expect(s.ops).toBe(16);
+    expect(s.requestsPerOp).toBeCloseTo(1.25);
+    expect(s.operations.map((o) => `${o.method}:${o.tool}:${o.count}`)).toEqual([
+      "tools/call:echo:16",
+      "initialize::4",
+    ]);
+    expect(s.operations[1]?.p50).toBeCloseTo(3, 2);
+  });
+
+  it("holds a second back until it is closed, and re-emits it whole when a late line arrives", () => {
+    const agg = new CellAggregator();
+    agg.addInterval(line(50, "measure", 1000, 10));
+    expect(agg.takeReadyPoints(51)).toEqual([]);
+    const first = agg.takeReadyPoints(52);
+    expect(first.map((p) => [p.t, p.requests])).toEqual([[50, 10]]);
+    agg.addInterval(line(50, "measure", 1000, 3));
+    expect(agg.takeReadyPoints(53).map((p) => [p.t, p.requests])).toEqual([[50, 13]]);
+    expect(agg.summary({ durationSec: 1 }).requests).toBe(13);
+  });
+
+  it("joins resource samples to their second and averages them over the measured window only", () => {
+    const agg = new CellAggregator();
+    const res = (t: number, cpu: number) => ({
+      t,
+      cpuPct: cpu,
+      rssBytes: cpu * 1e6,
+      k6CpuPct: 50,
+      k6RssBytes: 1e7,
+      hostCpuPct: 60,
+    });
+    agg.addResources(res(1, 5));
+    agg.addInterval(line(1, "warmup", 1000, 1));
+    agg.addInterval(line(2, "measure", 1000, 1));
+    agg.addResources(res(2, 40));
+    agg.addResources(res(3, 60));
+    agg.addInterval(line(3, "measure", 1000, 1));
+    const s = agg.summary({ durationSec: 2 });
+    expect(s.cpuAvgPct).toBe(50);
+    expect(s.cpuPeakPct).toBe(60);
+    expect(s.rssPeakBytes).toBe(60e6);
+    const points = agg.takeAllPoints();
+    expect(points.find((p) => p.t === 1)?.cpuPct).toBe(5);
+  });
+});
+
+describe("isLoadGeneratorSaturated", () => {
+  it("flags k6 using the whole machine or out-competing the server on a full machine", () => {
+    expect(
+      isLoadGeneratorSaturated({ k6CpuAvgPct: 185, serverCpuAvgPct: 10, hostCpuAvgPct: 99, cores: 2 }),
+    ).toBe(true);
+    expect(
+      isLoadGeneratorSaturated({ k6CpuAvgPct: 110, serverCpuAvgPct: 80, hostCpuAvgPct: 97, cores: 2 }),
+    ).toBe(true);
+    expect(
+      isLoadGeneratorSaturated({ k6CpuAvgPct: 60, serverCpuAvgPct: 130, hostCpuAvgPct: 97, cores: 2 }),
+    ).toBe(false);
+    expect(
+      isLoadGeneratorSaturated({ k6CpuAvgPct: 60, serverCpuAvgPct: 20, hostCpuAvgPct: 40, cores: 2 }),
+    ).toBe(false);
+  });
+});

@@ -1,0 +1,300 @@
+import type { TK6IntervalLine } from "@perflab/contracts";
+import {
+  createLatencyHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  type Histogram,
+  latencyStats,
+} from "./histogram.ts";
+
+/** One 1 Hz sample of the processes under observation (server and load generator). */
+export type ResourceSample = {
+  t: number;
+  cpuPct: number | null;
+  rssBytes: number | null;
+  k6CpuPct: number | null;
+  k6RssBytes: number | null;
+  hostCpuPct: number | null;
+  runtime?: unknown;
+};
+
+export type Phase = "warmup" | "measure";
+
+/** A per-second metric point, ready to be written (idempotently, keyed by t) and published live. */
+export type SecondPoint = {
+  t: number;
+  phase: Phase;
+  requests: number;
+  errors: number;
+  ops: number;
+  rps: number;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  max: number | null;
+  mean: number | null;
+  histogram: string | null;
+  dataSent: number;
+  dataReceived: number;
+  cpuPct: number | null;
+  rssBytes: number | null;
+  k6CpuPct: number | null;
+  k6RssBytes: number | null;
+  hostCpuPct: number | null;
+  runtime: unknown;
+};
+
+export type OperationStats = {
+  method: string;
+  tool: string;
+  count: number;
+  errors: number;
+  p50: number | null;
+  p90: number | null;
+  p95: number | null;
+  p99: number | null;
+  avgMs: number | null;
+};
+
+export type CellSummaryData = {
+  requests: number;
+  errors: number;
+  ops: number;
+  httpRps: number;
+  opsRps: number;
+  requestsPerOp: number | null;
+  latency: ReturnType<typeof latencyStats>;
+  operations: OperationStats[];
+  histogram: string;
+  measuredSeconds: number;
+  windowStart: number | null;
+  windowEnd: number | null;
+  dataSent: number;
+  dataReceived: number;
+  cpuAvgPct: number | null;
+  cpuPeakPct: number | null;
+  rssAvgBytes: number | null;
+  rssPeakBytes: number | null;
+  k6CpuAvgPct: number | null;
+  k6CpuPeakPct: number | null;
+  k6RssPeakBytes: number | null;
+  hostCpuAvgPct: number | null;
+};
+
+type SecondState = {
+  t: number;
+  requests: number;
+  errors: number;
+  ops: number;
+  measureRequests: number;
+  hist: Histogram;
+  dataSent: number;
+  dataReceived: number;
+  resources: ResourceSample | null;
+};
+
+type OperationState = { method: string; tool: string; count: number; errors: number; hist: Histogram };
+
+const OPERATION_METHOD = "tools/call";
+/** Seconds kept after they were emitted, so a late k6 line rewrites the whole row instead of a fragment. */
+const KEEP_SECONDS = 30;
+
+/**
+ * Turns perflab k6 output lines and resource samples into per-second points and the cell summary.
+ * The summary covers requests tagged phase=measure only: warm-up is excluded by the script's own tag,
+ * so the worker and k6 agree on which request belongs to which window.
+ */
+export class CellAggregator {
+  private readonly seconds = new Map<number, SecondState>();
+  private readonly dirty = new Set<number>();
+  private readonly measuredHist = createLatencyHistogram();
+  private readonly operations = new Map<string, OperationState>();
+  private readonly measuredSecondsSeen = new Set<number>();
+  private readonly measuredResources: ResourceSample[] = [];
+  private measured = { requests: 0, errors: 0, ops: 0, dataSent: 0, dataReceived: 0 };
+  private firstMeasuredT = Number.POSITIVE_INFINITY;
+
+  addInterval(line: TK6IntervalLine): void {
+    const second = this.second(line.t);
+    let measureRequestsInLine = 0;
+    for (const group of line.groups) {
+      const hist = decodeHistogram(group.hist);
+      const isOp = group.method === OPERATION_METHOD;
+      second.requests += group.requests;
+      second.errors += group.failed;
+      if (isOp) second.ops += group.requests;
+      second.hist.add(hist);
+      if (group.phase !== "measure") continue;
+      measureRequestsInLine += group.requests;
+      this.measured.requests += group.requests;
+      this.measured.errors += group.failed;
+      if (isOp) this.measured.ops += group.requests;
+      this.measuredHist.add(hist);
+      const key = `${group.method}\u0000${group.tool}`;
+      let op = this.operations.get(key);
+      if (!op) {
+        op = { method: group.method, tool: group.tool, count: 0, errors: 0, hist: createLatencyHistogram() };
+        this.operations.set(key, op);
+      }
+      op.count += group.requests;
+      op.errors += group.failed;
+      op.hist.add(hist);
+    }
+    second.measureRequests += measureRequestsInLine;
+    second.dataSent += line.dataSent;
+    second.dataReceived += line.dataReceived;
+    if (measureRequestsInLine > 0) {
+      this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
+      this.measured.dataSent += line.dataSent;
+      this.measured.dataReceived += line.dataReceived;
+      if (!this.measuredSecondsSeen.has(line.t)) {
+        this.measuredSecondsSeen.add(line.t);
+        if (second.resources) this.measuredResources.push(second.resources);
+      }
+    }
+    this.dirty.add(line.t);
+  }
+
+  addResources(sample: ResourceSample): void {
+    const second = this.second(sample.t);
+    second.resources = sample;
+    if (this.measuredSecondsSeen.has(sample.t)) this.measuredResources.push(sample);
+    this.dirty.add(sample.t);
+  }
+
+  /** Points whose second ended at least `lagSec` before `nowT`; later lines for them are re-emitted whole. */
+  takeReadyPoints(nowT: number, lagSec = 2): SecondPoint[] {
+    const ready = [...this.dirty].filter((t) => t <= nowT - lagSec).sort((a, b) => a - b);
+    const points = ready.map((t) => {
+      this.dirty.delete(t);
+      return this.toPoint(this.seconds.get(t)!);
+    });
+    for (const t of this.seconds.keys())
+      if (t < nowT - KEEP_SECONDS && !this.dirty.has(t)) this.seconds.delete(t);
+    return points;
+  }
+
+  takeAllPoints(): SecondPoint[] {
+    return this.takeReadyPoints(Number.POSITIVE_INFINITY, 0);
+  }
+
+  summary({ durationSec }: { durationSec: number }): CellSummaryData {
+    const latency = latencyStats(this.measuredHist);
+    const seconds = [...this.measuredSecondsSeen].sort((a, b) => a - b);
+    const res = this.measuredResources;
+    const values = (pick: (r: ResourceSample) => number | null) =>
+      res.map(pick).filter((v): v is number => v !== null && Number.isFinite(v));
+    const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+    const peak = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+    const cpu = values((r) => r.cpuPct);
+    const rss = values((r) => r.rssBytes);
+    const k6Cpu = values((r) => r.k6CpuPct);
+    const k6Rss = values((r) => r.k6RssBytes);
+    const hostCpu = values((r) => r.hostCpuPct);
+    const { requests, errors, ops } = this.measured;
+    return {
+      requests,
+      errors,
+      ops,
+      httpRps: durationSec > 0 ? requests / durationSec : 0,
+      opsRps: durationSec > 0 ? ops / durationSec : 0,
+      requestsPerOp: ops > 0 ? requests / ops : null,
+      latency,
+      operations: [...this.operations.values()]
+        .sort((a, b) => b.count - a.count)
+        .map((op) => {
+          const s = latencyStats(op.hist);
+          return {
+            method: op.method,
+            tool: op.tool,
+            count: op.count,
+            errors: op.errors,
+            p50: s.p50,
+            p90: s.p90,
+            p95: s.p95,
+            p99: s.p99,
+            avgMs: s.avgMs,
+          };
+        }),
+      histogram: encodeHistogram(this.measuredHist),
+      measuredSeconds: durationSec,
+      windowStart: seconds[0] ?? null,
+      windowEnd: seconds.length ? seconds[seconds.length - 1]! + 1 : null,
+      dataSent: this.measured.dataSent,
+      dataReceived: this.measured.dataReceived,
+      cpuAvgPct: avg(cpu),
+      cpuPeakPct: peak(cpu),
+      rssAvgBytes: avg(rss),
+      rssPeakBytes: peak(rss),
+      k6CpuAvgPct: avg(k6Cpu),
+      k6CpuPeakPct: peak(k6Cpu),
+      k6RssPeakBytes: peak(k6Rss),
+      hostCpuAvgPct: avg(hostCpu),
+    };
+  }
+
+  private second(t: number): SecondState {
+    let s = this.seconds.get(t);
+    if (!s) {
+      s = {
+        t,
+        requests: 0,
+        errors: 0,
+        ops: 0,
+        measureRequests: 0,
+        hist: createLatencyHistogram(),
+        dataSent: 0,
+        dataReceived: 0,
+        resources: null,
+      };
+      this.seconds.set(t, s);
+    }
+    return s;
+  }
+
+  private toPoint(s: SecondState): SecondPoint {
+    const stats = latencyStats(s.hist);
+    const r = s.resources;
+    return {
+      t: s.t,
+      // A quiet second after measurement began (a stall, the tail) still belongs to the measured window.
+      phase: s.measureRequests > 0 || s.t >= this.firstMeasuredT ? "measure" : "warmup",
+      requests: s.requests,
+      errors: s.errors,
+      ops: s.ops,
+      rps: s.requests,
+      p50: stats.p50,
+      p90: stats.p90,
+      p95: stats.p95,
+      p99: stats.p99,
+      max: stats.maxMs,
+      mean: stats.avgMs,
+      histogram: s.requests > 0 ? encodeHistogram(s.hist) : null,
+      dataSent: s.dataSent,
+      dataReceived: s.dataReceived,
+      cpuPct: r?.cpuPct ?? null,
+      rssBytes: r?.rssBytes ?? null,
+      k6CpuPct: r?.k6CpuPct ?? null,
+      k6RssBytes: r?.k6RssBytes ?? null,
+      hostCpuPct: r?.hostCpuPct ?? null,
+      runtime: r?.runtime ?? null,
+    };
+  }
+}
+
+/**
+ * The load generator, not the server, limited the cell when k6 used (nearly) all CPU it could get:
+ * either most of the machine by itself, or at least as much as the server while the machine was full.
+ */
+export function isLoadGeneratorSaturated(input: {
+  k6CpuAvgPct: number | null;
+  serverCpuAvgPct: number | null;
+  hostCpuAvgPct: number | null;
+  cores: number;
+}): boolean {
+  const { k6CpuAvgPct: k6, serverCpuAvgPct: server, hostCpuAvgPct: host, cores } = input;
+  if (k6 === null) return false;
+  if (k6 >= 90 * cores) return true;
+  return host !== null && host >= 90 && server !== null && k6 >= server;
+}

@@ -1,0 +1,2 @@
+export * from "./cell-aggregator.ts";
+export * from "./histogram.ts";

@@ -1,0 +1,179 @@
+/**
+ * Starts perflab's services as child processes: Redis, embedded Postgres, the worker and the web
+ * app. Used by the quick-start stack and by the integration and browser tests, so both run the
+ * product the same way.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import { migrate } from "@perflab/db";
+import { startEmbeddedPostgres } from "@perflab/db/embedded-postgres";
+
+export const repoRoot = path.resolve(import.meta.dirname, "../..");
+
+export type Service = { name: string; stop: () => Promise<void> };
+
+export async function waitForPort(
+  port: number,
+  timeoutMs: number,
+  isDead?: () => string | null,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const dead = isDead?.();
+    if (dead) throw new Error(dead);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      srv.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+type ChildOptions = {
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  log?: (line: string) => void;
+};
+
+/** A child process whose output is prefixed and kept, and which dies with its parent's stop(). */
+export function startChild(
+  options: ChildOptions,
+): Service & { child: ChildProcess; output: () => string; exitReason: () => string | null } {
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd ?? repoRoot,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  let exitReason: string | null = null;
+  const onData = (data: Buffer) => {
+    const text = data.toString();
+    output = (output + text).slice(-64 * 1024);
+    if (options.log)
+      for (const line of text.split("\n")) if (line.trim()) options.log(`[${options.name}] ${line}`);
+  };
+  child.stdout?.on("data", onData);
+  child.stderr?.on("data", onData);
+  const exited = new Promise<void>((resolve) =>
+    child.once("exit", (code, signal) => {
+      exitReason = `${options.name} exited (${signal ?? code})\n${output.slice(-4000)}`;
+      resolve();
+    }),
+  );
+  return {
+    name: options.name,
+    child,
+    output: () => output,
+    exitReason: () => exitReason,
+    async stop() {
+      if (exitReason) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function startRedis(input: { dir: string; port: number; log?: (line: string) => void }) {
+  await mkdir(input.dir, { recursive: true });
+  const redis = startChild({
+    name: "redis",
+    command: "redis-server",
+    // AOF on and noeviction: queued jobs and live state must survive a restart and never be evicted.
+    args: [
+      "--port",
+      String(input.port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      input.dir,
+      "--appendonly",
+      "yes",
+      "--maxmemory-policy",
+      "noeviction",
+      "--save",
+      "",
+    ],
+    log: input.log,
+  });
+  await waitForPort(input.port, 10_000, redis.exitReason);
+  return { ...redis, url: `redis://127.0.0.1:${input.port}` };
+}
+
+export async function startPostgres(input: {
+  dir: string;
+  port: number;
+  durable?: boolean;
+  log?: (line: string) => void;
+}) {
+  const pg = await startEmbeddedPostgres({
+    dataDir: input.dir,
+    port: input.port,
+    durable: input.durable,
+    onLog: input.log,
+  });
+  await migrate(pg.url);
+  return { name: "postgres", url: pg.url, stop: pg.stop };
+}
+
+export function startWorker(input: {
+  databaseUrl: string;
+  redisUrl: string;
+  env?: Record<string, string>;
+  log?: (line: string) => void;
+}) {
+  return startChild({
+    name: "worker",
+    command: path.join(repoRoot, "node_modules/.bin/tsx"),
+    args: [path.join(repoRoot, "apps/worker/src/main.ts")],
+    env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, ...input.env },
+    log: input.log,
+  });
+}
+
+export async function startWeb(input: {
+  databaseUrl: string;
+  redisUrl: string;
+  port: number;
+  host?: string;
+  log?: (line: string) => void;
+}) {
+  const webDir = path.join(repoRoot, "apps/web");
+  if (!existsSync(path.join(webDir, ".next/BUILD_ID")))
+    throw new Error("the web app is not built: run `pnpm build` first");
+  const web = startChild({
+    name: "web",
+    command: path.join(webDir, "node_modules/.bin/next"),
+    args: ["start", "-p", String(input.port), "-H", input.host ?? "127.0.0.1"],
+    cwd: webDir,
+    env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, NODE_ENV: "production" },
+    log: input.log,
+  });
+  await waitForPort(input.port, 60_000, web.exitReason);
+  return { ...web, url: `http://127.0.0.1:${input.port}` };
+}

@@ -1,0 +1,53 @@
+/** The embedded perflab: Postgres, Redis, worker and web on this machine, until Ctrl-C. */
+import path from "node:path";
+import {
+  repoRoot,
+  type Service,
+  startPostgres,
+  startRedis,
+  startWeb,
+  startWorker,
+  waitForPort,
+} from "./lib/services.ts";
+
+const port = Number(process.env.PERFLAB_PORT ?? 3000);
+const host = process.env.PERFLAB_HOST ?? "127.0.0.1";
+const pgPort = Number(process.env.PERFLAB_PG_PORT ?? 54329);
+const redisPort = Number(process.env.PERFLAB_REDIS_PORT ?? 63790);
+const dataDir = path.join(repoRoot, ".perflab/data");
+const log = (line: string) => console.log(line);
+
+const services: Service[] = [];
+let stopping = false;
+async function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  for (const service of services.reverse()) await service.stop().catch(() => undefined);
+  process.exit(code);
+}
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
+
+try {
+  const redis = await startRedis({ dir: path.join(dataDir, "redis"), port: redisPort });
+  services.push(redis);
+  const pg = await startPostgres({ dir: path.join(dataDir, "postgres"), port: pgPort });
+  services.push(pg);
+  const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
+  services.push(worker);
+  const web = await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port, host, log });
+  services.push(web);
+  await waitForPort(port, 5_000);
+  worker.child.once("exit", () => {
+    if (!stopping) {
+      console.error("the worker stopped; shutting perflab down");
+      void stopAll(1);
+    }
+  });
+  console.log(
+    `\n  perflab is running: http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}\n  (Ctrl-C stops it; data stays in .perflab/data)\n`,
+  );
+} catch (error) {
+  console.error(`perflab could not start: ${(error as Error).message}`);
+  await stopAll(1);
+}

@@ -1,0 +1,73 @@
+package main
+
+// A test-only implementation of the fixture data of CONTRACT.md ("Fixtures"),
+// used to publish golden fixture vectors that the fixtures package is checked against.
+
+import "fmt"
+
+var (
+	productAdjectives = []string{"amber", "bold", "crisp", "dusty", "eager", "fancy", "gentle", "hollow", "icy", "jolly", "keen", "lucky", "mellow", "noble", "plain", "quiet"}
+	productNouns      = []string{"anchor", "basket", "candle", "drum", "easel", "fork", "globe", "hammer", "jar", "kettle", "lamp", "mirror", "needle", "oven", "pillow", "quilt"}
+)
+
+type fixtureProduct struct {
+	product
+	adjective, noun string
+}
+
+func generateProducts() []fixtureProduct {
+	rng := xorshift32(20240601)
+	out := make([]fixtureProduct, 0, 100000)
+	for id := 1; id <= 100000; id++ {
+		adj := productAdjectives[rng.next()%16]
+		noun := productNouns[rng.next()%16]
+		cat := transformCategories[rng.next()%8]
+		price := int64(99 + rng.next()%49901)
+		stock := int64(rng.next() % 500)
+		out = append(out, fixtureProduct{product{id, adj + " " + noun, cat, price, stock}, adj, noun})
+	}
+	return out
+}
+
+func searchProducts(all []fixtureProduct, q string, limit int) (int, []product) {
+	total, items := 0, []product{}
+	for _, p := range all {
+		if p.adjective == q || p.noun == q || p.Category == q {
+			total++
+			if len(items) < limit {
+				items = append(items, p.product)
+			}
+		}
+	}
+	return total, items
+}
+
+type redisSeed struct {
+	carts      map[int]map[int]int
+	history    map[int][]string
+	popularity map[int]int64
+}
+
+func generateRedisSeed() redisSeed {
+	rng := xorshift32(1000003)
+	s := redisSeed{map[int]map[int]int{}, map[int][]string{}, map[int]int64{}}
+	for uid := 1; uid <= 1000; uid++ {
+		n := 1 + int(rng.next()%5)
+		s.carts[uid] = map[int]int{}
+		for range n {
+			pid := 1 + int(rng.next()%100000)
+			qty := 1 + int(rng.next()%5)
+			s.carts[uid][pid] = qty
+		}
+		for range 5 {
+			pid := 1 + int(rng.next()%100000)
+			qty := 1 + int(rng.next()%3)
+			s.history[uid] = append(s.history[uid], fmt.Sprintf(`{"items":[{"product_id":%d,"quantity":%d}]}`, pid, qty))
+		}
+	}
+	for range 1000 {
+		pid := 1 + int(rng.next()%100000)
+		s.popularity[pid] = int64(rng.next() % 10000)
+	}
+	return s
+}

@@ -1,0 +1,180 @@
+// Command server is perflab's Go reference MCP server (servers/CONTRACT.md),
+// built on the official SDK github.com/modelcontextprotocol/go-sdk.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type config struct {
+	port         string
+	stateless    bool
+	jsonResponse bool
+}
+
+func loadConfig() (config, error) {
+	cfg := config{
+		port:         os.Getenv("PORT"),
+		stateless:    os.Getenv("MCP_STATELESS") == "1",
+		jsonResponse: os.Getenv("MCP_JSON_RESPONSE") == "1",
+	}
+	if cfg.port == "" {
+		cfg.port = "8080"
+	}
+	if p, err := strconv.Atoi(cfg.port); err != nil || p < 1 || p > 65535 {
+		return cfg, fmt.Errorf("PORT must be 1..65535, got %q", cfg.port)
+	}
+	return cfg, nil
+}
+
+func main() {
+	log.SetOutput(os.Stdout)
+	log.SetFlags(log.LstdFlags | log.LUTC)
+	if err := run(); err != nil {
+		log.Printf("fatal: %v", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	dv, err := newDocumentValidator()
+	if err != nil {
+		return fmt.Errorf("document schema: %w", err)
+	}
+	b := newBackends()
+	defer b.close()
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "perflab-go", Version: "1.0.0"}, nil)
+	registerTools(server, b, dv)
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:    cfg.stateless,
+		JSONResponse: cfg.jsonResponse,
+	})
+
+	shuttingDown := make(chan struct{})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", closeStreamsOnShutdown(mcpHandler, shuttingDown))
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("GET /debug/runtime", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, readRuntimeInfo(cfg, func() int {
+			n := 0
+			for range server.Sessions() {
+				n++
+			}
+			return n
+		}))
+	})
+	mux.HandleFunc("GET /rest/time", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, struct {
+			NowMs int64 `json:"now_ms"`
+		}{time.Now().UnixMilli()})
+	})
+	mux.HandleFunc("GET /rest/users/{id}", func(w http.ResponseWriter, r *http.Request) {
+		restUser(w, r, b)
+	})
+
+	ln, err := net.Listen("tcp", "127.0.0.1:"+cfg.port)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Printf("perflab go server listening on http://%s (stateless=%t json_response=%t gomaxprocs=%d)",
+		ln.Addr(), cfg.stateless, cfg.jsonResponse, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+
+	log.Printf("shutting down: finishing in-flight requests")
+	close(shuttingDown)
+	// Shutdown waits for in-flight handlers; 4.5 s keeps the whole exit inside
+	// the contract's 5 s even when a handler is stuck.
+	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
+		srv.Close()
+	}
+	log.Printf("stopped")
+	return nil
+}
+
+// closeStreamsOnShutdown ends the long-lived GET event streams when shutdown
+// starts: they never become idle on their own, while POSTs are left to finish.
+func closeStreamsOnShutdown(next http.Handler, shuttingDown <-chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-shuttingDown:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+func restUser(w http.ResponseWriter, r *http.Request, b *backends) {
+	raw := r.PathValue("id")
+	id, err := strconv.Atoi(raw)
+	if err != nil || id < 1 || len(raw) > 9 || raw[0] == '0' {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid id"})
+		return
+	}
+	u, err := lookupUser(r.Context(), b, id)
+	switch {
+	case errors.Is(err, errNotFound):
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found"})
+	case err != nil:
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "database unavailable"})
+	default:
+		writeJSON(w, http.StatusOK, u)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := canonicalJSON(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write([]byte(body))
+}

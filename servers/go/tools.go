@@ -1,0 +1,452 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
+)
+
+const maxEchoBytes = 1 << 20
+
+// Input schemas are copied verbatim from CONTRACT.md so tools/list is the same
+// on every server.
+var toolDefs = map[string]struct{ description, schema string }{
+	"echo": {"Returns the message, padded to pad_to_bytes bytes.",
+		`{"type":"object","properties":{"message":{"type":"string"},"pad_to_bytes":{"type":"integer","minimum":0,"maximum":1048576}},"required":["message"]}`},
+	"fibonacci": {"Computes the n-th Fibonacci number by naive recursion.",
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":35}},"required":["n"]}`},
+	"validate_document": {"Validates a document against the perflab order schema.",
+		`{"type":"object","properties":{"document":{"type":"object"}},"required":["document"]}`},
+	"transform_data": {"Generates, sorts, groups and aggregates size records.",
+		`{"type":"object","properties":{"size":{"type":"integer","minimum":1,"maximum":100000}},"required":["size"]}`},
+	"sleep": {"Waits ms milliseconds, like a database call.",
+		`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["ms"]}`},
+	"fetch_upstream": {"Fetches the fixture API's /delay endpoint.",
+		`{"type":"object","properties":{"delay_ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["delay_ms"]}`},
+	"search_products": {"Searches products and returns the most popular ones.",
+		`{"type":"object","properties":{"query":{"type":"string","pattern":"^[a-z]{1,32}$"},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"]}`},
+	"get_user_cart": {"Returns a user's cart, recommended product and recent orders.",
+		`{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000}},"required":["user_id"]}`},
+	"checkout": {"Prices items and records an order for a user.",
+		`{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000},"items":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"object","properties":{"product_id":{"type":"integer","minimum":1,"maximum":100000},"quantity":{"type":"integer","minimum":1,"maximum":10}},"required":["product_id","quantity"]}}},"required":["user_id","items"]}`},
+	"get_user": {"Looks up a user by primary key in Postgres.",
+		`{"type":"object","properties":{"id":{"type":"integer","minimum":1,"maximum":100000}},"required":["id"]}`},
+}
+
+func tool(name string) *mcp.Tool {
+	d := toolDefs[name]
+	return &mcp.Tool{Name: name, Description: d.description, InputSchema: json.RawMessage(d.schema)}
+}
+
+// text wraps a result string as the single text content of a tool result.
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func jsonResult(v any) (*mcp.CallToolResult, any, error) {
+	s, err := canonicalJSON(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return text(s), nil, nil
+}
+
+// inRange re-checks bounds in the handler: the SDK validates the schema, but the
+// contract must hold even for a caller that bypasses it.
+func inRange(name string, v, lo, hi int) error {
+	if v < lo || v > hi {
+		return fmt.Errorf("invalid_argument: %s must be an integer in %d..%d", name, lo, hi)
+	}
+	return nil
+}
+
+type (
+	echoIn struct {
+		Message    string `json:"message"`
+		PadToBytes int    `json:"pad_to_bytes"`
+	}
+	fibonacciIn struct {
+		N int `json:"n"`
+	}
+	validateIn struct {
+		Document json.RawMessage `json:"document"`
+	}
+	transformIn struct {
+		Size int `json:"size"`
+	}
+	sleepIn struct {
+		Ms int `json:"ms"`
+	}
+	fetchIn struct {
+		DelayMs int `json:"delay_ms"`
+	}
+	searchIn struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit"`
+	}
+	userIDIn struct {
+		UserID int `json:"user_id"`
+	}
+	lineItem struct {
+		ProductID int `json:"product_id"`
+		Quantity  int `json:"quantity"`
+	}
+	checkoutIn struct {
+		UserID int        `json:"user_id"`
+		Items  []lineItem `json:"items"`
+	}
+	getUserIn struct {
+		ID int `json:"id"`
+	}
+)
+
+type product struct {
+	ID         int    `json:"id"`
+	Name       string `json:"name"`
+	Category   string `json:"category"`
+	PriceCents int64  `json:"price_cents"`
+	Stock      int64  `json:"stock"`
+}
+
+type popular struct {
+	ProductID int   `json:"product_id"`
+	Score     int64 `json:"score"`
+}
+
+type userRow struct {
+	ID        int    `json:"id"`
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	CreatedAt string `json:"created_at"`
+}
+
+var querySyntax = regexp.MustCompile(`^[a-z]{1,32}$`).MatchString
+
+func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
+	mcp.AddTool(s, tool("echo"), func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		if len(in.Message) > maxEchoBytes {
+			return nil, nil, fmt.Errorf("invalid_argument: message is longer than %d bytes", maxEchoBytes)
+		}
+		if err := inRange("pad_to_bytes", in.PadToBytes, 0, maxEchoBytes); err != nil {
+			return nil, nil, err
+		}
+		return text(padMessage(in.Message, in.PadToBytes)), nil, nil
+	})
+
+	mcp.AddTool(s, tool("fibonacci"), func(_ context.Context, _ *mcp.CallToolRequest, in fibonacciIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("n", in.N, 0, 35); err != nil {
+			return nil, nil, err
+		}
+		return jsonResult(struct {
+			N     int   `json:"n"`
+			Value int64 `json:"value"`
+		}{in.N, fibonacci(in.N)})
+	})
+
+	mcp.AddTool(s, tool("validate_document"), func(_ context.Context, _ *mcp.CallToolRequest, in validateIn) (*mcp.CallToolResult, any, error) {
+		if len(in.Document) == 0 || in.Document[0] != '{' {
+			return nil, nil, fmt.Errorf("invalid_argument: document must be an object")
+		}
+		v, err := dv.validate(in.Document)
+		if err != nil {
+			return nil, nil, fmt.Errorf("invalid_argument: %v", err)
+		}
+		return jsonResult(v)
+	})
+
+	mcp.AddTool(s, tool("transform_data"), func(_ context.Context, _ *mcp.CallToolRequest, in transformIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("size", in.Size, 1, 100000); err != nil {
+			return nil, nil, err
+		}
+		return jsonResult(transformData(in.Size))
+	})
+
+	mcp.AddTool(s, tool("sleep"), func(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("ms", in.Ms, 0, 10000); err != nil {
+			return nil, nil, err
+		}
+		t := time.NewTimer(time.Duration(in.Ms) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		return jsonResult(struct {
+			SleptMs int `json:"slept_ms"`
+		}{in.Ms})
+	})
+
+	mcp.AddTool(s, tool("fetch_upstream"), func(ctx context.Context, _ *mcp.CallToolRequest, in fetchIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("delay_ms", in.DelayMs, 0, 10000); err != nil {
+			return nil, nil, err
+		}
+		body, err := b.apiDo(ctx, "GET", "/delay?ms="+strconv.Itoa(in.DelayMs), nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return text(string(body)), nil, nil
+	})
+
+	mcp.AddTool(s, tool("search_products"), func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+		if in.Limit == 0 {
+			in.Limit = 10
+		}
+		if !querySyntax(in.Query) {
+			return nil, nil, fmt.Errorf("invalid_argument: query must match ^[a-z]{1,32}$")
+		}
+		if err := inRange("limit", in.Limit, 1, 50); err != nil {
+			return nil, nil, err
+		}
+		rdb, err := b.redisClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		var (
+			wg    sync.WaitGroup
+			found struct {
+				Total int       `json:"total"`
+				Items []product `json:"items"`
+			}
+			top              []redis.Z
+			apiErr, redisErr error
+		)
+		wg.Go(func() {
+			var body []byte
+			body, apiErr = b.apiDo(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(in.Limit), nil)
+			if apiErr == nil {
+				apiErr = decodeUpstream(body, &found)
+			}
+		})
+		wg.Go(func() {
+			top, redisErr = rdb.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: "products:popularity", Start: 0, Stop: 4, Rev: true}).Result()
+		})
+		wg.Wait()
+		if err := firstErr(apiErr, redisFail(redisErr)); err != nil {
+			return nil, nil, err
+		}
+		pop, err := toPopular(top)
+		if err != nil {
+			return nil, nil, err
+		}
+		if found.Items == nil {
+			found.Items = []product{}
+		}
+		return jsonResult(struct {
+			Query   string    `json:"query"`
+			Total   int       `json:"total"`
+			Items   []product `json:"items"`
+			Popular []popular `json:"popular"`
+		}{in.Query, found.Total, found.Items, pop})
+	})
+
+	mcp.AddTool(s, tool("get_user_cart"), func(ctx context.Context, _ *mcp.CallToolRequest, in userIDIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("user_id", in.UserID, 1, 1000); err != nil {
+			return nil, nil, err
+		}
+		rdb, err := b.redisClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		uid := strconv.Itoa(in.UserID)
+		var (
+			wg                          sync.WaitGroup
+			cart                        map[string]string
+			history                     []string
+			recommended                 product
+			cartErr, historyErr, apiErr error
+		)
+		wg.Go(func() { cart, cartErr = rdb.HGetAll(ctx, "user:"+uid+":cart").Result() })
+		wg.Go(func() {
+			var body []byte
+			body, apiErr = b.apiDo(ctx, "GET", "/products/"+strconv.Itoa(recommendedProduct(in.UserID)), nil)
+			if apiErr == nil {
+				apiErr = decodeUpstream(body, &recommended)
+			}
+		})
+		wg.Go(func() { history, historyErr = rdb.LRange(ctx, "user:"+uid+":history", -5, -1).Result() })
+		wg.Wait()
+		if err := firstErr(redisFail(cartErr), apiErr, redisFail(historyErr)); err != nil {
+			return nil, nil, err
+		}
+		items := make([]lineItem, 0, len(cart))
+		count := 0
+		for field, value := range cart {
+			pid, err1 := strconv.Atoi(field)
+			qty, err2 := strconv.Atoi(value)
+			if err1 != nil || err2 != nil {
+				return nil, nil, fmt.Errorf("%w: malformed cart entry %q=%q", errBackend, field, value)
+			}
+			items = append(items, lineItem{pid, qty})
+			count += qty
+		}
+		slices.SortFunc(items, func(a, c lineItem) int { return a.ProductID - c.ProductID })
+		orders := make([]json.RawMessage, 0, len(history))
+		for _, h := range history {
+			if !json.Valid([]byte(h)) {
+				return nil, nil, fmt.Errorf("%w: malformed history entry", errBackend)
+			}
+			orders = append(orders, json.RawMessage(h))
+		}
+		return jsonResult(struct {
+			UserID       int               `json:"user_id"`
+			Items        []lineItem        `json:"items"`
+			ItemCount    int               `json:"item_count"`
+			Recommended  product           `json:"recommended"`
+			RecentOrders []json.RawMessage `json:"recent_orders"`
+		}{in.UserID, items, count, recommended, orders})
+	})
+
+	mcp.AddTool(s, tool("checkout"), func(ctx context.Context, _ *mcp.CallToolRequest, in checkoutIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("user_id", in.UserID, 1, 1000); err != nil {
+			return nil, nil, err
+		}
+		if len(in.Items) < 1 || len(in.Items) > 10 {
+			return nil, nil, fmt.Errorf("invalid_argument: items must hold 1..10 entries")
+		}
+		count := 0
+		for _, it := range in.Items {
+			if err := firstErr(inRange("product_id", it.ProductID, 1, 100000), inRange("quantity", it.Quantity, 1, 10)); err != nil {
+				return nil, nil, err
+			}
+			count += it.Quantity
+		}
+		rdb, err := b.redisClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		order, err := canonicalJSON(struct {
+			Items []lineItem `json:"items"`
+		}{in.Items})
+		if err != nil {
+			return nil, nil, err
+		}
+		var (
+			wg     sync.WaitGroup
+			priced struct {
+				SubtotalCents int64 `json:"subtotal_cents"`
+				TaxCents      int64 `json:"tax_cents"`
+				TotalCents    int64 `json:"total_cents"`
+			}
+			orderNumber      *redis.IntCmd
+			apiErr, redisErr error
+		)
+		wg.Go(func() {
+			var body []byte
+			body, apiErr = b.apiDo(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
+			if apiErr == nil {
+				apiErr = decodeUpstream(body, &priced)
+			}
+		})
+		wg.Go(func() {
+			history := "user:" + strconv.Itoa(in.UserID) + ":history"
+			pipe := rdb.Pipeline()
+			orderNumber = pipe.Incr(ctx, "orders:count")
+			pipe.RPush(ctx, history, order)
+			pipe.LTrim(ctx, history, -50, -1)
+			for _, it := range in.Items {
+				pipe.ZIncrBy(ctx, "products:popularity", float64(it.Quantity), strconv.Itoa(it.ProductID))
+			}
+			_, redisErr = pipe.Exec(ctx)
+		})
+		wg.Wait()
+		if err := firstErr(apiErr, redisFail(redisErr)); err != nil {
+			return nil, nil, err
+		}
+		return jsonResult(struct {
+			OrderNumber   int64 `json:"order_number"`
+			UserID        int   `json:"user_id"`
+			ItemCount     int   `json:"item_count"`
+			SubtotalCents int64 `json:"subtotal_cents"`
+			TaxCents      int64 `json:"tax_cents"`
+			TotalCents    int64 `json:"total_cents"`
+		}{orderNumber.Val(), in.UserID, count, priced.SubtotalCents, priced.TaxCents, priced.TotalCents})
+	})
+
+	mcp.AddTool(s, tool("get_user"), func(ctx context.Context, _ *mcp.CallToolRequest, in getUserIn) (*mcp.CallToolResult, any, error) {
+		if err := inRange("id", in.ID, 1, 100000); err != nil {
+			return nil, nil, err
+		}
+		u, err := lookupUser(ctx, b, in.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		return jsonResult(u)
+	})
+}
+
+// errNotFound is a missing users row: a tool error, or 404 on the REST route.
+var errNotFound = fmt.Errorf("not_found")
+
+func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
+	pool, err := b.pgPool()
+	if err != nil {
+		return userRow{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var (
+		u       userRow
+		created time.Time
+	)
+	err = pool.QueryRow(ctx, "SELECT id, name, email, created_at FROM users WHERE id = $1", id).Scan(&u.ID, &u.Name, &u.Email, &created)
+	if err == pgx.ErrNoRows {
+		return userRow{}, fmt.Errorf("%w: user %d", errNotFound, id)
+	}
+	if err != nil {
+		return userRow{}, fmt.Errorf("%w: postgres: %v", errBackend, err)
+	}
+	u.CreatedAt = created.UTC().Format("2006-01-02T15:04:05Z")
+	return u, nil
+}
+
+// recommendedProduct is the product get_user_cart fetches from the API.
+func recommendedProduct(userID int) int { return 1 + (userID*7919)%100000 }
+
+func decodeUpstream(body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("upstream_error: fixture API answered malformed JSON: %v", err)
+	}
+	return nil
+}
+
+func toPopular(zs []redis.Z) ([]popular, error) {
+	out := make([]popular, 0, len(zs))
+	for _, z := range zs {
+		member, _ := z.Member.(string)
+		id, err := strconv.Atoi(member)
+		if err != nil {
+			return nil, fmt.Errorf("%w: malformed popularity member %q", errBackend, member)
+		}
+		out = append(out, popular{id, int64(z.Score)})
+	}
+	return out, nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// redisErr tags a failed Redis call as a backend failure.
+func redisFail(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: redis: %v", errBackend, err)
+}

@@ -1,0 +1,97 @@
+// perflab's Node/Bun reference MCP server (servers/CONTRACT.md) on the official TypeScript SDK.
+import cluster from "node:cluster";
+import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { type AppConfig, RUNTIME_NAME, startApp } from "./app.js";
+
+function fail(reason: string): never {
+  console.error(`fatal: ${reason}`);
+  process.exit(1);
+}
+
+function flag(name: string): boolean {
+  const v = process.env[name] ?? "";
+  if (v !== "" && v !== "0" && v !== "1") fail(`${name} must be 0 or 1, got ${JSON.stringify(v)}`);
+  return v === "1";
+}
+
+/** ceil(cgroup CPU quota) capped by the CPUs this process may run on (v2, then v1). */
+function cpuLimit(): number {
+  const cpus = availableParallelism();
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, "utf8").trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const v2 = read("/sys/fs/cgroup/cpu.max")?.split(" ");
+  const [quota, period] = v2
+    ? [Number(v2[0]), Number(v2[1])]
+    : [Number(read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")), Number(read("/sys/fs/cgroup/cpu/cpu.cfs_period_us"))];
+  if (quota > 0 && period > 0) return Math.max(1, Math.min(cpus, Math.ceil(quota / period)));
+  return cpus;
+}
+
+function loadConfig(): AppConfig {
+  const rawPort = process.env.PORT || "8080";
+  const port = Number(rawPort);
+  if (!/^[0-9]+$/.test(rawPort) || port < 1 || port > 65535) fail(`PORT must be 1..65535, got "${rawPort}"`);
+  const stateless = flag("MCP_STATELESS");
+  const jsonResponse = flag("MCP_JSON_RESPONSE");
+  const rawWorkers = process.env.CLUSTER_WORKERS || "1";
+  const parallelism = rawWorkers === "auto" ? cpuLimit() : Number(rawWorkers);
+  if (!Number.isInteger(parallelism) || parallelism < 1) {
+    fail(`CLUSTER_WORKERS must be a positive integer or "auto", got "${rawWorkers}"`);
+  }
+  // Sessions live in one process's memory: a second process would answer 404 to half of them.
+  if (parallelism > 1 && !stateless) fail("CLUSTER_WORKERS > 1 requires MCP_STATELESS=1");
+  return { port, stateless, jsonResponse, parallelism };
+}
+
+const startLine = (c: AppConfig, port: number) =>
+  `perflab ${RUNTIME_NAME} server listening on http://127.0.0.1:${port} ` +
+  `(stateless=${c.stateless} json_response=${c.jsonResponse} workers=${c.parallelism})`;
+
+/** Runs stop once; later signals (the process group and the primary both send one) are ignored. */
+function onStopSignal(stop: () => void) {
+  let stopped = false;
+  const handler = () => {
+    if (stopped) return;
+    stopped = true;
+    stop();
+  };
+  process.on("SIGTERM", handler);
+  process.on("SIGINT", handler);
+}
+
+async function runServer(config: AppConfig): Promise<void> {
+  const app = await startApp(config);
+  if (cluster.isPrimary) console.log(startLine(config, app.port));
+  onStopSignal(async () => {
+    await app.close();
+    process.exit(0);
+  });
+}
+
+/** Stateless cluster: workers share the listening socket; the primary serves nothing. */
+function runPrimary(config: AppConfig): void {
+  let listening = 0;
+  let stopping = false;
+  for (let i = 0; i < config.parallelism; i++) cluster.fork();
+  cluster.on("listening", () => {
+    if (++listening === config.parallelism) console.log(startLine(config, config.port));
+  });
+  cluster.on("exit", (worker, code, signal) => {
+    if (!stopping) fail(`worker ${worker.process.pid} exited (code ${code}, signal ${signal})`);
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+  });
+  onStopSignal(() => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+  });
+}
+
+const config = loadConfig();
+if (config.parallelism > 1 && cluster.isPrimary) runPrimary(config);
+else await runServer(config);

@@ -1,0 +1,62 @@
+import { readFileSync } from "node:fs";
+import { PerformanceObserver } from "node:perf_hooks";
+
+const startedAt = Date.now();
+const isBun = "bun" in process.versions;
+
+// V8 reports each collection as a perf_hooks "gc" entry; JavaScriptCore (Bun) has no such
+// entries, so Bun reports null for both GC fields.
+let gcCount: number | null = null;
+let gcPauseMs: number | null = null;
+const entryTypes = (PerformanceObserver as { supportedEntryTypes?: readonly string[] }).supportedEntryTypes;
+if (entryTypes?.includes("gc")) {
+  gcCount = 0;
+  gcPauseMs = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      (gcCount as number)++;
+      (gcPauseMs as number) += entry.duration;
+    }
+  }).observe({ entryTypes: ["gc"] });
+}
+
+/** VmRSS (statm's resident pages × page size, in kB) and Threads from /proc/self/status. */
+function procStatus(): { rss: number | null; threads: number | null } {
+  try {
+    const status = readFileSync("/proc/self/status", "latin1");
+    const rss = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    const threads = /^Threads:\s+(\d+)/m.exec(status)?.[1];
+    return { rss: rss ? Number(rss) * 1024 : null, threads: threads ? Number(threads) : null };
+  } catch {
+    return { rss: null, threads: null };
+  }
+}
+
+export interface RuntimeState {
+  parallelism: number;
+  stateless: boolean;
+  jsonResponse: boolean;
+  sessions: number;
+}
+
+/** The /debug/runtime body (CONTRACT.md section 7), in the contract's key order. */
+export function runtimeInfo(state: RuntimeState): string {
+  const mem = process.memoryUsage();
+  const { rss, threads } = procStatus();
+  return JSON.stringify({
+    runtime: isBun
+      ? { name: "bun", version: process.versions.bun }
+      : { name: "node", version: process.version },
+    pid: process.pid,
+    uptime_ms: Date.now() - startedAt,
+    parallelism: state.parallelism,
+    heap_used_bytes: mem.heapUsed,
+    heap_total_bytes: mem.heapTotal,
+    rss_bytes: rss,
+    gc_count: gcCount,
+    gc_pause_total_ms: gcPauseMs,
+    threads,
+    goroutines: null,
+    mcp: { stateless: state.stateless, json_response: state.jsonResponse, sessions: state.stateless ? null : state.sessions },
+  });
+}

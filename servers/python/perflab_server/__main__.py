@@ -1,0 +1,87 @@
+"""Entry point: `python -m perflab_server` serves the app with uvicorn (uvloop + httptools)."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import socket
+import sys
+
+import uvicorn
+from uvicorn.supervisors import Multiprocess
+
+from .app import Config, ConfigError
+
+
+def _start_line(cfg: Config) -> str:
+    return (
+        f"perflab python server listening on http://127.0.0.1:{cfg.port} "
+        f"(stateless={str(cfg.stateless).lower()} json_response={str(cfg.json_response).lower()} "
+        f"workers={cfg.workers})"
+    )
+
+
+class _Server(uvicorn.Server):
+    """Prints the contract's start line once the socket is bound and the app has started."""
+
+    def __init__(self, config: uvicorn.Config, start_line: str) -> None:
+        super().__init__(config)
+        self._start_line = start_line
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            print(self._start_line, flush=True)
+
+
+def main() -> int:
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = Config.from_env()
+    except ConfigError as exc:
+        print(f"configuration error: {exc}", file=sys.stderr, flush=True)
+        return 2
+
+    config = uvicorn.Config(
+        "perflab_server.app:create_app",
+        factory=True,
+        host="127.0.0.1",
+        port=cfg.port,
+        workers=cfg.workers,
+        loop="uvloop",
+        http="httptools",
+        ws="none",
+        lifespan="on",
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        # Idle keep-alive connections stay 120 s, as in the Go server, so clients reuse them alike.
+        timeout_keep_alive=120,
+        # In-flight requests get 4 s, which keeps the whole exit inside the contract's 5 s.
+        timeout_graceful_shutdown=4,
+    )
+    try:
+        sock = config.bind_socket()
+    except SystemExit:
+        return 1  # uvicorn has printed why the port could not be bound
+
+    # uvicorn re-raises the signal it caught once its graceful shutdown is done;
+    # with these no-op handlers that ends in a clean return, so the exit code is 0.
+    signal.signal(signal.SIGTERM, lambda *_: None)
+    signal.signal(signal.SIGINT, lambda *_: None)
+
+    if cfg.workers == 1:
+        server = _Server(config, _start_line(cfg))
+        server.run(sockets=[sock])
+        return 0 if server.started else 1
+
+    # Stateless only (Config enforces it): the workers share the bound socket and
+    # the kernel spreads connections across them.
+    print(_start_line(cfg), flush=True)
+    Multiprocess(config, sockets=[sock]).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+const CHROMIUM = "/usr/bin/chromium";
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** On failure, keep a screenshot beside the test results to see what the user saw. */
+async function withPage(name: string, fn: (page: Page) => Promise<void>) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await fn(page);
+  } catch (error) {
+    const dir = path.join(import.meta.dirname, "../test-results");
+    await mkdir(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    await page.close();
+  }
+}
+
+async function fill(page: Page, label: string, value: string) {
+  await page.getByLabel(label, { exact: false }).first().fill(value);
+}
+
+describe("run a benchmark from the browser (real Chromium)", () => {
+  it("shows a field error for a bad value and does not submit", async () => {
+    await withPage("bad-value", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await fill(page, "VUs", "0");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await expect.poll(() => page.getByTestId("error-loadLevels.0.vus").textContent()).toMatch(/at least 1/);
+      expect(new URL(page.url()).pathname).toBe("/runs/new");
+    });
+  });
+
+  it("submits the form, watches the live chart grow while the cell runs, then reads the summary", async () => {
+    await withPage("run-flow", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await fill(page, "VUs", "3");
+      await fill(page, "Duration", "8");
+      await fill(page, "Warm-up", "1");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15_000 });
+
+      const chart = page.getByTestId("live-chart-rps");
+      await chart.waitFor({ timeout: 45_000 });
+      const points = async () => Number((await chart.getAttribute("data-points")) ?? "0");
+      await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(0);
+      const first = await points();
+      await expect.poll(points, { timeout: 20_000 }).toBeGreaterThan(first);
+
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 60_000 })
+        .toMatch(/succeeded/i);
+      const summary = page.getByTestId("summary-table");
+      await summary.waitFor({ timeout: 15_000 });
+      const text = (await summary.textContent()) ?? "";
+      expect(text).toMatch(/p99/i);
+      expect(text).toMatch(/go/i);
+    });
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { queueRun, testDb, waitForRun } from "./helpers.ts";
+
+describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", () => {
+  it("yields per-second points and a summary whose count equals k6's own count of the measured window", async () => {
+    const { runId, cellIds } = await queueRun([
+      { serverName: "go", vus: 4, durationSeconds: 5, warmupSeconds: 2 },
+    ]);
+    const run = await waitForRun(runId, 90_000);
+    const db = testDb();
+    const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! }, include: { summary: true } });
+    expect(cell.error).toBeNull();
+    expect(run.status).toBe("succeeded");
+    expect(cell.status).toBe("succeeded");
+
+    const points = await db.metricPoint.findMany({ where: { cellId: cell.id }, orderBy: { t: "asc" } });
+    const measured = points.filter((p) => p.phase === "measure");
+    expect(points.length).toBeGreaterThanOrEqual(4);
+    expect(measured.length).toBeGreaterThanOrEqual(4);
+    expect(points.some((p) => p.phase === "warmup")).toBe(true);
+    expect(measured.every((p) => p.requests > 0 && p.latencyP99Ms !== null)).toBe(true);
+    expect(measured.some((p) => p.cpuPct !== null && p.rssBytes !== null && p.k6CpuPct !== null)).toBe(true);
+
+    const summary = cell.summary!;
+    expect(summary.k6Requests).not.toBeNull();
+    expect(summary.requests).toBe(summary.k6Requests);
+    expect(summary.requests).toBeGreaterThan(0n);
+    // Warm-up excluded: the summary counts fewer requests than all points together.
+    const all = points.reduce((n, p) => n + p.requests, 0);
+    expect(Number(summary.requests)).toBeLessThan(all);
+    expect(summary.opsRps).toBeGreaterThan(0);
+    expect(summary.latencyP50Ms!).toBeLessThanOrEqual(summary.latencyP99Ms!);
+    expect(summary.rssPeakBytes).not.toBeNull();
+    expect(cell.coldStartMs).toBeGreaterThan(0);
+    expect(cell.exitCode === 0 || cell.exitSignal === "SIGTERM").toBe(true);
+    expect(cell.hostFingerprint).toMatchObject({ cores: expect.any(Number) });
+    expect(cell.k6Version).toMatch(/k6/);
+  });
+
+  it("ends a cell whose server dies before it is healthy as failed with the reason and log tail; the run goes on", async () => {
+    const { runId, cellIds } = await queueRun([
+      { serverName: "broken", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+      { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+    ]);
+    const run = await waitForRun(runId, 90_000);
+    const db = testDb();
+    const [broken, good] = await Promise.all(
+      cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id } })),
+    );
+    expect(broken!.status).toBe("failed");
+    expect(broken!.error).toMatch(/exited before it became healthy/);
+    expect(broken!.exitCode).toBe(3);
+    expect(broken!.logTail).toContain("fatal: config missing");
+    expect(good!.status).toBe("succeeded");
+    expect(run.status).toBe("partial");
+    expect(run.cellsDone).toBe(2);
+  });
+});

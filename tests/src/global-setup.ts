@@ -1,0 +1,92 @@
+/**
+ * Starts the real services once for the integration and browser tests: Postgres, Redis, a worker
+ * and the web app, on free ports in a temporary directory. Missing prerequisites fail the run.
+ */
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import {
+  freePort,
+  repoRoot,
+  type Service,
+  startPostgres,
+  startRedis,
+  startWeb,
+  startWorker,
+} from "../../scripts/lib/services.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    redisUrl: string;
+    webUrl: string;
+    serversDir: string;
+    tmpDir: string;
+  }
+}
+
+/** Servers the tests need beside the reference ones: one that dies before it is healthy. */
+async function writeTestServers(dir: string) {
+  await mkdir(dir, { recursive: true });
+  await symlink(path.join(repoRoot, "servers/go"), path.join(dir, "go"));
+  await mkdir(path.join(dir, "broken"));
+  await writeFile(
+    path.join(dir, "broken/perflab.json"),
+    JSON.stringify({
+      name: "broken",
+      displayName: "Broken (test)",
+      language: "shell",
+      runtime: "bash",
+      sdk: { name: "none", version: "0" },
+      build: { command: "true", inputs: [] },
+      start: {
+        command: ["bash", "-c", "echo 'listening soon'; echo 'fatal: config missing' >&2; exit 3"],
+        env: {},
+      },
+      tools: ["echo"],
+    }),
+  );
+}
+
+export default async function setup(project: TestProject) {
+  const tmpDir = await mkdtemp(path.join(os.tmpdir(), "perflab-tests-"));
+  // Postgres runs as its own user when the tests run as root: it must reach its data dir.
+  await chmod(tmpDir, 0o755);
+  const services: Service[] = [];
+  const log = process.env.PERFLAB_TEST_LOGS ? (line: string) => console.log(line) : undefined;
+  try {
+    const serversDir = path.join(tmpDir, "servers");
+    await writeTestServers(serversDir);
+    const redis = await startRedis({ dir: path.join(tmpDir, "redis"), port: await freePort(), log });
+    services.push(redis);
+    const pg = await startPostgres({
+      dir: path.join(tmpDir, "pg"),
+      port: await freePort(),
+      durable: false,
+      log,
+    });
+    services.push(pg);
+    const worker = startWorker({
+      databaseUrl: pg.url,
+      redisUrl: redis.url,
+      env: { PERFLAB_SERVERS_DIR: serversDir, PERFLAB_WORK_DIR: path.join(tmpDir, "work") },
+      log,
+    });
+    services.push(worker);
+    const web = await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port: await freePort(), log });
+    services.push(web);
+    project.provide("databaseUrl", pg.url);
+    project.provide("redisUrl", redis.url);
+    project.provide("webUrl", web.url);
+    project.provide("serversDir", serversDir);
+    project.provide("tmpDir", tmpDir);
+  } catch (error) {
+    for (const s of services.reverse()) await s.stop().catch(() => undefined);
+    throw error;
+  }
+  return async () => {
+    for (const s of services.reverse()) await s.stop().catch(() => undefined);
+    await rm(tmpDir, { recursive: true, force: true });
+  };
+}

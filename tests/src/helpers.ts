@@ -1,0 +1,80 @@
+import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { createDb, type Db } from "@perflab/db";
+import { Queue } from "bullmq";
+import { inject } from "vitest";
+
+let db: Db | null = null;
+export function testDb(): Db {
+  db ??= createDb(inject("databaseUrl"));
+  return db;
+}
+
+export function redisConnection() {
+  const url = new URL(inject("redisUrl"));
+  return { host: url.hostname, port: Number(url.port) };
+}
+
+type CellInput = {
+  serverName: string;
+  vus: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  tool?: string;
+  args?: object;
+};
+
+/**
+ * Queues a run straight into Postgres and BullMQ, the way the web app does, for servers that only
+ * the test catalog knows (the web app validates against the real one).
+ */
+export async function queueRun(cells: CellInput[]): Promise<{ runId: string; cellIds: string[] }> {
+  const db = testDb();
+  const workspace = await db.workspace.upsert({
+    where: { slug: "tests" },
+    create: { slug: "tests", name: "Tests" },
+    update: {},
+  });
+  const run = await db.run.create({
+    data: {
+      workspaceId: workspace.id,
+      source: "api",
+      name: "integration",
+      spec: { cooldownSec: 0 },
+      cellsTotal: cells.length,
+      cells: {
+        create: cells.map((c, index) => ({
+          index,
+          serverName: c.serverName,
+          scenario: "mcp-tool-call",
+          loadLevel: { vus: c.vus },
+          params: { tool: c.tool ?? "echo", arguments: c.args ?? { message: "hello" } },
+          durationSeconds: c.durationSeconds,
+          warmupSeconds: c.warmupSeconds,
+          driver: "local",
+        })),
+      },
+    },
+    include: { cells: { orderBy: { index: "asc" } } },
+  });
+  const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
+  await queue.addBulk(
+    run.cells.map((c) => ({
+      name: JOB_CELL_RUN,
+      data: { runId: run.id, cellId: c.id },
+      opts: { jobId: c.id },
+    })),
+  );
+  await queue.close();
+  return { runId: run.id, cellIds: run.cells.map((c) => c.id) };
+}
+
+export async function waitForRun(runId: string, timeoutMs: number) {
+  const db = testDb();
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    if (["succeeded", "failed", "partial", "cancelled"].includes(run.status)) return run;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`run ${runId} did not finish within ${timeoutMs} ms`);
+}

@@ -10,7 +10,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROUNDS="${ROUNDS:-6}"
-ITERATIONS="${ITERATIONS:-30000}"
+export ITERATIONS="${ITERATIONS:-30000}"
 VUS="${VUS:-10}"
 PORT="${PORT:-18090}"
 SERVER="${SERVER:-$root/servers/go/bin/server}"
@@ -100,25 +100,34 @@ for ((r = 0; r < ROUNDS; r++)); do
     read -r cpu wall <"$work/one"
     [[ "$v" == perflab ]] && check_perflab_file
     printf '  round %d  %-8s cpu %7.3f s  wall %6.2f s\n' "$((r + 1))" "$v" "$cpu" "$wall"
-    echo "$v $cpu" >>"$work/results"
+    echo "$r $v $cpu" >>"$work/results"
   done
 done
 
+# Mean/std-dev per variant, plus the median of per-round ratios: pairing runs
+# of the same round cancels slow drifts of a shared machine's load.
 awk '
-  { n[$1]++; sum[$1] += $2; sq[$1] += $2 * $2 }
+  { v = $2; n[v]++; sum[v] += $3; sq[v] += $3 * $3; cpu[$1, v] = $3; rounds = $1 + 1 }
+  function median(a, k,   i, j, t) {
+    for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+  }
   END {
     for (v in n) {
       mean[v] = sum[v] / n[v]
       sd[v] = n[v] > 1 ? sqrt((sq[v] - n[v] * mean[v] * mean[v]) / (n[v] - 1)) : 0
     }
-    printf "\n%-8s %4s %10s %9s %10s %13s\n", "variant", "n", "mean cpu", "std-dev", "overhead", "+/- (1 s.e.)"
+    printf "\n%-8s %4s %10s %9s %10s %12s %16s\n", "variant", "n", "mean cpu", "std-dev", "overhead", "+/- 1 s.e.", "median paired"
     split("none perflab json", order, " ")
     for (i = 1; i <= 3; i++) {
       v = order[i]
-      if (i == 1) { printf "%-8s %4d %9.3fs %8.3fs %10s %13s\n", v, n[v], mean[v], sd[v], "-", "-"; continue }
+      if (i == 1) { printf "%-8s %4d %9.3fs %8.3fs %10s %12s %16s\n", v, n[v], mean[v], sd[v], "-", "-", "-"; continue }
       over = (mean[v] / mean["none"] - 1) * 100
       se = sqrt(sd[v] ^ 2 / n[v] + sd["none"] ^ 2 / n["none"]) / mean["none"] * 100
-      printf "%-8s %4d %9.3fs %8.3fs %+9.2f%% %12.2f%%\n", v, n[v], mean[v], sd[v], over, se
+      delete r
+      for (k = 0; k < rounds; k++) r[k + 1] = (cpu[k, v] / cpu[k, "none"] - 1) * 100
+      printf "%-8s %4d %9.3fs %8.3fs %+9.2f%% %11.2f%% %+15.2f%%\n", v, n[v], mean[v], sd[v], over, se, median(r, rounds)
     }
+    printf "\nk6 CPU per iteration without output: %.0f us (includes k6 start-up)\n", mean["none"] / ENVIRON["ITERATIONS"] * 1e6
   }
 ' "$work/results"

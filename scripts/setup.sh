@@ -31,7 +31,8 @@ bash scripts/build-k6.sh
 echo "» Prisma client"
 pnpm --filter @perflab/db generate >/dev/null
 
-echo "» reference servers"
+echo "» reference servers and fixtures"
+bash servers/fixtures/build.sh
 pnpm --silent build:servers
 
 echo "» web app"

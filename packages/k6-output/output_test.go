@@ -298,3 +298,22 @@ func BenchmarkAddRequest(b *testing.B) {
 		a.addContainers(c)
 	}
 }
+
+// BenchmarkEncodeSecond measures the once-per-second cost of one group.
+func BenchmarkEncodeSecond(b *testing.B) {
+	f := &fixture{reg: metrics.NewRegistry()}
+	f.builtin = metrics.RegisterBuiltinMetrics(f.reg)
+	tags := f.tags("phase", "measure", "method", "tools/call", "tool", "echo")
+	a := newAggregator()
+	base := time.Unix(1_700_000_000, 0)
+	for i := 0; i < 5000; i++ {
+		a.addContainers([]metrics.SampleContainer{f.request(tags, base, 0.2+float64(i%700)/100, false)})
+	}
+	sec := a.take(0, true)[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := encodeInterval(sec, a.keys); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

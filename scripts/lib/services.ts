@@ -147,10 +147,12 @@ export function startWorker(input: {
   env?: Record<string, string>;
   log?: (line: string) => void;
 }) {
+  // Plain node with tsx's loader: one process, so signals and CPU accounting hit the worker itself.
   return startChild({
     name: "worker",
-    command: path.join(repoRoot, "node_modules/.bin/tsx"),
-    args: [path.join(repoRoot, "apps/worker/src/main.ts")],
+    command: process.execPath,
+    args: ["--import", "tsx", "src/main.ts"],
+    cwd: path.join(repoRoot, "apps/worker"),
     env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, ...input.env },
     log: input.log,
   });

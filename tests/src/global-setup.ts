@@ -2,7 +2,7 @@
  * Starts the real services once for the integration and browser tests: Postgres, Redis, a worker
  * and the web app, on free ports in a temporary directory. Missing prerequisites fail the run.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";

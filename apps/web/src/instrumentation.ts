@@ -1,4 +1,12 @@
-/** Runs once when the server starts: importing env validates it, so a missing variable stops start-up. */
+/**
+ * Runs once when the server starts. Importing env validates it, and a server without its database
+ * or Redis is of no use, so it exits instead of failing every request later.
+ */
 export async function register() {
-  await import("./env");
+  try {
+    await import("./env");
+  } catch {
+    // createEnv has already printed which variables are missing or invalid.
+    process.exit(1);
+  }
 }

@@ -14,6 +14,7 @@ export const env = createEnv({
     PERFLAB_K6_BIN: z.string().default(path.join(repoRoot, ".perflab/bin/k6")),
     PERFLAB_SCENARIOS_DIR: z.string().default(path.join(repoRoot, "packages/scenarios/k6")),
     PERFLAB_SERVERS_DIR: z.string().default(path.join(repoRoot, "servers")),
+    PERFLAB_FIXTURES_DIR: z.string().default(path.join(repoRoot, "servers/fixtures")),
     PERFLAB_WORK_DIR: z.string().default(path.join(repoRoot, ".perflab/work")),
     /** Cells on the same host id never overlap, whatever the number of worker processes. */
     PERFLAB_HOST_ID: z.string().default(os.hostname()),

@@ -28,3 +28,21 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const { connect } = await import("node:net");
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
+}

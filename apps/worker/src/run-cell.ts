@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
+import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import type { Db } from "@perflab/db";
 import { CellAggregator, type CellSummaryData, isLoadGeneratorSaturated } from "@perflab/metrics";
@@ -10,6 +10,7 @@ import type { Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.
 import type { WorkerEnv } from "./env.ts";
 import { freePort, hostFingerprint } from "./host.ts";
 import type { Logger } from "./logger.ts";
+import type { Fixtures } from "./stages/fixtures.ts";
 import { waitForHealthy } from "./stages/health.ts";
 import { runK6 } from "./stages/k6.ts";
 import { PointSink } from "./stages/points.ts";
@@ -20,6 +21,7 @@ export type CellDeps = {
   publisher: Redis;
   env: WorkerEnv;
   drivers: Record<DriverId, Driver>;
+  fixtures: Fixtures;
   k6Version: string;
   log: Logger;
 };
@@ -113,9 +115,21 @@ export async function runCell(
     const params = entry.params.parse(cell.params);
     const vus = (cell.loadLevel as { vus: number }).vus;
 
+    let backends: Record<string, string> = {};
+    if (fixtureTools.has(params.tool)) {
+      await stage("resetting fixtures");
+      backends = await deps.fixtures.ensure().catch((error: Error) => {
+        throw new CellFailure(`fixtures could not start: ${error.message}`);
+      });
+      await deps.fixtures.reset().catch((error: Error) => {
+        throw new CellFailure(error.message);
+      });
+      await stage("starting server");
+    }
+
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    running = await driver.start({ server, cellId: cell.id, port, env: marker });
+    running = await driver.start({ server, cellId: cell.id, port, env: { ...backends, ...marker } });
     await db.cell.update({ where: { id: cell.id }, data: { port } });
     await stage("waiting for health");
     const healthyAt = await waitForHealthy({

@@ -9,6 +9,7 @@ import type { WorkerEnv } from "./env.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { finishCell, runCell } from "./run-cell.ts";
+import { Fixtures } from "./stages/fixtures.ts";
 import { k6Version } from "./stages/k6.ts";
 
 /**
@@ -26,6 +27,11 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
 
   const version = await k6Version(env.PERFLAB_K6_BIN);
   const drivers = { local: localDriver } as Record<DriverId, Driver>;
+  const fixtures = new Fixtures({
+    fixturesDir: env.PERFLAB_FIXTURES_DIR,
+    labDatabaseUrl: env.DATABASE_URL,
+    log,
+  });
 
   for (const cellId of await reapOrphanProcesses(env.PERFLAB_HOST_ID)) {
     const cell = await db.cell.findUnique({ where: { id: cellId } });
@@ -55,7 +61,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       });
       try {
         await runCell(
-          { db, publisher, env, drivers, k6Version: version, log },
+          { db, publisher, env, drivers, fixtures, k6Version: version, log },
           { cellId: parsed.data.cellId, signal: shutdown.signal },
         );
       } finally {
@@ -79,6 +85,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     async close() {
       shutdown.abort();
       await worker.close();
+      await fixtures.close();
       await Promise.allSettled([workerConnection.quit(), publisher.quit()]);
       await db.$disconnect();
     },

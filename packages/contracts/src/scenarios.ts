@@ -41,3 +41,12 @@ export const defaultToolArguments: Record<string, Record<string, unknown>> = {
   transform_data: { size: 1000 },
   fetch_upstream: { delay_ms: 50 },
 };
+
+/** Tools that call the fixtures (servers/fixtures): the worker starts and resets them before such a cell. */
+export const fixtureTools: ReadonlySet<string> = new Set([
+  "fetch_upstream",
+  "search_products",
+  "get_user_cart",
+  "checkout",
+  "get_user",
+]);

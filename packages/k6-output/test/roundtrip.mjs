@@ -63,7 +63,8 @@ if (file) {
     for (const g of msg.groups) {
       groups++;
       const count = hdr.decodeFromCompressedBase64(g.hist).totalCount;
-      if (count !== g.requests) problems.push(`t=${msg.t} ${g.method} ${g.tool}: ${count} values, ${g.requests} requests`);
+      if (count !== g.requests)
+        problems.push(`t=${msg.t} ${g.method} ${g.tool}: ${count} values, ${g.requests} requests`);
     }
   }
   if (groups > 0 && problems.length === 0) {

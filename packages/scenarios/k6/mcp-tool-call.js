@@ -101,7 +101,11 @@ function openSession(phase) {
     protocolVersion = reply.result.protocolVersion;
   }
 
-  const note = post({ jsonrpc: "2.0", method: "notifications/initialized" }, tags(phase, "notifications/initialized", ""), "none");
+  const note = post(
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    tags(phase, "notifications/initialized", ""),
+    "none",
+  );
   if (!check(note, { "notifications/initialized accepted": (r) => r.status === 202 || r.status === 200 })) {
     mcpOpErrors.add(1, { phase, method: "notifications/initialized" });
     return false;
@@ -124,7 +128,11 @@ function callTool(phase) {
   const reply = rpcReply(res, id);
   const ok = check(res, {
     "tools/call succeeded": () =>
-      res.status === 200 && reply !== null && reply.error === undefined && reply.result !== undefined && reply.result.isError !== true,
+      res.status === 200 &&
+      reply !== null &&
+      reply.error === undefined &&
+      reply.result !== undefined &&
+      reply.result.isError !== true,
   });
   if (!ok) {
     mcpOpErrors.add(1, { phase, method: "tools/call", tool: TOOL });

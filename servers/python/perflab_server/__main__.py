@@ -10,7 +10,7 @@ import sys
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
-from .app import Config, ConfigError
+from .app import EVENT_STREAMS, Config, ConfigError
 
 
 def _start_line(cfg: Config) -> str:
@@ -22,7 +22,7 @@ def _start_line(cfg: Config) -> str:
 
 
 class _Server(uvicorn.Server):
-    """Prints the contract's start line once the socket is bound and the app has started."""
+    """Prints the contract's start line once serving, and ends GET event streams when shutdown starts."""
 
     def __init__(self, config: uvicorn.Config, start_line: str) -> None:
         super().__init__(config)
@@ -32,6 +32,11 @@ class _Server(uvicorn.Server):
         await super().startup(sockets)
         if self.started:
             print(self._start_line, flush=True)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # Event streams never end on their own; in-flight POSTs are left to finish.
+        EVENT_STREAMS.close_all()
+        await super().shutdown(sockets)
 
 
 def main() -> int:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import re
 import time
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
@@ -17,6 +19,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from sse_starlette.sse import AppStatus
 
 from .backends import BackendError, Backends, NotFound
 from .compute import canonical_json
@@ -66,6 +70,68 @@ class Config:
         if workers > 1 and not stateless:
             raise ConfigError("WEB_CONCURRENCY > 1 needs MCP_STATELESS=1: sessions live in one process's memory")
         return cls(int(raw_port), stateless, _flag("MCP_JSON_RESPONSE"), workers)
+
+
+class EventStreams:
+    """Open GET event streams of /mcp, ended at once when shutdown starts.
+
+    sse-starlette's own shutdown hook would also cut POST responses that are still
+    streaming their result; the contract wants those to finish, so it is turned off
+    and only GET streams are ended here.
+    """
+
+    def __init__(self) -> None:
+        self._scopes: set[anyio.CancelScope] = set()
+        self._closing = False
+
+    def close_all(self) -> None:
+        self._closing = True
+        for scope in self._scopes:
+            scope.cancel()
+
+    @contextmanager
+    def track(self) -> Iterator[anyio.CancelScope]:
+        with anyio.CancelScope() as scope:
+            if self._closing:
+                scope.cancel()
+            self._scopes.add(scope)
+            try:
+                yield scope
+            finally:
+                self._scopes.discard(scope)
+
+    def wrap(self, app: ASGIApp) -> ASGIApp:
+        return _ClosableStreams(app, self)
+
+
+class _ClosableStreams:
+    # A class, not a function: Starlette treats a plain function endpoint as request -> response.
+    def __init__(self, app: ASGIApp, streams: EventStreams) -> None:
+        self.app = app
+        self.streams = streams
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            await self.app(scope, receive, send)
+            return
+        started = finished = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started, finished
+            started = started or message["type"] == "http.response.start"
+            finished = finished or (message["type"] == "http.response.body" and not message.get("more_body"))
+            await send(message)
+
+        with self.streams.track() as cancel_scope:
+            await self.app(scope, receive, tracking_send)
+        if cancel_scope.cancelled_caught and started and not finished:
+            # End the chunked body cleanly so the client sees a closed stream, not an error.
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+# One application per worker process; the server's shutdown hook reaches it here.
+EVENT_STREAMS = EventStreams()
+AppStatus.disable_automatic_graceful_drain()
 
 
 def json_response(status: int, value: Any) -> Response:
@@ -142,7 +208,7 @@ def create_app() -> Starlette:
     return Starlette(
         routes=[
             # A Route (not a Mount) so POST /mcp is served as is, never redirected to /mcp/.
-            Route("/mcp", endpoint=StreamableHTTPASGIApp(manager)),
+            Route("/mcp", endpoint=EVENT_STREAMS.wrap(StreamableHTTPASGIApp(manager))),
             Route("/health", health, methods=["GET"]),
             Route("/rest/time", rest_time, methods=["GET"]),
             Route("/rest/users/{id}", rest_user, methods=["GET"]),

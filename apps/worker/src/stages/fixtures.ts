@@ -1,0 +1,102 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { freePort, waitForPort } from "../host.ts";
+import type { Logger } from "../logger.ts";
+
+const run = promisify(execFile);
+
+async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`fixture process exited with ${child.exitCode}`);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(500) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`fixture at ${url} did not become healthy within ${timeoutMs} ms`);
+}
+
+/**
+ * The I/O backends servers call (servers/fixtures): the product API, a dedicated Redis (never the
+ * lab's own: it is flushed before every server) and a fixtures database beside the lab's. Started
+ * on first need and kept for the worker's life; reset before every cell that uses them.
+ */
+export class Fixtures {
+  private started: Promise<Record<string, string>> | null = null;
+  private readonly children: ChildProcess[] = [];
+
+  constructor(private readonly options: { fixturesDir: string; labDatabaseUrl: string; log: Logger }) {}
+
+  /** The backend variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
+  ensure(): Promise<Record<string, string>> {
+    this.started ??= this.start().catch((error) => {
+      this.started = null;
+      throw error;
+    });
+    return this.started;
+  }
+
+  /** Flushes and re-seeds Redis and the users table, so every server starts from the same data. */
+  async reset(): Promise<void> {
+    const env = await this.ensure();
+    const started = Date.now();
+    try {
+      await run(path.join(this.options.fixturesDir, "bin/fixture-reset"), [], {
+        env: { PATH: process.env.PATH ?? "", REDIS_URL: env.REDIS_URL, DATABASE_URL: env.DATABASE_URL },
+        timeout: 150_000,
+      });
+    } catch (error) {
+      const e = error as { stderr?: string; message: string };
+      throw new Error(
+        `fixture reset failed: ${(e.stderr ?? e.message).trim().split("\n").slice(-3).join(" | ")}`,
+      );
+    }
+    this.options.log.debug({ ms: Date.now() - started }, "fixtures reset");
+  }
+
+  async close(): Promise<void> {
+    for (const child of this.children) child.kill("SIGTERM");
+    this.children.length = 0;
+    this.started = null;
+  }
+
+  private async start(): Promise<Record<string, string>> {
+    const apiPort = await freePort();
+    const api = spawn(path.join(this.options.fixturesDir, "bin/fixture-api"), [], {
+      env: { PORT: String(apiPort) },
+      stdio: "ignore",
+    });
+    this.children.push(api);
+    const redisPort = await freePort();
+    const redis = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(redisPort),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "noeviction",
+      ],
+      { stdio: "ignore" },
+    );
+    this.children.push(redis);
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    await Promise.all([waitForHealth(`${apiUrl}/health`, api, 15_000), waitForPort(redisPort, 15_000)]);
+    const database = new URL(this.options.labDatabaseUrl);
+    database.pathname = "/perflab_fixtures";
+    this.options.log.info({ apiUrl, redisPort }, "fixtures started");
+    return {
+      FIXTURE_API_URL: apiUrl,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}/0`,
+      DATABASE_URL: database.toString(),
+    };
+  }
+}

@@ -49,7 +49,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
   it("shows a field error for a bad value and does not submit", async () => {
     await withPage("bad-value", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
-      await fill(page, "VUs", "0");
+      await fill(page, "Virtual users", "0");
       await page.getByRole("button", { name: /start|queue|run/i }).click();
       await expect.poll(() => page.getByTestId("error-loadLevels.0.vus").textContent()).toMatch(/at least 1/);
       expect(new URL(page.url()).pathname).toBe("/runs/new");
@@ -59,7 +59,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
   it("submits the form, watches the live chart grow while the cell runs, then reads the summary", async () => {
     await withPage("run-flow", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
-      await fill(page, "VUs", "3");
+      await fill(page, "Virtual users", "3");
       await fill(page, "Duration", "8");
       await fill(page, "Warm-up", "1");
       await page.getByRole("button", { name: /start|queue|run/i }).click();

@@ -36,6 +36,18 @@ export const ZMatrixSpecInput = z.object({
     .default(0),
   cooldownSec: z.coerce.number().int().min(0, "must not be negative").max(600).default(2),
   driver: z.enum(driverIds).default("local"),
+  /** Resource limits per server; applied by the docker driver, recorded for every cell. */
+  limits: z
+    .object({
+      cpus: z.coerce.number().min(0.1, "must be at least 0.1").max(256).optional(),
+      memoryMb: z.coerce
+        .number()
+        .int("must be a whole number")
+        .min(32, "must be at least 32 MB")
+        .max(1_048_576)
+        .optional(),
+    })
+    .optional(),
   git: z
     .object({
       repo: z.string().optional(),

@@ -37,9 +37,14 @@ export const scenarioIds = Object.keys(scenarioCatalog) as ScenarioId[];
 export const defaultToolArguments: Record<string, Record<string, unknown>> = {
   echo: { message: "hello" },
   fibonacci: { n: 20 },
-  sleep: { ms: 10 },
+  validate_document: { document: { id: "3f2b8c1e-9a4d-4e7b-8c21-5d6e7f8a9b0c" } },
   transform_data: { size: 1000 },
+  sleep: { ms: 10 },
   fetch_upstream: { delay_ms: 50 },
+  search_products: { query: "lamp", limit: 10 },
+  get_user_cart: { user_id: 42 },
+  checkout: { user_id: 42, items: [{ product_id: 7, quantity: 2 }] },
+  get_user: { id: 42 },
 };
 
 /** Tools that call the fixtures (servers/fixtures): the worker starts and resets them before such a cell. */

@@ -116,7 +116,12 @@ function createUpstream(): { call: Upstream; close: () => Promise<void> } {
   });
   return {
     call: async (method, path, body) => {
-      const res = await pool.request({ method, path: prefix + path, body, headers: body ? headers : undefined });
+      const res = await pool.request({
+        method,
+        path: prefix + path,
+        body,
+        headers: body ? headers : undefined,
+      });
       return { status: res.statusCode, body: await res.body.text() };
     },
     close: () => pool.close(),

@@ -28,7 +28,10 @@ function cpuLimit(): number {
   const v2 = read("/sys/fs/cgroup/cpu.max")?.split(" ");
   const [quota, period] = v2
     ? [Number(v2[0]), Number(v2[1])]
-    : [Number(read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")), Number(read("/sys/fs/cgroup/cpu/cpu.cfs_period_us"))];
+    : [
+        Number(read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")),
+        Number(read("/sys/fs/cgroup/cpu/cpu.cfs_period_us")),
+      ];
   if (quota > 0 && period > 0) return Math.max(1, Math.min(cpus, Math.ceil(quota / period)));
   return cpus;
 }

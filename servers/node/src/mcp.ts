@@ -49,7 +49,8 @@ export class McpEndpoint {
       if (body !== undefined) await transport.handleRequest(req, res, body);
       return;
     }
-    if (req.method !== "POST") return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    if (req.method !== "POST")
+      return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
     const body = await readJsonBody(req, res);
     if (body === undefined) return;
     if (!isInitializeRequest(body)) {
@@ -121,6 +122,10 @@ export function rpcError(
   headers: Record<string, string> = {},
 ): void {
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    ...headers,
+  });
   res.end(body);
 }

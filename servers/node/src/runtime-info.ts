@@ -57,6 +57,10 @@ export function runtimeInfo(state: RuntimeState): string {
     gc_pause_total_ms: gcPauseMs,
     threads,
     goroutines: null,
-    mcp: { stateless: state.stateless, json_response: state.jsonResponse, sessions: state.stateless ? null : state.sessions },
+    mcp: {
+      stateless: state.stateless,
+      json_response: state.jsonResponse,
+      sessions: state.stateless ? null : state.sessions,
+    },
   });
 }

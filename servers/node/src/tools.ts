@@ -121,7 +121,10 @@ export function registerTools(server: McpServer, backends: Backends, validateDoc
 
   server.registerTool(
     "transform_data",
-    { description: "Generates, sorts, groups and aggregates size records.", inputSchema: schemas.transform_data },
+    {
+      description: "Generates, sorts, groups and aggregates size records.",
+      inputSchema: schemas.transform_data,
+    },
     ({ size }) => text(transformData(inRange("size", size, 1, 100000))),
   );
 
@@ -137,14 +140,19 @@ export function registerTools(server: McpServer, backends: Backends, validateDoc
   server.registerTool(
     "fetch_upstream",
     { description: "Fetches the fixture API's /delay endpoint.", inputSchema: schemas.fetch_upstream },
-    async ({ delay_ms }) => text(await backends.api("GET", `/delay?ms=${inRange("delay_ms", delay_ms, 0, 10000)}`)),
+    async ({ delay_ms }) =>
+      text(await backends.api("GET", `/delay?ms=${inRange("delay_ms", delay_ms, 0, 10000)}`)),
   );
 
   server.registerTool(
     "search_products",
-    { description: "Searches products and returns the most popular ones.", inputSchema: schemas.search_products },
+    {
+      description: "Searches products and returns the most popular ones.",
+      inputSchema: schemas.search_products,
+    },
     async ({ query, limit }) => {
-      if (!/^[a-z]{1,32}$/.test(query)) throw new ToolError("invalid_argument: query must match ^[a-z]{1,32}$");
+      if (!/^[a-z]{1,32}$/.test(query))
+        throw new ToolError("invalid_argument: query must match ^[a-z]{1,32}$");
       inRange("limit", limit, 1, 50);
       const redis = backends.redis();
       // Both calls start before either is awaited.
@@ -211,7 +219,8 @@ export function registerTools(server: McpServer, backends: Backends, validateDoc
     { description: "Prices items and records an order for a user.", inputSchema: schemas.checkout },
     async ({ user_id, items }) => {
       const uid = inRange("user_id", user_id, 1, 1000);
-      if (items.length < 1 || items.length > 10) throw new ToolError("invalid_argument: items must hold 1..10 entries");
+      if (items.length < 1 || items.length > 10)
+        throw new ToolError("invalid_argument: items must hold 1..10 entries");
       let itemCount = 0;
       const lines = items.map((it) => {
         const line = {
@@ -223,8 +232,14 @@ export function registerTools(server: McpServer, backends: Backends, validateDoc
       });
       const order = JSON.stringify({ items: lines });
       const history = `user:${uid}:history`;
-      const pipeline = backends.redis().pipeline().incr("orders:count").rpush(history, order).ltrim(history, -50, -1);
-      for (const line of lines) pipeline.zincrby("products:popularity", line.quantity, String(line.product_id));
+      const pipeline = backends
+        .redis()
+        .pipeline()
+        .incr("orders:count")
+        .rpush(history, order)
+        .ltrim(history, -50, -1);
+      for (const line of lines)
+        pipeline.zincrby("products:popularity", line.quantity, String(line.product_id));
       const [priced, results] = await Promise.all([
         backends.api("POST", "/cart/calculate", order).then(parseUpstream),
         redisCall(pipeline.exec()),

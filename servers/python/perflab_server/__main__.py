@@ -10,7 +10,7 @@ import sys
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
-from .app import EVENT_STREAMS, Config, ConfigError
+from .config import Config, ConfigError
 
 
 def _start_line(cfg: Config) -> str:
@@ -35,6 +35,8 @@ class _Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         # Event streams never end on their own; in-flight POSTs are left to finish.
+        from .app import EVENT_STREAMS  # loaded by now: this server runs the app in-process
+
         EVENT_STREAMS.close_all()
         await super().shutdown(sockets)
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -24,7 +22,8 @@ from sse_starlette.sse import AppStatus
 
 from .backends import BackendError, Backends, NotFound
 from .compute import canonical_json
-from .runtime import cpu_limit, runtime_info
+from .config import Config
+from .runtime import runtime_info
 from .tools import TOOL_DEFS, call_tool, make_handlers
 from .validate import DocumentValidator
 
@@ -34,50 +33,12 @@ NAME = "python"
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
 
-class ConfigError(Exception):
-    pass
-
-
-def _flag(name: str) -> bool:
-    value = os.environ.get(name, "")
-    if value not in ("", "0", "1"):
-        raise ConfigError(f"{name} must be 1 or 0, got {value!r}")
-    return value == "1"
-
-
-@dataclass(frozen=True)
-class Config:
-    port: int
-    stateless: bool
-    json_response: bool
-    workers: int
-
-    @classmethod
-    def from_env(cls) -> Config:
-        raw_port = os.environ.get("PORT") or "8080"
-        if not raw_port.isdigit() or not 1 <= int(raw_port) <= 65535:
-            raise ConfigError(f"PORT must be 1..65535, got {raw_port!r}")
-        stateless = _flag("MCP_STATELESS")
-        raw_workers = os.environ.get("WEB_CONCURRENCY", "")
-        if raw_workers:
-            if not raw_workers.isdigit() or int(raw_workers) < 1:
-                raise ConfigError(f"WEB_CONCURRENCY must be a positive integer, got {raw_workers!r}")
-            workers = int(raw_workers)
-        else:
-            # Stateless requests need no shared memory, so one process per CPU of
-            # the limit; stateful sessions live in one process's memory.
-            workers = cpu_limit() if stateless else 1
-        if workers > 1 and not stateless:
-            raise ConfigError("WEB_CONCURRENCY > 1 needs MCP_STATELESS=1: sessions live in one process's memory")
-        return cls(int(raw_port), stateless, _flag("MCP_JSON_RESPONSE"), workers)
-
-
 class EventStreams:
     """Open GET event streams of /mcp, ended at once when shutdown starts.
 
     sse-starlette's own shutdown hook would also cut POST responses that are still
-    streaming their result; the contract wants those to finish, so it is turned off
-    and only GET streams are ended here.
+    streaming their result; the contract wants those to finish, so that hook is
+    turned off and only GET streams are ended here.
     """
 
     def __init__(self) -> None:
@@ -100,18 +61,23 @@ class EventStreams:
             finally:
                 self._scopes.discard(scope)
 
-    def wrap(self, app: ASGIApp) -> ASGIApp:
-        return _ClosableStreams(app, self)
 
+class McpEndpoint:
+    """/mcp: the SDK's Streamable HTTP app, plus what the contract adds around it."""
 
-class _ClosableStreams:
     # A class, not a function: Starlette treats a plain function endpoint as request -> response.
-    def __init__(self, app: ASGIApp, streams: EventStreams) -> None:
+    def __init__(self, app: ASGIApp, streams: EventStreams, stateless: bool) -> None:
         self.app = app
         self.streams = streams
+        self.stateless = stateless
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET":
+        method = scope["method"]
+        if self.stateless and method in ("GET", "DELETE"):
+            # The SDK would open an event stream that no session owns; the contract says 405.
+            await METHOD_NOT_ALLOWED(scope, receive, send)
+            return
+        if method != "GET":
             await self.app(scope, receive, send)
             return
         started = finished = False
@@ -134,8 +100,11 @@ EVENT_STREAMS = EventStreams()
 AppStatus.disable_automatic_graceful_drain()
 
 
-def json_response(status: int, value: Any) -> Response:
-    return Response(canonical_json(value), status_code=status, media_type="application/json")
+def json_response(status: int, value: Any, headers: dict[str, str] | None = None) -> Response:
+    return Response(canonical_json(value), status_code=status, headers=headers, media_type="application/json")
+
+
+METHOD_NOT_ALLOWED = json_response(405, {"error": "method not allowed"}, {"Allow": "POST"})
 
 
 USER_ID = re.compile(r"[1-9][0-9]{0,8}")
@@ -208,7 +177,7 @@ def create_app() -> Starlette:
     return Starlette(
         routes=[
             # A Route (not a Mount) so POST /mcp is served as is, never redirected to /mcp/.
-            Route("/mcp", endpoint=EVENT_STREAMS.wrap(StreamableHTTPASGIApp(manager))),
+            Route("/mcp", endpoint=McpEndpoint(StreamableHTTPASGIApp(manager), EVENT_STREAMS, cfg.stateless)),
             Route("/health", health, methods=["GET"]),
             Route("/rest/time", rest_time, methods=["GET"]),
             Route("/rest/users/{id}", rest_user, methods=["GET"]),

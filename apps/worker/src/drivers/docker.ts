@@ -1,0 +1,314 @@
+import { createHash, randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough, type Readable } from "node:stream";
+import type { CatalogEntry } from "@perflab/contracts/server-catalog";
+import Docker from "dockerode";
+import { glob } from "tinyglobby";
+import { LogTail } from "./local.ts";
+import { OWNER_ENV, ownerMarker } from "./orphans.ts";
+import type { Driver, ExitInfo, RunningServer, ServerResources, StartRequest } from "./types.ts";
+
+export const LABEL_CELL = "perflab.cell";
+export const LABEL_RUN = "perflab.run";
+export const LABEL_SERVER = "perflab.server";
+/** `<host id>:<worker pid>`, as in the local driver's process marker. */
+export const LABEL_OWNER = "perflab.owner";
+/** Random per worker process: tells a restarted worker that reuses its pid (pid 1 in a container) from itself. */
+export const LABEL_INSTANCE = "perflab.instance";
+
+export type CellLimits = { cpus?: number; memoryMb?: number };
+export type DockerStartRequest = StartRequest & { runId?: string; limits?: CellLimits };
+export type EngineCapacity = { cpus: number; memoryBytes: number };
+export type ResolvedLimits = { cpus: number; memoryBytes: number };
+
+export const DEFAULT_LIMITS = { cpus: 2, memoryMb: 2048 } as const;
+const MB = 1024 * 1024;
+
+/** The cell's limits, defaulting to 2 vCPU / 2 GB and never more than the engine's machine has. */
+export function resolveLimits(limits: CellLimits | undefined, capacity: EngineCapacity): ResolvedLimits {
+  const cpus = Math.min(limits?.cpus ?? DEFAULT_LIMITS.cpus, capacity.cpus);
+  const memoryBytes = Math.min((limits?.memoryMb ?? DEFAULT_LIMITS.memoryMb) * MB, capacity.memoryBytes);
+  return { cpus, memoryBytes: Math.floor(memoryBytes) };
+}
+
+/** First `count` CPUs as a cpuset ("0-1"), for runtimes that size pools from visible CPUs. */
+export function cpusetFor(cpus: number, hostCpus: number): string {
+  const count = Math.max(1, Math.min(hostCpus, Math.ceil(cpus)));
+  return count === 1 ? "0" : `0-${count - 1}`;
+}
+
+type StatsSample = {
+  cpu_stats?: { cpu_usage?: { total_usage?: number } };
+  memory_stats?: { usage?: number; stats?: Record<string, number> };
+};
+
+/**
+ * CPU seconds and resident memory from one engine stats sample. Page cache is not the server's
+ * memory: cgroup v1 reports it as `cache` (`total_inactive_file` is preferred by newer CLIs, but
+ * `cache` is what `docker stats` on this engine subtracts), cgroup v2 as `inactive_file`.
+ */
+export function resourcesFromStats(sample: StatsSample): ServerResources | null {
+  const cpu = sample.cpu_stats?.cpu_usage?.total_usage;
+  const usage = sample.memory_stats?.usage;
+  if (cpu === undefined || usage === undefined || (cpu === 0 && usage === 0)) return null;
+  const stats = sample.memory_stats?.stats ?? {};
+  const cache = stats.cache ?? stats.inactive_file ?? 0;
+  return { cpuSeconds: cpu / 1e9, rssBytes: Math.max(0, usage - cache) };
+}
+
+/** Docker reports a signal death as exit code 128 + signal number. */
+export function exitInfoFromState(state: { ExitCode?: number; OOMKilled?: boolean }): ExitInfo {
+  const code = state.ExitCode ?? null;
+  let signal: string | null = null;
+  if (code !== null && code > 128) {
+    const entry = Object.entries(os.constants.signals).find(([, n]) => n === code - 128);
+    signal = entry?.[0] ?? null;
+  }
+  return { exitCode: code, signal, oomKilled: state.OOMKilled === true };
+}
+
+/**
+ * Whether a labelled container belongs to a worker of this host that is gone: its pid is dead, or
+ * its pid is ours but it was made by an earlier process (a restarted container worker is pid 1 again).
+ */
+export function isOrphan(
+  labels: Record<string, string>,
+  self: { hostId: string; pid: number; instance: string },
+  pidAlive: (pid: number) => boolean,
+): boolean {
+  const owner = labels[LABEL_OWNER];
+  if (!owner) return false;
+  const sep = owner.lastIndexOf(":");
+  if (owner.slice(0, sep) !== self.hostId) return false;
+  const pid = Number(owner.slice(sep + 1));
+  if (!Number.isInteger(pid)) return false;
+  if (pid === self.pid) return labels[LABEL_INSTANCE] !== self.instance;
+  return !pidAlive(pid);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Hash of what an image is built from: the server's build inputs, manifest and Docker files. */
+export async function sourceHash(dir: string, inputs: string[]): Promise<string> {
+  const files = (
+    await glob([...inputs, "perflab.json", "Dockerfile", ".dockerignore"], {
+      cwd: dir,
+      ignore: ["**/node_modules/**", "**/target/**", "bin/**", "dist/**", "**/.venv/**", "**/__pycache__/**"],
+      dot: true,
+    })
+  ).sort();
+  const hash = createHash("sha256");
+  for (const file of files)
+    hash
+      .update(file)
+      .update("\0")
+      .update(await readFile(path.join(dir, file)));
+  return hash.digest("hex").slice(0, 12);
+}
+
+/** `perflab/server-<name>:<hash of its sources>`: a changed source is a new image, never a stale one. */
+export async function serverImageTag(server: Pick<CatalogEntry, "name" | "dir" | "build">): Promise<string> {
+  return `perflab/server-${server.name}:${await sourceHash(server.dir, server.build.inputs)}`;
+}
+
+export async function fixturesImageTag(fixturesDir: string): Promise<string> {
+  return `perflab/fixtures:${await sourceHash(fixturesDir, ["**/*.go", "go.mod", "go.sum"])}`;
+}
+
+const isStatus = (error: unknown, ...codes: number[]) =>
+  codes.includes((error as { statusCode?: number }).statusCode ?? -1);
+
+export type DockerDriverOptions = {
+  /** Defaults to DOCKER_HOST (unix, tcp or ssh) or the local socket, like the docker CLI. */
+  docker?: Docker;
+  hostId?: string;
+  /** Pins the server to the first ceil(cpus) CPUs besides the CPU quota. */
+  cpuset?: boolean;
+  pidsLimit?: number;
+  /** A read-only root with a writable /tmp; runtimes that write elsewhere need it off. */
+  readonlyRootfs?: boolean;
+  tmpfsSize?: string;
+  imageFor?: (server: CatalogEntry) => Promise<string> | string;
+};
+
+export type DockerDriver = Driver & {
+  readonly docker: Docker;
+  start(request: DockerStartRequest): Promise<RunningServer & { readonly containerId: string }>;
+  /** Removes containers left by dead workers of this host; returns the cells they ran. */
+  removeOrphans(): Promise<string[]>;
+  capacity(): Promise<EngineCapacity>;
+};
+
+/** A container per cell on a local or remote engine, with host networking and the cell's limits. */
+export function createDockerDriver(options: DockerDriverOptions = {}): DockerDriver {
+  const docker = options.docker ?? new Docker();
+  const hostId = options.hostId ?? os.hostname();
+  const instance = randomUUID();
+  const imageFor = options.imageFor ?? serverImageTag;
+  let capacity: Promise<EngineCapacity> | null = null;
+  const engineCapacity = () => {
+    capacity ??= docker.info().then((info: { NCPU: number; MemTotal: number }) => ({
+      cpus: info.NCPU,
+      memoryBytes: info.MemTotal,
+    }));
+    capacity.catch(() => {
+      capacity = null;
+    });
+    return capacity;
+  };
+
+  return {
+    id: "docker",
+    docker,
+    capacity: engineCapacity,
+
+    async start(request: DockerStartRequest) {
+      const { server, cellId, port, env } = request;
+      const image = await imageFor(server);
+      try {
+        await docker.getImage(image).inspect();
+      } catch (error) {
+        if (!isStatus(error, 404)) throw error;
+        throw new Error(
+          `image ${image} is not on the Docker engine: build it with scripts/docker/build-images.sh ${server.name}`,
+        );
+      }
+      const host = await engineCapacity();
+      const limits = resolveLimits(request.limits, host);
+      const owner = env[OWNER_ENV] ?? ownerMarker(hostId);
+      const containerEnv = { ...server.start.env, ...env, PORT: String(port) };
+      const container = await docker.createContainer({
+        name: `perflab-${cellId}-${Date.now().toString(36)}`,
+        Image: image,
+        Env: Object.entries(containerEnv).map(([k, v]) => `${k}=${v}`),
+        Labels: {
+          [LABEL_CELL]: cellId,
+          ...(request.runId ? { [LABEL_RUN]: request.runId } : {}),
+          [LABEL_SERVER]: server.name,
+          [LABEL_OWNER]: owner,
+          [LABEL_INSTANCE]: instance,
+        },
+        StopSignal: "SIGTERM",
+        HostConfig: {
+          // No NAT or bridge in the measured path: the server listens on the host's 127.0.0.1.
+          NetworkMode: "host",
+          NanoCpus: Math.round(limits.cpus * 1e9),
+          ...(options.cpuset ? { CpusetCpus: cpusetFor(limits.cpus, host.cpus) } : {}),
+          Memory: limits.memoryBytes,
+          MemorySwap: limits.memoryBytes,
+          PidsLimit: options.pidsLimit ?? 4096,
+          SecurityOpt: ["no-new-privileges"],
+          CapDrop: ["ALL"],
+          ReadonlyRootfs: options.readonlyRootfs ?? true,
+          Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${options.tmpfsSize ?? "256m"}` },
+          RestartPolicy: { Name: "no" },
+          LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "1" } },
+        },
+      });
+      // Waiting before start cannot miss an exit that happens right after it.
+      const waited = container.wait({ condition: "next-exit" });
+      const tail = new LogTail();
+      try {
+        await container.start();
+      } catch (error) {
+        await container.remove({ force: true }).catch(() => undefined);
+        throw error;
+      }
+      const startedAt = Date.now();
+      const logsDone = followLogs(docker, container, tail);
+
+      const exited: Promise<ExitInfo> = waited
+        .then(async () => {
+          // The log stream ends with the container; give it a moment to deliver the last lines.
+          await Promise.race([logsDone, new Promise((r) => setTimeout(r, 1_000))]);
+          const state = (await container.inspect()).State;
+          return exitInfoFromState(state);
+        })
+        .catch((error: Error) => {
+          tail.push(`\n[perflab] lost track of container ${container.id}: ${error.message}\n`);
+          return { exitCode: null, signal: null, oomKilled: false };
+        });
+
+      let stopping: Promise<ExitInfo> | null = null;
+      return {
+        containerId: container.id,
+        startedAt,
+        exited,
+        async resources() {
+          try {
+            // one-shot: the engine reads the cgroup now instead of waiting a second for a CPU delta,
+            // so the sampler's timestamp and the reading agree.
+            const sample = (await container.stats({
+              stream: false,
+              "one-shot": true,
+            } as never)) as unknown as StatsSample;
+            return resourcesFromStats(sample);
+          } catch {
+            return null;
+          }
+        },
+        stop(graceMs) {
+          stopping ??= (async () => {
+            try {
+              await container.stop({ t: Math.max(1, Math.ceil(graceMs / 1000)) });
+            } catch (error) {
+              // 304: already stopped; 404: already gone.
+              if (!isStatus(error, 304, 404)) throw error;
+            }
+            const info = await exited;
+            await container.remove({ force: true, v: true }).catch((error) => {
+              if (!isStatus(error, 404, 409)) throw error;
+            });
+            return info;
+          })();
+          return stopping;
+        },
+        logTail: () => tail.toString(),
+      };
+    },
+
+    async removeOrphans() {
+      const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_CELL] } });
+      const self = { hostId, pid: process.pid, instance };
+      const cells = new Set<string>();
+      for (const info of containers) {
+        if (!isOrphan(info.Labels, self, pidAlive)) continue;
+        await docker
+          .getContainer(info.Id)
+          .remove({ force: true, v: true })
+          .catch((error) => {
+            if (!isStatus(error, 404, 409)) throw error;
+          });
+        const cell = info.Labels[LABEL_CELL];
+        if (cell) cells.add(cell);
+      }
+      return [...cells];
+    },
+  };
+}
+
+/** Follows the container's output (stdout and stderr are multiplexed without a TTY) into the tail. */
+async function followLogs(docker: Docker, container: Docker.Container, tail: LogTail): Promise<void> {
+  const stream = (await container.logs({
+    follow: true,
+    stdout: true,
+    stderr: true,
+  })) as unknown as Readable;
+  const out = new PassThrough();
+  out.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+  docker.modem.demuxStream(stream, out, out);
+  await new Promise<void>((resolve) => {
+    stream.once("end", resolve);
+    stream.once("close", resolve);
+    stream.once("error", () => resolve());
+  });
+}

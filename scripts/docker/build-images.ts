@@ -1,0 +1,292 @@
+/**
+ * Builds perflab's images offline, skipping every image whose tag already exists:
+ *   perflab/debian-base:bookworm   debootstrap --variant=minbase + docker import
+ *   perflab/<runtime>:<version>    local stand-ins for the official bases the Dockerfiles name in ARGs
+ *   perflab/server-<name>:<hash>   each reference server (tag = hash of its sources, as the driver computes)
+ *   perflab/fixtures:<hash>        the fixture API and reset binaries
+ *   perflab/app, postgres, redis   the images docker-compose.yml runs (with --apps)
+ * Usage: tsx scripts/docker/build-images.ts [--apps] [--only-apps] [server names | fixtures ...]
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { fixturesImageTag, serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const basesDir = path.join(root, "docker/bases");
+const logDir = path.join(root, ".perflab/docker-build");
+export const DEBIAN_BASE = "perflab/debian-base:bookworm";
+const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
+
+const args = process.argv.slice(2);
+const withApps = args.includes("--apps") || args.includes("--only-apps");
+const onlyApps = args.includes("--only-apps");
+const names = args.filter((a) => !a.startsWith("--"));
+
+type Result = { image: string; seconds: number; cached: boolean };
+const results: Result[] = [];
+
+function sh(command: string, logName: string): Promise<void> {
+  const logFile = path.join(logDir, `${logName}.log`);
+  return new Promise((resolve, reject) => {
+    // The classic builder: it resolves FROM against local images without asking a registry.
+    const child = spawn("bash", ["-o", "pipefail", "-c", `(${command}) > ${JSON.stringify(logFile)} 2>&1`], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, DOCKER_BUILDKIT: "0" },
+    });
+    child.on("exit", async (code) => {
+      if (code === 0) return resolve();
+      const log = await readFile(logFile, "utf8").catch(() => "");
+      reject(
+        new Error(
+          `${logName} failed (exit ${code}); log ${logFile}:\n${log.split("\n").slice(-25).join("\n")}`,
+        ),
+      );
+    });
+  });
+}
+
+const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+function imageExists(tag: string): boolean {
+  return spawnSync("docker", ["image", "inspect", tag], { stdio: "ignore" }).status === 0;
+}
+
+async function once(image: string, logName: string, build: () => Promise<void>): Promise<void> {
+  if (results.some((r) => r.image === image)) return;
+  if (imageExists(image)) {
+    results.push({ image, seconds: 0, cached: true });
+    return;
+  }
+  const started = Date.now();
+  await build();
+  const seconds = (Date.now() - started) / 1000;
+  results.push({ image, seconds, cached: false });
+  console.log(`  built ${image} in ${seconds.toFixed(1)} s (log: .perflab/docker-build/${logName}.log)`);
+}
+
+/** A root filesystem made offline from Debian's mirror; apt keeps working inside with host networking. */
+async function debianBase(): Promise<string> {
+  await once(DEBIAN_BASE, "debian-base", async () => {
+    if (!existsSync("/usr/sbin/debootstrap")) {
+      await sh(
+        "apt-get install -y -q debootstrap || (apt-get update -q && apt-get install -y -q debootstrap)",
+        "debootstrap-install",
+      );
+    }
+    const dir = path.join(root, ".perflab/debian-root");
+    const unmount = () =>
+      sh(
+        `for m in proc sys dev/pts dev; do umount -l ${q(dir)}/$m 2>/dev/null || true; done`,
+        "debian-umount",
+      );
+    await unmount();
+    await rm(dir, { recursive: true, force: true });
+    const mirror = process.env.PERFLAB_DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
+    try {
+      const started = Date.now();
+      await sh(`debootstrap --variant=minbase bookworm ${q(dir)} ${q(mirror)}`, "debootstrap");
+      console.log(`  debootstrap took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      await writeFile(
+        path.join(dir, "etc/apt/apt.conf.d/90perflab"),
+        'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n',
+      );
+      await sh(
+        `rm -rf ${q(dir)}/var/cache/apt/archives/*.deb ${q(dir)}/var/lib/apt/lists/* && ` +
+          `tar --numeric-owner -C ${q(dir)} -c . | docker import ` +
+          `-c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'CMD ["bash"]' - ${DEBIAN_BASE}`,
+        "debian-import",
+      );
+    } finally {
+      await unmount();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  return DEBIAN_BASE;
+}
+
+/** A base built from docker/bases/<name>.Dockerfile with a context of host files (tarred, never copied). */
+async function localBase(name: string, tag: string, hostPaths: string[], tarFlags = ""): Promise<string> {
+  await debianBase();
+  await once(tag, `base-${name}`, async () => {
+    for (const p of hostPaths) if (!existsSync(p)) throw new Error(`${tag}: ${p} is missing on this host`);
+    const parts = hostPaths.map((p) => `-C ${q(path.dirname(p))} ${q(path.basename(p))}`).join(" ");
+    await sh(
+      `tar -c ${tarFlags} -C ${q(basesDir)} ${name}.Dockerfile ${parts} | ` +
+        `docker build --network host -f ${name}.Dockerfile --build-arg BASE_IMAGE=${DEBIAN_BASE} -t ${tag} -`,
+      `base-${name}`,
+    );
+  });
+  return tag;
+}
+
+const output = (cmd: string, cmdArgs: string[]) =>
+  spawnSync(cmd, cmdArgs, { encoding: "utf8" }).stdout.trim();
+
+/** Local stand-ins for official images, chosen by the repository an ARG's default names. */
+const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }[] = [
+  {
+    match: /^(docker\.io\/)?(library\/)?golang[:@]/,
+    build: () => {
+      const goroot = output("go", ["env", "GOROOT"]);
+      const version = output("go", ["env", "GOVERSION"]).replace(/^go/, "");
+      return localBase("golang", `perflab/golang:${version}`, [goroot, CA_BUNDLE]);
+    },
+  },
+  {
+    match: /^(docker\.io\/)?(library\/)?node[:@]/,
+    build: () => {
+      const npmDir = path.join(output("npm", ["root", "-g"]), "npm");
+      return localBase("node", `perflab/node:${process.versions.node}`, [
+        process.execPath,
+        npmDir,
+        CA_BUNDLE,
+      ]);
+    },
+  },
+  {
+    match: /^(docker\.io\/)?oven\/bun[:@]/,
+    build: () => {
+      const pnpmStore = path.join(root, "node_modules/.pnpm");
+      const dir = readdirSync(pnpmStore).find((d) => d.startsWith("@oven+bun-linux-x64@"));
+      if (!dir)
+        throw new Error("oven/bun: @oven/bun-linux-x64 is not installed (pnpm install the bun server)");
+      const version = dir.split("@").at(-1)!;
+      return localBase("bun", `perflab/bun:${version}`, [
+        path.join(pnpmStore, dir, "node_modules/@oven/bun-linux-x64/bin/bun"),
+        CA_BUNDLE,
+      ]);
+    },
+  },
+  {
+    match: /^(docker\.io\/)?(library\/)?python[:@]/,
+    build: () => localBase("python", "perflab/python:3.11", [CA_BUNDLE]),
+  },
+  {
+    match: /^(docker\.io\/)?(library\/)?(eclipse-temurin|openjdk|amazoncorretto)[:@].*jre/,
+    build: () => localBase("jre", "perflab/jre:17", []),
+  },
+  {
+    match: /^(docker\.io\/)?(library\/)?(maven|eclipse-temurin|openjdk|amazoncorretto)[:@]/,
+    build: () => localBase("jdk", "perflab/jdk:17", [CA_BUNDLE]),
+  },
+  { match: /^(docker\.io\/)?(library\/)?(debian|ubuntu)[:@]/, build: debianBase },
+];
+
+/** `--build-arg NAME=<local image>` for every `ARG NAME=<official image>` of a Dockerfile. */
+async function localBuildArgs(dockerfile: string): Promise<string[]> {
+  const text = await readFile(dockerfile, "utf8");
+  const flags: string[] = [];
+  for (const match of text.matchAll(/^\s*ARG\s+([A-Za-z_][A-Za-z0-9_]*)=("?)([^\s"]+)\2\s*$/gm)) {
+    const [, name, , value] = match;
+    if (!/IMAGE|BASE/.test(name!)) continue;
+    const base = bases.find((b) => b.match.test(value!));
+    if (!base) {
+      throw new Error(
+        `${path.relative(root, dockerfile)}: ARG ${name}=${value} has no local stand-in; add one to scripts/docker/build-images.ts`,
+      );
+    }
+    flags.push(`--build-arg ${name}=${await base.build(value!)}`);
+  }
+  return flags;
+}
+
+async function imageFromDir(dir: string, tag: string, logName: string): Promise<void> {
+  const dockerfile = path.join(dir, "Dockerfile");
+  const buildArgs = await localBuildArgs(dockerfile);
+  await once(tag, logName, () =>
+    sh(`docker build --network host ${buildArgs.join(" ")} -t ${tag} ${q(dir)}`, logName),
+  );
+}
+
+/**
+ * One image holds the installed workspace and the built web app; compose runs it as web, worker and
+ * migrate. The context is the repository streamed through tar, minus what no service needs.
+ */
+async function appImages(): Promise<void> {
+  await debianBase();
+  const node = await bases[1]!.build("node:20");
+  await once("perflab/postgres:15", "postgres", () =>
+    sh(
+      `tar -c -C ${q(path.join(root, "docker"))} postgres.Dockerfile postgres-entrypoint.sh | docker build --network host -f postgres.Dockerfile --build-arg BASE_IMAGE=${DEBIAN_BASE} -t perflab/postgres:15 -`,
+      "postgres",
+    ),
+  );
+  await once("perflab/redis:7", "redis", () =>
+    sh(
+      `tar -c -C ${q(path.join(root, "docker"))} redis.Dockerfile | docker build --network host -f redis.Dockerfile --build-arg BASE_IMAGE=${DEBIAN_BASE} -t perflab/redis:7 -`,
+      "redis",
+    ),
+  );
+  if (!existsSync(path.join(root, "apps/web/.next/BUILD_ID"))) {
+    throw new Error("the web app is not built: run `pnpm build` (or scripts/setup.sh) before --apps");
+  }
+  // The app image always rebuilds: its inputs are the whole workspace; layers above the base are cheap.
+  const excludes = [
+    "./.git",
+    "./.perflab/work",
+    "./.perflab/debian-root",
+    "./.perflab/docker-build",
+    "./.perflab/build",
+    "./servers/*/target",
+    "./servers/rust",
+    "./servers/java",
+    "./apps/web/.next/cache",
+    "./coverage",
+    "./.perflab/*.log",
+    "./.perflab/pg",
+    "./.perflab/redis",
+  ].map((e) => `--exclude=${q(e)}`);
+  const started = Date.now();
+  await sh(
+    `tar -c ${excludes.join(" ")} -C ${q(root)} . | docker build --network host -f docker/app.Dockerfile --build-arg NODE_IMAGE=${node} --build-arg BASE_IMAGE=${DEBIAN_BASE} -t perflab/app:local -`,
+    "app",
+  );
+  const seconds = (Date.now() - started) / 1000;
+  results.push({ image: "perflab/app:local", seconds, cached: false });
+  console.log(`  built perflab/app:local in ${seconds.toFixed(1)} s`);
+}
+
+await mkdir(logDir, { recursive: true });
+const started = Date.now();
+await debianBase();
+if (!onlyApps) {
+  const wanted = (name: string) => names.length === 0 || names.includes(name);
+  if (wanted("fixtures")) {
+    const dir = path.join(root, "servers/fixtures");
+    await imageFromDir(dir, await fixturesImageTag(dir), "fixtures");
+  }
+  const failures: string[] = [];
+  for (const server of loadServerCatalog(path.join(root, "servers"))) {
+    if (!wanted(server.name)) continue;
+    if (!existsSync(path.join(server.dir, "Dockerfile"))) {
+      console.log(`  skipped server ${server.name}: no Dockerfile`);
+      continue;
+    }
+    try {
+      await imageFromDir(server.dir, await serverImageTag(server), `server-${server.name}`);
+    } catch (error) {
+      // One server's broken build must not hide the others: report all, fail at the end.
+      console.error(`✗ ${server.name}: ${(error as Error).message}`);
+      failures.push(server.name);
+    }
+  }
+  if (failures.length > 0) {
+    printSummary();
+    process.exit(1);
+  }
+}
+if (withApps) await appImages();
+printSummary();
+
+function printSummary() {
+  for (const r of results) {
+    console.log(
+      `${r.cached ? "·" : "✓"} ${r.image.padEnd(44)} ${r.cached ? "exists" : `${r.seconds.toFixed(1)} s`}`,
+    );
+  }
+  console.log(`images ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}

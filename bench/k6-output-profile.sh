@@ -46,8 +46,8 @@ curl -sf -o "$work/cpu.pprof" "http://127.0.0.1:$API_PORT/debug/pprof/profile?se
 wait "${pids[-1]}"
 
 cd "$root/packages/k6-output"
-total=$(go tool pprof -top -nodecount=1 "$work/cpu.pprof" 2>/dev/null | sed -n 's/.*Total samples = \([0-9.]*\)s.*/\1/p')
+total=$(go tool pprof -top -nodecount=1 "$work/cpu.pprof" 2>/dev/null | sed -n "s/.*Total samples = \([0-9.]*m\?s\).*/\1/p")
 ours=$(go tool pprof -top -focus='packages/k6-output' -nodefraction=0 -nodecount=1000000 "$work/cpu.pprof" 2>/dev/null |
   sed -n 's/.*Showing nodes accounting for [0-9.]*m\?s, \([0-9.]*\)% of.*/\1/p')
-echo "k6 CPU profiled: ${total}s over ${PROFILED}s; share in the perflab output: ${ours:-0}%"
+echo "k6 CPU profiled: ${total} over ${PROFILED}s; share in the perflab output: ${ours:-0}%"
 go tool pprof -top -cum -focus='packages/k6-output' -nodecount=12 "$work/cpu.pprof" 2>/dev/null | tail -n +6

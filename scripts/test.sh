@@ -7,6 +7,6 @@ PERFLAB_BROWSER_TESTS=1 bash scripts/setup.sh
 echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only
 echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --output-logs=errors-only
-echo "» servers";     (cd servers/go && go test ./...)
+echo "» servers";     (cd servers/go && go test ./...) && (cd servers/fixtures && go test ./...)
 echo "» integration and browser"
 pnpm --filter @perflab/tests test

@@ -276,7 +276,7 @@ export async function runCell(
   await finishCell(deps, cell.id, cell.runId, outcome);
   const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;
   if (cooldownSec > 0 && !input.signal?.aborted) {
-    await stage("cooldown");
+    // The cell is already final; cooldown only keeps the host quiet before the next cell.
     await new Promise((r) => setTimeout(r, cooldownSec * 1000));
   }
 }

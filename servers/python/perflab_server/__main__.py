@@ -41,6 +41,24 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+class _Supervisor(Multiprocess):
+    """uvicorn's worker supervisor, printing the start line once every worker serves."""
+
+    def __init__(self, config: uvicorn.Config, sockets: list[socket.socket], start_line: str) -> None:
+        super().__init__(config, sockets)
+        self._start_line = start_line
+        self.failed = False
+
+    def init_processes(self) -> None:
+        super().init_processes()
+        if all(p.wait_until_ready(60, self.should_exit) for p in self.processes):
+            print(self._start_line, flush=True)
+        else:
+            print("a worker process failed to start", file=sys.stderr, flush=True)
+            self.failed = True
+            self.should_exit.set()
+
+
 def main() -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -85,9 +103,9 @@ def main() -> int:
 
     # Stateless only (Config enforces it): the workers share the bound socket and
     # the kernel spreads connections across them.
-    print(_start_line(cfg), flush=True)
-    Multiprocess(config, sockets=[sock]).run()
-    return 0
+    supervisor = _Supervisor(config, [sock], _start_line(cfg))
+    supervisor.run()
+    return 1 if supervisor.failed else 0
 
 
 if __name__ == "__main__":

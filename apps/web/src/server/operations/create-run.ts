@@ -73,6 +73,7 @@ export async function createRun({
         warmupSeconds: spec.warmupSec,
         status: "queued" as const,
         driver: spec.driver,
+        limits: spec.limits ?? undefined,
       })),
       select: { id: true, index: true, serverName: true, scenario: true, round: true },
     });

@@ -1,0 +1,196 @@
+"""The real process over HTTP: MCP lifecycle in both modes, plain routes and SIGTERM."""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CONTRACT_MD = (ROOT.parent / "CONTRACT.md").read_text()
+ACCEPT = "application/json, text/event-stream"
+VERSION = "2025-06-18"
+
+
+def contract_tools() -> dict[str, dict]:
+    """Tool descriptions and input schemas as CONTRACT.md section 4 states them."""
+    descriptions = dict(re.findall(r"^\|\s*`(\w+)`\s*\|\s*`([^`]+)`\s*\|\s*$", CONTRACT_MD, re.M))
+    tools = {}
+    for name, block in re.findall(r"^### 4\.\d+ `(\w+)`.*?```json\n(.*?)```", CONTRACT_MD, re.M | re.S):
+        tools[name] = {"name": name, "description": descriptions[name], "inputSchema": json.loads(block)}
+    assert len(tools) == 10
+    return tools
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, **env: str) -> None:
+        self.port = free_port()
+        full_env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "FIXTURE_API_URL", "DATABASE_URL")}
+        full_env.update(PORT=str(self.port), WEB_CONCURRENCY="1", **env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "perflab_server"], cwd=ROOT, env=full_env, stdout=subprocess.PIPE, text=True
+        )
+        line = self.proc.stdout.readline()
+        assert f"listening on http://127.0.0.1:{self.port}" in line, line
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.http = httpx.Client(base_url=self.base, timeout=10)
+
+    def stop(self) -> tuple[int, float]:
+        started = time.monotonic()
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=10)
+        elapsed = time.monotonic() - started
+        self.http.close()
+        return code, elapsed
+
+
+@pytest.fixture
+def stateful():
+    server = Server()
+    yield server
+    if server.proc.poll() is None:
+        server.stop()
+
+
+def rpc(server: Server, method: str, params=None, session: str | None = None, id_: int | None = 1):
+    headers = {"Accept": ACCEPT, "MCP-Protocol-Version": VERSION}
+    if session:
+        headers["Mcp-Session-Id"] = session
+    message = {"jsonrpc": "2.0", "method": method}
+    if id_ is not None:
+        message["id"] = id_
+    if params is not None:
+        message["params"] = params
+    return server.http.post("/mcp", json=message, headers=headers)
+
+
+def message_of(resp: httpx.Response) -> dict:
+    if resp.headers["content-type"].startswith("application/json"):
+        return resp.json()
+    data = [line[5:].strip() for line in resp.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+    assert len(data) == 1, resp.text
+    return json.loads(data[0])
+
+
+def initialize(server: Server) -> str | None:
+    resp = rpc(server, "initialize", {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+    assert resp.status_code == 200
+    result = message_of(resp)["result"]
+    assert result["serverInfo"] == {"name": "perflab-python", "version": "1.0.0"}
+    assert "tools" in result["capabilities"]
+    session = resp.headers.get("mcp-session-id")
+    assert rpc(server, "notifications/initialized", session=session, id_=None).status_code == 202
+    return session
+
+
+def test_stateful_lifecycle_with_event_stream_and_delete(stateful):
+    session = initialize(stateful)
+    assert session
+
+    listed = message_of(rpc(stateful, "tools/list", session=session))["result"]["tools"]
+    assert {t["name"]: t for t in listed} == contract_tools()
+
+    resp = rpc(stateful, "tools/call", {"name": "fibonacci", "arguments": {"n": 20}}, session=session)
+    assert resp.headers["content-type"].startswith("text/event-stream")
+    assert message_of(resp)["result"]["content"] == [{"type": "text", "text": '{"n":20,"value":6765}'}]
+
+    bad = message_of(rpc(stateful, "tools/call", {"name": "fibonacci", "arguments": {"n": 40}}, session=session))
+    assert bad["result"]["isError"] is True
+    unknown = message_of(rpc(stateful, "tools/call", {"name": "nope", "arguments": {}}, session=session))
+    assert unknown["error"]["code"] == -32602
+
+    with stateful.http.stream("GET", "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": session}) as stream:
+        # Headers arrive before any event.
+        assert stream.status_code == 200
+        assert stream.headers["content-type"].startswith("text/event-stream")
+    assert stateful.http.get("/debug/runtime").json()["mcp"]["sessions"] == 1
+
+    assert stateful.http.request("DELETE", "/mcp", headers={"Mcp-Session-Id": session}).status_code in (200, 204)
+    assert rpc(stateful, "tools/list", session=session).status_code == 404
+    assert stateful.http.get("/debug/runtime").json()["mcp"]["sessions"] == 0
+
+
+def test_plain_routes(stateful):
+    assert stateful.http.get("/health").text == '{"status":"ok"}'
+    now = stateful.http.get("/rest/time").json()["now_ms"]
+    assert abs(now - time.time() * 1000) < 60_000
+    assert stateful.http.get("/rest/users/0").json() == {"error": "invalid id"}
+    assert stateful.http.get("/rest/users/1").status_code == 503  # no DATABASE_URL
+    info = stateful.http.get("/debug/runtime").json()
+    assert list(info) == [
+        "runtime", "pid", "uptime_ms", "parallelism", "heap_used_bytes", "heap_total_bytes", "rss_bytes",
+        "gc_count", "gc_pause_total_ms", "threads", "goroutines", "mcp",
+    ]  # fmt: skip
+    assert info["runtime"]["name"] == "python" and info["pid"] == stateful.proc.pid
+    assert info["parallelism"] == 1 and info["rss_bytes"] > 0 and info["threads"] >= 1
+    assert info["mcp"] == {"stateless": False, "json_response": False, "sessions": 0}
+
+
+def test_post_mcp_is_not_redirected_and_large_bodies_are_accepted(stateful):
+    session = initialize(stateful)
+    message = "é" * (1 << 19)  # 1 MiB of UTF-8
+    resp = rpc(stateful, "tools/call", {"name": "echo", "arguments": {"message": message}}, session=session)
+    assert resp.status_code == 200 and not resp.history
+    assert message_of(resp)["result"]["content"][0]["text"] == message
+
+
+def test_sigterm_closes_event_streams_lets_requests_finish_and_exits_zero(stateful):
+    session = initialize(stateful)
+    results = {}
+
+    def slow_call():
+        resp = rpc(stateful, "tools/call", {"name": "sleep", "arguments": {"ms": 1000}}, session=session, id_=7)
+        results["sleep"] = message_of(resp)["result"]["content"][0]["text"]
+
+    def event_stream():
+        with httpx.stream("GET", stateful.base + "/mcp", headers={"Accept": "text/event-stream", "Mcp-Session-Id": session}, timeout=10) as s:
+            results["stream_status"] = s.status_code
+            for _ in s.iter_bytes():
+                pass
+            results["stream_closed"] = True
+
+    threads = [threading.Thread(target=slow_call), threading.Thread(target=event_stream)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    code, elapsed = stateful.stop()
+    for t in threads:
+        t.join(timeout=5)
+    assert code == 0 and elapsed < 5
+    assert results == {"sleep": '{"slept_ms":1000}', "stream_status": 200, "stream_closed": True}
+
+
+def test_stateless_json_mode_answers_without_a_session():
+    server = Server(MCP_STATELESS="1", MCP_JSON_RESPONSE="1")
+    try:
+        resp = rpc(server, "tools/call", {"name": "transform_data", "arguments": {"size": 1}})
+        assert resp.headers["content-type"].startswith("application/json")
+        assert "mcp-session-id" not in resp.headers
+        assert json.loads(message_of(resp)["result"]["content"][0]["text"])["size"] == 1
+        assert initialize(server) is None
+        assert server.http.get("/mcp", headers={"Accept": "text/event-stream"}).status_code == 405
+        assert server.http.request("DELETE", "/mcp").status_code == 405
+        assert server.http.get("/debug/runtime").json()["mcp"] == {"stateless": True, "json_response": True, "sessions": None}
+    finally:
+        assert server.stop()[0] == 0
+
+
+def test_bad_configuration_exits_non_zero():
+    env = dict(os.environ, PORT=str(free_port()), WEB_CONCURRENCY="2")
+    env.pop("MCP_STATELESS", None)
+    proc = subprocess.run([sys.executable, "-m", "perflab_server"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+    assert proc.returncode != 0 and "WEB_CONCURRENCY" in proc.stderr

@@ -1,0 +1,146 @@
+"""Pure pieces: padding, generator, aggregation, canonical JSON, validation, argument checks, config."""
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from perflab_server.backends import Backends
+from perflab_server.compute import PAD_ALPHABET, Xorshift32, canonical_json, fibonacci, pad_message, transform_data
+from perflab_server.config import Config, ConfigError
+from perflab_server.tools import call_tool, make_handlers
+from perflab_server.validate import DocumentValidator
+
+CONTRACT = Path(__file__).resolve().parents[2] / "contract"
+PACKAGE = Path(__file__).resolve().parents[1] / "perflab_server"
+
+
+@pytest.mark.parametrize("size", [0, 1, 63, 64, 65, 1024, 1048576])
+def test_pad_reaches_exact_byte_length(size):
+    got = pad_message("hello", size)
+    assert len(got.encode()) == max(size, 5)
+    assert got.startswith("hello")
+
+
+def test_pad_counts_utf8_bytes_and_never_truncates():
+    assert pad_message("héllo", 8) == "hélloAB"
+    assert pad_message("a long message", 3) == "a long message"
+    assert pad_message("", 70) == PAD_ALPHABET.decode() + "ABCDEF"
+
+
+def test_fibonacci_known_values():
+    assert [fibonacci(n) for n in (0, 1, 2, 10, 20)] == [0, 1, 1, 55, 6765]
+
+
+def test_xorshift32_first_outputs_from_seed_42():
+    rng = Xorshift32(42)
+    assert [rng.next() for _ in range(5)] == [11355432, 2836018348, 476557059, 3648046016, 3759983556]
+
+
+def test_transform_aggregates_every_record_once_in_category_order():
+    groups = transform_data(5000)["groups"]
+    assert [g["category"] for g in groups] == sorted(g["category"] for g in groups)
+    assert sum(g["count"] for g in groups) == 5000
+    for g in groups:
+        assert sum(g["regions"].values()) == g["count"]
+        assert g["min_amount_cents"] <= g["p50_amount_cents"] <= g["max_amount_cents"]
+        assert len(g["top_ids"]) == 3
+
+
+def test_canonical_json_escapes_only_what_the_contract_says():
+    assert canonical_json({"a": "<&>/é\u0001\n\"\\", "b": [1, True, None]}) == '{"a":"<&>/é\\u0001\\n\\"\\\\","b":[1,true,null]}'
+
+
+def test_document_schema_is_the_contract_copy():
+    assert (PACKAGE / "document.schema.json").read_bytes() == (CONTRACT / "document.schema.json").read_bytes()
+
+
+def test_validator_counts_distinct_failing_locations():
+    doc = {
+        "id": "x",
+        "createdAt": "2024-01-01",
+        "status": "paid",
+        "customer": {"name": "A", "email": "a@b.co"},
+        "items": [{"sku": "ABC-1234", "quantity": 1, "unitPriceCents": -1.5}],
+    }
+    # type and minimum fail at one place: counted once.
+    assert DocumentValidator().validate(doc) == {
+        "valid": False,
+        "error_count": 2,
+        "error_paths": ["/id", "/items/0/unitPriceCents"],
+    }
+
+
+def test_date_format_rejects_a_trailing_newline():
+    doc = {
+        "id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+        "createdAt": "2024-01-01\n",
+        "status": "paid",
+        "customer": {"name": "A", "email": "a@b.co"},
+        "items": [{"sku": "ABC-1234", "quantity": 1, "unitPriceCents": 1}],
+    }
+    assert DocumentValidator().validate(doc)["error_paths"] == ["/createdAt"]
+
+
+@pytest.fixture(scope="module")
+def handlers():
+    return make_handlers(Backends(), DocumentValidator())
+
+
+@pytest.mark.parametrize(
+    "tool,args",
+    [
+        ("fibonacci", {"n": 36}),
+        ("fibonacci", {"n": -1}),
+        ("fibonacci", {"n": "5"}),
+        ("fibonacci", {"n": True}),
+        ("fibonacci", {"n": 5.5}),
+        ("fibonacci", {}),
+        ("transform_data", {"size": 10000000}),
+        ("echo", {"message": 5}),
+        ("echo", {"message": "x", "pad_to_bytes": 1048577}),
+        ("echo", {"message": "x" * 1048577}),
+        ("validate_document", {"document": [1]}),
+        ("sleep", {"ms": 10001}),
+        ("search_products", {"query": "Amber"}),
+        ("checkout", {"user_id": 1, "items": []}),
+        ("checkout", {"user_id": 1, "items": [{"product_id": 1}]}),
+    ],
+)
+def test_bad_arguments_are_tool_errors(handlers, tool, args):
+    result = asyncio.run(call_tool(handlers, tool, args))
+    assert result.is_error
+    assert result.content[0].text.startswith("invalid_argument: ")
+
+
+@pytest.mark.parametrize(
+    "tool,args",
+    [
+        ("fetch_upstream", {"delay_ms": 1}),
+        ("search_products", {"query": "amber"}),
+        ("get_user_cart", {"user_id": 1}),
+        ("checkout", {"user_id": 1, "items": [{"product_id": 1, "quantity": 1}]}),
+        ("get_user", {"id": 1}),
+    ],
+)
+def test_io_tools_without_backends_are_backend_unavailable(tool, args, monkeypatch):
+    for name in ("REDIS_URL", "FIXTURE_API_URL", "DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    result = asyncio.run(call_tool(make_handlers(Backends(), DocumentValidator()), tool, args))
+    assert result.is_error
+    assert result.content[0].text.startswith("backend_unavailable: ")
+
+
+def test_config_refuses_several_workers_for_stateful_sessions(monkeypatch):
+    monkeypatch.delenv("MCP_STATELESS", raising=False)
+    monkeypatch.setenv("WEB_CONCURRENCY", "2")
+    with pytest.raises(ConfigError):
+        Config.from_env()
+    monkeypatch.setenv("MCP_STATELESS", "1")
+    assert Config.from_env().workers == 2
+
+
+def test_config_rejects_unknown_flag_values(monkeypatch):
+    monkeypatch.setenv("MCP_JSON_RESPONSE", "yes")
+    with pytest.raises(ConfigError):
+        Config.from_env()

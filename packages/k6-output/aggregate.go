@@ -24,6 +24,7 @@ type groupKey struct {
 type groupAgg struct {
 	requests int64
 	failed   int64
+	opErrors int64
 	hist     *hdrhistogram.Histogram
 }
 
@@ -49,6 +50,7 @@ const (
 	kindDataReceived
 	kindIterations
 	kindVUs
+	kindOpErrors
 )
 
 func kindOf(name string) metricKind {
@@ -67,6 +69,8 @@ func kindOf(name string) metricKind {
 		return kindIterations
 	case "vus":
 		return kindVUs
+	case "mcp_op_errors":
+		return kindOpErrors
 	}
 	return kindOther
 }
@@ -131,6 +135,9 @@ func (a *aggregator) add(s *metrics.Sample) {
 			// Touch the group so a second with only successes still lists it.
 			a.group(sec, s.Tags)
 		}
+	case kindOpErrors:
+		// JSON-RPC errors and isError results arrive as HTTP 200: without this they would be invisible.
+		a.group(sec, s.Tags).opErrors += int64(s.Value)
 	case kindDataSent:
 		sec.dataSent += int64(s.Value)
 	case kindDataReceived:

@@ -167,6 +167,7 @@ type groupEntry struct {
 	Tool     string `json:"tool"`
 	Requests int64  `json:"requests"`
 	Failed   int64  `json:"failed"`
+	OpErrors int64  `json:"opErrors"`
 	Hist     string `json:"hist"`
 }
 
@@ -195,7 +196,7 @@ func encodeInterval(sec *secondAgg, keys []groupKey) ([]byte, error) {
 			continue
 		}
 		k := keys[id]
-		e := groupEntry{Phase: k.Phase, Method: k.Method, Tool: k.Tool, Requests: g.requests, Failed: g.failed, Hist: emptyHist}
+		e := groupEntry{Phase: k.Phase, Method: k.Method, Tool: k.Tool, Requests: g.requests, Failed: g.failed, OpErrors: g.opErrors, Hist: emptyHist}
 		if g.hist != nil {
 			b, err := g.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 			if err != nil {

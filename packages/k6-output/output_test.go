@@ -18,6 +18,7 @@ type fixture struct {
 	reg     *metrics.Registry
 	builtin *metrics.BuiltinMetrics
 	custom  *metrics.Metric
+	opErrs  *metrics.Metric
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -26,7 +27,8 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{
 		reg:     reg,
 		builtin: metrics.RegisterBuiltinMetrics(reg),
-		custom:  reg.MustNewMetric("mcp_op_errors", metrics.Counter),
+		custom:  reg.MustNewMetric("unrelated_counter", metrics.Counter),
+		opErrs:  reg.MustNewMetric("mcp_op_errors", metrics.Counter),
 	}
 }
 
@@ -61,9 +63,9 @@ type interval struct {
 	T      int64  `json:"t"`
 	K6     string `json:"k6"`
 	Groups []struct {
-		Phase, Method, Tool string
-		Requests, Failed    int64
-		Hist                string
+		Phase, Method, Tool        string
+		Requests, Failed, OpErrors int64
+		Hist                       string
 	} `json:"groups"`
 	Iterations   int64 `json:"iterations"`
 	DataSent     int64 `json:"dataSent"`
@@ -315,5 +317,29 @@ func BenchmarkEncodeSecond(b *testing.B) {
 		if _, err := encodeInterval(sec, a.keys); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestCountsMCPOperationErrorsPerGroup(t *testing.T) {
+	f := newFixture(t)
+	at := time.Unix(1_700_000_000, 0)
+	tags := f.tags("phase", "measure", "method", "tools/call", "tool", "echo")
+	a := newAggregator()
+	a.addContainers([]metrics.SampleContainer{metrics.Samples{
+		sample(f.builtin.HTTPReqs, tags, at, 1),
+		sample(f.builtin.HTTPReqs, tags, at, 1),
+		sample(f.opErrs, tags, at, 1),
+	}})
+	secs := a.take(0, true)
+	line, err := encodeInterval(secs[0], a.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got interval
+	if err := json.Unmarshal(line, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Groups) != 1 || got.Groups[0].Requests != 2 || got.Groups[0].OpErrors != 1 || got.Groups[0].Failed != 0 {
+		t.Errorf("want one group with 2 requests, 1 MCP error and no HTTP failure, got %s", line)
 	}
 }

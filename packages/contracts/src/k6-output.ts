@@ -6,7 +6,10 @@ export const ZK6IntervalGroup = z.object({
   method: z.string(),
   tool: z.string(),
   requests: z.number().int().nonnegative(),
+  /** HTTP-level failures (k6's http_req_failed). */
   failed: z.number().int().nonnegative(),
+  /** Failed MCP operations (JSON-RPC error, isError, bad status), HTTP failures included; 0 for non-MCP scripts. */
+  opErrors: z.number().int().nonnegative().default(0),
   /** http_req_duration in microseconds, HDR histogram, compressed V2 base64. */
   hist: z.string(),
 });

@@ -20,6 +20,7 @@ function line(t: number, phase: string, latencyUs: number, requests: number, fai
         tool: "echo",
         requests,
         failed,
+        opErrors: 0,
         hist: hist(Array(requests).fill(latencyUs)),
       },
     ],
@@ -58,6 +59,7 @@ describe("CellAggregator", () => {
       tool: "echo",
       requests: 7,
       failed: 0,
+      opErrors: 0,
       hist: hist(Array(7).fill(800)),
     });
     agg.addInterval(mixed);
@@ -80,6 +82,7 @@ describe("CellAggregator", () => {
           tool: "",
           requests: 4,
           failed: 0,
+          opErrors: 0,
           hist: hist([3000, 3000, 3000, 3000]),
         },
         {
@@ -88,6 +91,7 @@ describe("CellAggregator", () => {
           tool: "echo",
           requests: 16,
           failed: 0,
+          opErrors: 0,
           hist: hist(Array(16).fill(500)),
         },
       ],
@@ -140,6 +144,22 @@ describe("CellAggregator", () => {
     expect(s.rssPeakBytes).toBe(60e6);
     const points = agg.takeAllPoints();
     expect(points.find((p) => p.t === 1)?.cpuPct).toBe(5);
+  });
+});
+
+describe("errors", () => {
+  it("counts MCP operation errors that came back as HTTP 200, without counting HTTP failures twice", () => {
+    const agg = new CellAggregator();
+    const l = line(300, "measure", 1000, 10, 2);
+    l.groups[0]!.opErrors = 5;
+    agg.addInterval(l);
+    agg.addInterval({
+      ...line(301, "measure", 1000, 10, 3),
+      groups: [{ ...line(301, "measure", 1000, 10, 3).groups[0]!, opErrors: 0 }],
+    });
+    const s = agg.summary({ durationSec: 2 });
+    expect(s.errors).toBe(8);
+    expect(s.operations[0]?.errors).toBe(8);
   });
 });
 

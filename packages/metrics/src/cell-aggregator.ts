@@ -121,14 +121,16 @@ export class CellAggregator {
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
       const isOp = group.method === OPERATION_METHOD;
+      // MCP scripts count every failed operation (HTTP failures included); other scripts only HTTP failures.
+      const failed = Math.max(group.failed, group.opErrors ?? 0);
       second.requests += group.requests;
-      second.errors += group.failed;
+      second.errors += failed;
       if (isOp) second.ops += group.requests;
       second.hist.add(hist);
       if (group.phase !== "measure") continue;
       measureRequestsInLine += group.requests;
       this.measured.requests += group.requests;
-      this.measured.errors += group.failed;
+      this.measured.errors += failed;
       if (isOp) this.measured.ops += group.requests;
       this.measuredHist.add(hist);
       const key = `${group.method}\u0000${group.tool}`;
@@ -138,7 +140,7 @@ export class CellAggregator {
         this.operations.set(key, op);
       }
       op.count += group.requests;
-      op.errors += group.failed;
+      op.errors += failed;
       op.hist.add(hist);
     }
     second.measureRequests += measureRequestsInLine;

@@ -33,7 +33,11 @@ final class Compute {
 
   /** Appends alphabet bytes until the UTF-8 length is padTo; a longer message is never truncated. */
   static String padMessage(String message, int padTo) {
-    int missing = padTo - utf8Length(message);
+    return padMessage(message, utf8Length(message), padTo);
+  }
+
+  static String padMessage(String message, int utf8Length, int padTo) {
+    int missing = padTo - utf8Length;
     if (missing <= 0) {
       return message;
     }

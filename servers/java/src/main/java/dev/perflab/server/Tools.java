@@ -87,10 +87,11 @@ final class Tools {
     if (!(a.get("message") instanceof String message)) {
       throw ToolException.invalid("message must be a string");
     }
-    if (message.length() > MAX_ECHO_BYTES && Compute.utf8Length(message) > MAX_ECHO_BYTES) {
+    int length = message.length() > MAX_ECHO_BYTES ? MAX_ECHO_BYTES + 1 : Compute.utf8Length(message);
+    if (length > MAX_ECHO_BYTES) {
       throw ToolException.invalid("message is longer than " + MAX_ECHO_BYTES + " bytes");
     }
-    return Compute.padMessage(message, integer(a, "pad_to_bytes", 0, MAX_ECHO_BYTES, 0));
+    return Compute.padMessage(message, length, integer(a, "pad_to_bytes", 0, MAX_ECHO_BYTES, 0));
   }
 
   private String validateDocument(Map<String, Object> a) throws ToolException {

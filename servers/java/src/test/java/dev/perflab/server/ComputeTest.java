@@ -42,6 +42,9 @@ class ComputeTest {
     assertThrows(ToolException.class, () -> tools.call("transform_data", Map.of("size", 10_000_000)));
     assertThrows(ToolException.class, () -> tools.call("echo", Map.of("message", "x", "pad_to_bytes", -1)));
     assertThrows(ToolException.class, () -> tools.call("fibonacci", Map.of("n", "7")));
+    // 600,000 two-byte characters: short in chars, 1.2 MB in UTF-8, so over the 1 MiB limit.
+    assertThrows(ToolException.class, () -> tools.call("echo", Map.of("message", "\u00e9".repeat(600_000))));
+    assertEquals(1 << 20, uncheck(() -> tools.call("echo", Map.of("message", "\u00e9".repeat(1 << 19)))).length() * 2);
     assertThrows(ToolException.class, () -> tools.call("fibonacci", Map.of("n", 7.5)));
     assertEquals("{\"n\":7,\"value\":13}", uncheck(() -> tools.call("fibonacci", Map.of("n", 7.0))));
   }

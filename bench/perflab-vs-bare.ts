@@ -7,21 +7,12 @@
  *   pnpm exec tsx bench/perflab-vs-bare.ts [rounds=5] [durationSec=10] [vus=10]
  */
 import { execFile, spawn } from "node:child_process";
-import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
-import { createDb } from "@perflab/db";
-import { Queue } from "bullmq";
-import {
-  freePort,
-  repoRoot,
-  startPostgres,
-  startRedis,
-  startWorker,
-  waitForPort,
-} from "../scripts/lib/services.ts";
+import { freePort, repoRoot, waitForPort } from "../scripts/lib/services.ts";
+import { machine, mean, sd, startLab } from "./lib.ts";
 
 const [rounds = 5, durationSec = 10, vus = 10] = process.argv.slice(2).map(Number);
 const warmupSec = 2;
@@ -29,8 +20,6 @@ const k6Bin = path.join(repoRoot, ".perflab/bin/k6");
 const script = path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js");
 const serverBin = path.join(repoRoot, "servers/go/bin/server");
 
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 const fmt = (xs: number[], digits = 1) => `${mean(xs).toFixed(digits)} ± ${sd(xs).toFixed(digits)}`;
 
 async function cpuSeconds(pid: number): Promise<number> {
@@ -70,64 +59,23 @@ async function bare(tmp: string): Promise<{ rps: number; p99: number }> {
   }
 }
 
-const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-"));
-await chmod(tmp, 0o755);
-const redis = await startRedis({ dir: path.join(tmp, "redis"), port: await freePort() });
-const pg = await startPostgres({ dir: path.join(tmp, "pg"), port: await freePort(), durable: false });
-const worker = startWorker({
-  databaseUrl: pg.url,
-  redisUrl: redis.url,
-  env: { PERFLAB_WORK_DIR: path.join(tmp, "work") },
-});
-const db = createDb(pg.url);
-const redisUrl = new URL(redis.url);
-const queue = new Queue(QUEUE_CELLS, {
-  connection: { host: redisUrl.hostname, port: Number(redisUrl.port) },
-});
-const workspace = await db.workspace.create({ data: { slug: "bench", name: "bench" } });
+const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-bare-"));
+const lab = await startLab();
 
 async function viaPerflab(): Promise<{ rps: number; p99: number; workerCpuPct: number }> {
-  const run = await db.run.create({
-    data: {
-      workspaceId: workspace.id,
-      source: "api",
-      name: "bench",
-      spec: { cooldownSec: 0 },
-      cellsTotal: 1,
-      cells: {
-        create: [
-          {
-            index: 0,
-            serverName: "go",
-            scenario: "mcp-tool-call",
-            loadLevel: { vus },
-            params: { tool: "echo", arguments: { message: "hello" } },
-            durationSeconds: durationSec,
-            warmupSeconds: warmupSec,
-            driver: "local",
-          },
-        ],
-      },
-    },
-    include: { cells: true },
-  });
-  const cellId = run.cells[0]!.id;
-  const cpuBefore = await cpuSeconds(worker.child.pid!);
+  const cpuBefore = await cpuSeconds(lab.worker.child.pid!);
   const started = Date.now();
-  await queue.add(JOB_CELL_RUN, { runId: run.id, cellId }, { jobId: cellId });
-  for (;;) {
-    const cell = await db.cell.findUniqueOrThrow({ where: { id: cellId }, include: { summary: true } });
-    if (cell.status === "failed") throw new Error(`cell failed: ${cell.error}`);
-    if (cell.status === "succeeded" && cell.summary) {
-      const workerCpuPct =
-        (((await cpuSeconds(worker.child.pid!)) - cpuBefore) / ((Date.now() - started) / 1000)) * 100;
-      const op = (cell.summary.byOperation as { method: string; p99: number }[]).find(
-        (o) => o.method === "tools/call",
-      );
-      return { rps: cell.summary.httpRps, p99: op!.p99, workerCpuPct };
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const [cell] = await lab.runCells(
+    [{ serverName: "go", tool: "echo", args: { message: "hello" }, vus, durationSec, warmupSec }],
+    { cooldownSec: 0 },
+  );
+  if (!cell?.summary) throw new Error(`cell failed: ${cell?.error}`);
+  const workerCpuPct =
+    (((await cpuSeconds(lab.worker.child.pid!)) - cpuBefore) / ((Date.now() - started) / 1000)) * 100;
+  const op = (cell.summary.byOperation as { method: string; p99: number }[]).find(
+    (o) => o.method === "tools/call",
+  );
+  return { rps: cell.summary.httpRps, p99: op!.p99, workerCpuPct };
 }
 
 const results = {
@@ -168,10 +116,6 @@ try {
   console.log(`RPS ratio perflab / bare: ${(mean(perflabRps) / mean(bareRps)).toFixed(3)}`);
   console.log(`worker CPU during a cell: ${fmt(results.perflab.map((r) => r.workerCpuPct))} % of one core`);
 } finally {
-  await queue.close();
-  await db.$disconnect();
-  await worker.stop();
-  await pg.stop();
-  await redis.stop();
+  await lab.stop();
   await rm(tmp, { recursive: true, force: true });
 }

@@ -133,7 +133,9 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
     build: () => {
       const goroot = output("go", ["env", "GOROOT"]);
       const version = output("go", ["env", "GOVERSION"]).replace(/^go/, "");
-      return localBase("golang", `perflab/golang:${version}`, [goroot, CA_BUNDLE]);
+      const downloads = path.join(output("go", ["env", "GOMODCACHE"]), "cache/download");
+      if (!existsSync(downloads)) spawnSync("mkdir", ["-p", downloads]);
+      return localBase("golang", `perflab/golang:${version}`, [goroot, downloads, CA_BUNDLE]);
     },
   },
   {

@@ -32,6 +32,7 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(summary.latencyP50Ms!).toBeLessThanOrEqual(summary.latencyP99Ms!);
     expect(summary.rssPeakBytes).not.toBeNull();
     expect(cell.coldStartMs).toBeGreaterThan(0);
+    expect(Number(cell.idleRssBytes)).toBeGreaterThan(1_000_000);
     expect(cell.exitCode === 0 || cell.exitSignal === "SIGTERM").toBe(true);
     expect(cell.hostFingerprint).toMatchObject({ cores: expect.any(Number) });
     expect(cell.k6Version).toMatch(/k6/);

@@ -144,11 +144,13 @@ export async function runCell(
     const runtime = await fetch(runtimeUrl, { signal: AbortSignal.timeout(1_000) })
       .then((r) => (r.ok ? r.json() : null))
       .catch(() => null);
+    const idle = await running.resources();
     await db.cell.update({
       where: { id: cell.id },
       data: {
         healthyAt: new Date(healthyAt),
         coldStartMs: healthyAt - running.startedAt,
+        idleRssBytes: idle ? BigInt(idle.rssBytes) : null,
         parallelism:
           runtime && typeof runtime === "object" && "parallelism" in runtime
             ? (runtime.parallelism as never)

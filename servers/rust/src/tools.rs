@@ -249,8 +249,9 @@ impl PerflabServer {
         let limit = in_range("limit", args.limit.unwrap_or(10), 1, 50)?;
         let mut redis = self.state.backends.redis().await?;
         // join! polls both futures from the start, so the two calls overlap.
+        let path = format!("/products/search?q={query}&limit={limit}");
         let (found, top) = tokio::join!(
-            self.state.backends.api(reqwest::Method::GET, &format!("/products/search?q={query}&limit={limit}"), None),
+            self.state.backends.api(reqwest::Method::GET, &path, None),
             redis.zrevrange_withscores::<_, Vec<(String, f64)>>("products:popularity", 0, 4),
         );
         #[derive(Deserialize)]
@@ -278,9 +279,10 @@ impl PerflabServer {
         let redis = self.state.backends.redis().await?;
         let (mut cart_conn, mut history_conn) = (redis.clone(), redis);
         let recommended = 1 + (user_id * 7919) % 100_000;
+        let path = format!("/products/{recommended}");
         let (cart, product, history) = tokio::join!(
             cart_conn.hgetall::<_, Vec<(String, String)>>(format!("user:{user_id}:cart")),
-            self.state.backends.api(reqwest::Method::GET, &format!("/products/{recommended}"), None),
+            self.state.backends.api(reqwest::Method::GET, &path, None),
             history_conn.lrange::<_, Vec<String>>(format!("user:{user_id}:history"), -5, -1),
         );
         let (cart, product, history) = (cart?, product?, history?);

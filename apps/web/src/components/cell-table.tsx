@@ -50,7 +50,9 @@ export function CellTable({
                 <td className={td}>
                   <StatusBadge status={cell.status} testId={`cell-status-${cell.index}`} />
                 </td>
-                <td className={`${td} text-zinc-600 dark:text-zinc-400`}>{cell.status === "running" ? (cell.stage ?? "—") : "—"}</td>
+                <td className={`${td} text-zinc-600 dark:text-zinc-400`}>
+                  {cell.status === "running" ? (cell.stage ?? "—") : "—"}
+                </td>
                 <td
                   className={`${td} max-w-xs truncate text-rose-600 dark:text-rose-400`}
                   title={cell.error ?? undefined}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import {
+  cpusetFor,
+  exitInfoFromState,
+  isOrphan,
+  LABEL_INSTANCE,
+  LABEL_OWNER,
+  resolveLimits,
+  resourcesFromStats,
+} from "./docker.ts";
+
+const GB = 1024 ** 3;
+
+describe("resolveLimits", () => {
+  it("defaults to 2 vCPU and 2 GB", () => {
+    expect(resolveLimits(undefined, { cpus: 8, memoryBytes: 64 * GB })).toEqual({ cpus: 2, memoryBytes: 2 * GB });
+  });
+  it("caps the limits to what the engine's machine has", () => {
+    expect(resolveLimits({ cpus: 16, memoryMb: 65_536 }, { cpus: 2, memoryBytes: 4 * GB })).toEqual({
+      cpus: 2,
+      memoryBytes: 4 * GB,
+    });
+  });
+  it("keeps fractional CPUs and small memory limits as asked", () => {
+    expect(resolveLimits({ cpus: 0.5, memoryMb: 32 }, { cpus: 2, memoryBytes: 4 * GB })).toEqual({
+      cpus: 0.5,
+      memoryBytes: 32 * 1024 * 1024,
+    });
+  });
+});
+
+describe("cpusetFor", () => {
+  it("pins to the first ceil(cpus) CPUs, at least one, at most the host's", () => {
+    expect(cpusetFor(0.5, 4)).toBe("0");
+    expect(cpusetFor(1.5, 4)).toBe("0-1");
+    expect(cpusetFor(8, 2)).toBe("0-1");
+  });
+});
+
+describe("resourcesFromStats", () => {
+  it("subtracts cgroup v1 page cache from memory usage and converts CPU to seconds", () => {
+    const sample = {
+      cpu_stats: { cpu_usage: { total_usage: 2_500_000_000 } },
+      memory_stats: { usage: 50_000_000, stats: { cache: 20_000_000, rss: 29_000_000 } },
+    };
+    expect(resourcesFromStats(sample)).toEqual({ cpuSeconds: 2.5, rssBytes: 30_000_000 });
+  });
+  it("subtracts inactive_file on cgroup v2", () => {
+    const sample = {
+      cpu_stats: { cpu_usage: { total_usage: 1_000_000 } },
+      memory_stats: { usage: 10_000_000, stats: { inactive_file: 4_000_000, anon: 5_000_000 } },
+    };
+    expect(resourcesFromStats(sample)).toEqual({ cpuSeconds: 0.001, rssBytes: 6_000_000 });
+  });
+  it("returns null for a stopped container's empty sample", () => {
+    expect(resourcesFromStats({ cpu_stats: { cpu_usage: { total_usage: 0 } }, memory_stats: {} })).toBeNull();
+    expect(resourcesFromStats({})).toBeNull();
+  });
+});
+
+describe("exitInfoFromState", () => {
+  it("names the signal of a 128+n exit code and keeps the OOM flag", () => {
+    expect(exitInfoFromState({ ExitCode: 137, OOMKilled: true })).toEqual({
+      exitCode: 137,
+      signal: "SIGKILL",
+      oomKilled: true,
+    });
+    expect(exitInfoFromState({ ExitCode: 0, OOMKilled: false })).toEqual({
+      exitCode: 0,
+      signal: null,
+      oomKilled: false,
+    });
+  });
+});
+
+describe("isOrphan", () => {
+  const self = { hostId: "lab-1", pid: 100, instance: "me" };
+  const alive = (pid: number) => pid === 100 || pid === 200;
+  const labels = (owner: string, instance = "other") => ({ [LABEL_OWNER]: owner, [LABEL_INSTANCE]: instance });
+
+  it("takes containers of a dead worker on this host", () => {
+    expect(isOrphan(labels("lab-1:300"), self, alive)).toBe(true);
+  });
+  it("leaves containers of a live worker and of other hosts", () => {
+    expect(isOrphan(labels("lab-1:200"), self, alive)).toBe(false);
+    expect(isOrphan(labels("lab-2:300"), self, alive)).toBe(false);
+    expect(isOrphan({}, self, alive)).toBe(false);
+  });
+  it("tells its own containers from those of an earlier worker with the same pid", () => {
+    expect(isOrphan(labels("lab-1:100", "me"), self, alive)).toBe(false);
+    expect(isOrphan(labels("lab-1:100", "before-restart"), self, alive)).toBe(true);
+  });
+  it("handles host ids that contain colons", () => {
+    expect(isOrphan(labels("a:b:300"), { ...self, hostId: "a:b" }, alive)).toBe(true);
+  });
+});

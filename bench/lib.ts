@@ -1,0 +1,97 @@
+/** A throwaway perflab (Postgres, Redis, worker) for benchmarks, and a way to run cells through it. */
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { createDb } from "@perflab/db";
+import { Queue } from "bullmq";
+import { freePort, startPostgres, startRedis, startWorker } from "../scripts/lib/services.ts";
+
+export type CellRequest = {
+  serverName: string;
+  tool: string;
+  args: Record<string, unknown>;
+  vus: number;
+  durationSec: number;
+  warmupSec: number;
+};
+
+export async function startLab() {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-"));
+  await chmod(tmp, 0o755);
+  const redis = await startRedis({ dir: path.join(tmp, "redis"), port: await freePort() });
+  const pg = await startPostgres({ dir: path.join(tmp, "pg"), port: await freePort(), durable: false });
+  const worker = startWorker({
+    databaseUrl: pg.url,
+    redisUrl: redis.url,
+    env: { PERFLAB_WORK_DIR: path.join(tmp, "work") },
+  });
+  const db = createDb(pg.url);
+  const redisUrl = new URL(redis.url);
+  const queue = new Queue(QUEUE_CELLS, {
+    connection: { host: redisUrl.hostname, port: Number(redisUrl.port) },
+  });
+  const workspace = await db.workspace.create({ data: { slug: "bench", name: "bench" } });
+
+  /** Queues one run of these cells (in order, cooldown 2 s) and resolves with the finished cells. */
+  async function runCells(cells: CellRequest[], options: { cooldownSec?: number } = {}) {
+    const run = await db.run.create({
+      data: {
+        workspaceId: workspace.id,
+        source: "api",
+        name: "bench",
+        spec: { cooldownSec: options.cooldownSec ?? 2 },
+        cellsTotal: cells.length,
+        cells: {
+          create: cells.map((c, index) => ({
+            index,
+            serverName: c.serverName,
+            scenario: "mcp-tool-call",
+            loadLevel: { vus: c.vus },
+            params: { tool: c.tool, arguments: c.args } as never,
+            durationSeconds: c.durationSec,
+            warmupSeconds: c.warmupSec,
+            driver: "local",
+          })),
+        },
+      },
+      include: { cells: { orderBy: { index: "asc" } } },
+    });
+    await queue.addBulk(
+      run.cells.map((c) => ({
+        name: JOB_CELL_RUN,
+        data: { runId: run.id, cellId: c.id },
+        opts: { jobId: c.id },
+      })),
+    );
+    for (;;) {
+      const current = await db.run.findUniqueOrThrow({ where: { id: run.id } });
+      if (!["queued", "running"].includes(current.status)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return db.cell.findMany({
+      where: { runId: run.id },
+      orderBy: { index: "asc" },
+      include: { summary: true },
+    });
+  }
+
+  return {
+    db,
+    worker,
+    runCells,
+    async stop() {
+      await queue.close();
+      await db.$disconnect();
+      await worker.stop();
+      await pg.stop();
+      await redis.stop();
+      await rm(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+export const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
+export const machine = () =>
+  `${os.cpus()[0]?.model}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${os.release()}`;

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "cells" ADD COLUMN     "idle_rss_bytes" BIGINT;

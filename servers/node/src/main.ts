@@ -81,18 +81,22 @@ async function runServer(config: AppConfig): Promise<void> {
 function runPrimary(config: AppConfig): void {
   let listening = 0;
   let stopping = false;
+  const stopAll = () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+  };
   for (let i = 0; i < config.parallelism; i++) cluster.fork();
   cluster.on("listening", () => {
     if (++listening === config.parallelism) console.log(startLine(config, config.port));
   });
   cluster.on("exit", (worker, code, signal) => {
-    if (!stopping) fail(`worker ${worker.process.pid} exited (code ${code}, signal ${signal})`);
+    // Exit code 0 is a worker's graceful stop (the signal may reach workers before the
+    // primary): stop the others too. A crash fails the whole server: no cell runs on fewer workers.
+    if (code !== 0 && !stopping) fail(`worker ${worker.process.pid} exited (code ${code}, signal ${signal})`);
+    if (!stopping) stopAll();
     if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
   });
-  onStopSignal(() => {
-    stopping = true;
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
-  });
+  onStopSignal(stopAll);
 }
 
 const config = loadConfig();

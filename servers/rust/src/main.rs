@@ -23,7 +23,7 @@ use perflab_server_rust::{
 };
 use rmcp::transport::streamable_http_server::{
     StreamableHttpServerConfig, StreamableHttpService,
-    session::local::{LocalSessionManager, SessionConfig},
+    session::local::LocalSessionManager,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -94,9 +94,9 @@ async fn run(cfg: Config) -> Result<(), String> {
     let state = Arc::new(AppState::new(validator, Backends::from_env()?));
 
     // Sessions live until DELETE or shutdown (rmcp's default closes them after 5 idle minutes).
-    let mut session_config = SessionConfig::default();
-    session_config.keep_alive = None;
-    let sessions = Arc::new(LocalSessionManager { session_config, ..Default::default() });
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = None;
+    let sessions = Arc::new(sessions);
 
     let mcp_token = CancellationToken::new();
     let mcp = StreamableHttpService::new(
@@ -117,7 +117,10 @@ async fn run(cfg: Config) -> Result<(), String> {
     let (stateless, json_response) = (cfg.stateless, cfg.json_response);
     let app = Router::new()
         .route_service("/mcp", mcp)
-        .layer(middleware::from_fn_with_state(shutdown.clone(), close_streams_on_shutdown))
+        .layer(middleware::from_fn_with_state(
+            McpGate { shutdown: shutdown.clone(), sessions: sessions.clone() },
+            mcp_gate,
+        ))
         .route("/health", get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }))
         .route(
             "/rest/time",
@@ -177,16 +180,35 @@ async fn wait_for_signal() {
     }
 }
 
-/// Ends the long-lived GET event streams when shutdown starts: they never go
-/// idle on their own, while POSTs are left to finish.
-async fn close_streams_on_shutdown(State(shutdown): State<CancellationToken>, request: Request, next: Next) -> Response {
-    let is_get = request.method() == Method::GET;
-    let response = next.run(request).await;
-    if !is_get {
+#[derive(Clone)]
+struct McpGate {
+    shutdown: CancellationToken,
+    sessions: Arc<LocalSessionManager>,
+}
+
+/// Adapts rmcp to the contract where they differ: GET event streams end when
+/// shutdown starts (they never go idle, while POSTs are left to finish), and
+/// DELETE answers 404 for an unknown session and 204 instead of rmcp's 202.
+async fn mcp_gate(State(gate): State<McpGate>, request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    if method == Method::DELETE
+        && let Some(id) = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
+        && !gate.sessions.sessions.read().await.contains_key(id)
+    {
+        return Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Body::from("Not Found: Session not found"))
+            .expect("static response parts are valid");
+    }
+    let mut response = next.run(request).await;
+    if method == Method::DELETE && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    if method != Method::GET {
         return response;
     }
     let (parts, body) = response.into_parts();
-    let stream = body.into_data_stream().take_until(shutdown.cancelled_owned());
+    let stream = body.into_data_stream().take_until(gate.shutdown.cancelled_owned());
     Response::from_parts(parts, Body::from_stream(stream))
 }
 

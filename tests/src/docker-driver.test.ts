@@ -1,0 +1,248 @@
+/**
+ * The docker driver against the real engine (scripts/docker/start-dockerd.sh) and the images of
+ * scripts/docker/build-images.sh: the Go server in a container on host networking, its limits as the
+ * engine applied them, CPU and memory limits that bite, OOM detection and orphan removal.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { waitForHealthy } from "@perflab/worker";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  createDockerDriver,
+  type DockerDriver,
+  type DockerStartRequest,
+  LABEL_CELL,
+  LABEL_INSTANCE,
+  LABEL_OWNER,
+  serverImageTag,
+} from "../../apps/worker/src/drivers/docker.ts";
+import { freePort, repoRoot } from "../../scripts/lib/services.ts";
+
+const MB = 1024 * 1024;
+const HOST_ID = "perflab-docker-tests";
+const OOM_IMAGE = "perflab/test-oom:1";
+const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go") as CatalogEntry;
+
+let driver: DockerDriver;
+const running: { stop: (graceMs: number) => Promise<unknown> }[] = [];
+
+async function startGo(request: Partial<DockerStartRequest> = {}) {
+  const port = await freePort();
+  const server = await driver.start({ server: go, cellId: `docker-test-${port}`, port, env: {}, ...request });
+  running.push(server);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitForHealthy({ baseUrl, mcpPath: go.mcpPath, timeoutMs: 30_000, exited: server.exited }).catch(
+    (error) => {
+      throw new Error(`the Go container did not become healthy: ${error.message}\n${server.logTail()}`);
+    },
+  );
+  return { server, baseUrl, port };
+}
+
+async function connect(baseUrl: string): Promise<Client> {
+  const client = new Client({ name: "perflab-docker-tests", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${go.mcpPath}`)));
+  return client;
+}
+
+/** fibonacci(32) calls completed by `clients` concurrent sessions in `seconds`, and the server CPU used. */
+async function fibonacciLoad(
+  baseUrl: string,
+  server: { resources: () => Promise<{ cpuSeconds: number } | null> },
+  clients: number,
+  seconds: number,
+) {
+  const sessions = await Promise.all(Array.from({ length: clients }, () => connect(baseUrl)));
+  await sessions[0]!.callTool({ name: "fibonacci", arguments: { n: 32 } });
+  const cpuBefore = (await server.resources())!.cpuSeconds;
+  const started = Date.now();
+  const deadline = started + seconds * 1000;
+  let calls = 0;
+  await Promise.all(
+    sessions.map(async (client) => {
+      while (Date.now() < deadline) {
+        const result = await client.callTool({ name: "fibonacci", arguments: { n: 32 } });
+        expect(result.isError).toBeFalsy();
+        calls++;
+      }
+    }),
+  );
+  const wall = (Date.now() - started) / 1000;
+  const cpu = (await server.resources())!.cpuSeconds - cpuBefore;
+  await Promise.all(sessions.map((c) => c.close()));
+  return { callsPerSecond: calls / wall, cpuPerSecond: cpu / wall };
+}
+
+beforeAll(async () => {
+  driver = createDockerDriver({ hostId: HOST_ID });
+  // No skip: a missing engine fails the suite with the command that fixes it.
+  await driver.docker.ping().catch((error: Error) => {
+    throw new Error(`no Docker engine answers (${error.message}): run scripts/docker/start-dockerd.sh`);
+  });
+  expect(go, "the Go server's manifest").toBeDefined();
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.stop(2_000).catch(() => undefined)));
+});
+
+describe("the Go server in a container", () => {
+  it("answers MCP on 127.0.0.1, reports RSS from the engine's stats, and stops cleanly", async () => {
+    const { server, baseUrl, port } = await startGo({ runId: "run-1", limits: { cpus: 1, memoryMb: 256 } });
+    const client = await connect(baseUrl);
+    const echoed = await client.callTool({ name: "echo", arguments: { message: "from a container" } });
+    expect((echoed.content as { text: string }[])[0]!.text).toBe("from a container");
+    await client.close();
+
+    const usage = await server.resources();
+    expect(usage).not.toBeNull();
+    expect(usage!.rssBytes).toBeGreaterThan(1 * MB);
+    expect(usage!.rssBytes).toBeLessThan(256 * MB);
+    expect(usage!.cpuSeconds).toBeGreaterThan(0);
+    expect(server.logTail()).toContain(`listening on http://127.0.0.1:${port}`);
+
+    const exit = await server.stop(5_000);
+    expect(exit).toEqual({ exitCode: 0, signal: null, oomKilled: false });
+    const gone = await driver.docker
+      .getContainer(server.containerId)
+      .inspect()
+      .then(() => false)
+      .catch((error: { statusCode?: number }) => error.statusCode === 404);
+    expect(gone, "the container is removed after stop").toBe(true);
+  });
+
+  it("runs with the cell's limits, host networking and no privileges", async () => {
+    const { server, port } = await startGo({ runId: "run-2", limits: { cpus: 1.5, memoryMb: 300 } });
+    const info = await driver.docker.getContainer(server.containerId).inspect();
+    expect(info.HostConfig.NetworkMode).toBe("host");
+    expect(info.HostConfig.NanoCpus).toBe(1_500_000_000);
+    expect(info.HostConfig.Memory).toBe(300 * MB);
+    expect(info.HostConfig.MemorySwap).toBe(300 * MB);
+    expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
+    expect(info.HostConfig.CapDrop).toEqual(["ALL"]);
+    expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges");
+    expect(info.HostConfig.ReadonlyRootfs).toBe(true);
+    expect(info.Config.Labels).toMatchObject({
+      [LABEL_CELL]: `docker-test-${port}`,
+      "perflab.run": "run-2",
+      "perflab.server": "go",
+    });
+    expect(info.Config.Env).toContain(`PORT=${port}`);
+  });
+
+  it("defaults to 2 vCPU and 2 GB capped to the engine's machine", async () => {
+    const { server } = await startGo();
+    const info = await driver.docker.getContainer(server.containerId).inspect();
+    const capacity = await driver.capacity();
+    expect(info.HostConfig.NanoCpus).toBe(Math.min(2, capacity.cpus) * 1e9);
+    expect(info.HostConfig.Memory).toBe(Math.min(2048 * MB, capacity.memoryBytes));
+  });
+
+  it("computes fibonacci(32) at the pace its CPU quota allows under parallel load", async () => {
+    // Quarter and one vCPU: far enough apart to show even while other work shares the host's cores.
+    const quarter = await startGo({ limits: { cpus: 0.25 } });
+    const atQuarter = await fibonacciLoad(quarter.baseUrl, quarter.server, 4, 3);
+    await quarter.server.stop(2_000);
+    const one = await startGo({ limits: { cpus: 1 } });
+    const atOne = await fibonacciLoad(one.baseUrl, one.server, 4, 3);
+    console.log(
+      `fibonacci(32): 0.25 vCPU ${atQuarter.callsPerSecond.toFixed(1)}/s (server CPU ${atQuarter.cpuPerSecond.toFixed(2)} cores), ` +
+        `1 vCPU ${atOne.callsPerSecond.toFixed(1)}/s (${atOne.cpuPerSecond.toFixed(2)} cores)`,
+    );
+    expect(atQuarter.cpuPerSecond).toBeLessThan(0.3);
+    expect(atOne.cpuPerSecond).toBeLessThan(1.1);
+    expect(atOne.callsPerSecond).toBeGreaterThan(atQuarter.callsPerSecond * 2);
+  });
+
+  it("names a missing image and the command that builds it", async () => {
+    const missing = createDockerDriver({
+      hostId: HOST_ID,
+      imageFor: () => "perflab/server-go:does-not-exist",
+    });
+    await expect(
+      missing.start({ server: go, cellId: "missing", port: await freePort(), env: {} }),
+    ).rejects.toThrow(
+      /perflab\/server-go:does-not-exist is not on the Docker engine: build it with scripts\/docker\/build-images.sh go/,
+    );
+  });
+});
+
+describe("memory limit", () => {
+  let dir: string;
+  beforeAll(async () => {
+    // A process that keeps an ever-growing line in memory: the smallest thing that must hit the limit.
+    dir = await mkdtemp(path.join(os.tmpdir(), "perflab-oom-"));
+    await writeFile(
+      path.join(dir, "Dockerfile"),
+      'FROM perflab/debian-base:bookworm\nENTRYPOINT ["sh", "-c", "echo allocating; head -c 1073741824 /dev/zero | tail"]\n',
+    );
+    const build = spawnSync("docker", ["build", "-q", "-t", OOM_IMAGE, dir], {
+      encoding: "utf8",
+      env: { ...process.env, DOCKER_BUILDKIT: "0" },
+    });
+    expect(build.status, build.stderr).toBe(0);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("reports oomKilled for a container pushed past its limit", async () => {
+    const oomDriver = createDockerDriver({ hostId: HOST_ID, imageFor: () => OOM_IMAGE });
+    const server = await oomDriver.start({
+      server: { ...go, name: "oom" },
+      cellId: "docker-test-oom",
+      port: await freePort(),
+      env: {},
+      limits: { memoryMb: 32 },
+    });
+    running.push(server);
+    const exit = await Promise.race([
+      server.exited,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("no OOM kill within 30 s")), 30_000),
+      ),
+    ]);
+    expect(exit.oomKilled).toBe(true);
+    expect(exit.exitCode).toBe(137);
+    expect(server.logTail()).toContain("allocating");
+    expect(await server.stop(1_000)).toEqual(exit);
+  });
+});
+
+describe("removeOrphans", () => {
+  it("removes containers of a dead worker on this host and keeps a live worker's", async () => {
+    const dead = spawnSync("true").pid!;
+    const image = await serverImageTag(go);
+    const make = (cell: string, owner: string) =>
+      driver.docker.createContainer({
+        Image: image,
+        Labels: { [LABEL_CELL]: cell, [LABEL_OWNER]: owner, [LABEL_INSTANCE]: "earlier" },
+        HostConfig: { NetworkMode: "host" },
+      });
+    const orphan = await make("orphan-cell", `${HOST_ID}:${dead}`);
+    const live = await make("live-cell", `${HOST_ID}:${process.ppid}`);
+    const otherHost = await make("other-host-cell", `another-host:${dead}`);
+    try {
+      const cells = await driver.removeOrphans();
+      expect(cells).toContain("orphan-cell");
+      expect(cells).not.toContain("live-cell");
+      expect(cells).not.toContain("other-host-cell");
+      const exists = (id: string) =>
+        driver.docker
+          .getContainer(id)
+          .inspect()
+          .then(() => true)
+          .catch(() => false);
+      expect(await exists(orphan.id)).toBe(false);
+      expect(await exists(live.id)).toBe(true);
+      expect(await exists(otherHost.id)).toBe(true);
+    } finally {
+      for (const c of [orphan, live, otherHost]) await c.remove({ force: true }).catch(() => undefined);
+    }
+  });
+});

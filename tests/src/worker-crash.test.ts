@@ -1,0 +1,126 @@
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { Queue } from "bullmq";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
+import { testDb, waitForRun } from "./helpers.ts";
+
+/** Pids of processes started for a cell (the marker the worker puts in their environment). */
+async function processesOfCell(cellId: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const environ = await readFile(`/proc/${name}/environ`, "utf8").catch(() => "");
+    if (environ.split("\0").includes(`PERFLAB_CELL=${cellId}`)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+async function until<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await fn();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const started: Service[] = [];
+afterAll(async () => {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+});
+
+describe("a worker killed mid-cell", () => {
+  it("leaves no processes behind after a restart, the cell says why it failed, and the run goes on", async () => {
+    // Its own Redis, so the suite's worker cannot pick these jobs up.
+    const redis = await startRedis({
+      dir: path.join(inject("tmpDir"), "redis-crash"),
+      port: await freePort(),
+    });
+    started.push(redis);
+    const env = {
+      PERFLAB_SERVERS_DIR: inject("serversDir"),
+      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-crash"),
+    };
+    const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(first);
+
+    const db = testDb();
+    const workspace = await db.workspace.upsert({
+      where: { slug: "tests" },
+      create: { slug: "tests", name: "Tests" },
+      update: {},
+    });
+    const cell = (index: number, durationSeconds: number) => ({
+      index,
+      serverName: "go",
+      scenario: "mcp-tool-call",
+      loadLevel: { vus: 2 },
+      params: { tool: "echo", arguments: { message: "hi" } },
+      durationSeconds,
+      warmupSeconds: 0,
+      driver: "local" as const,
+    });
+    const run = await db.run.create({
+      data: {
+        workspaceId: workspace.id,
+        source: "api",
+        name: "crash",
+        spec: { cooldownSec: 0 },
+        cellsTotal: 2,
+        cells: { create: [cell(0, 60), cell(1, 2)] },
+      },
+      include: { cells: { orderBy: { index: "asc" } } },
+    });
+    const [victim, next] = run.cells;
+    const url = new URL(redis.url);
+    const queue = new Queue(QUEUE_CELLS, { connection: { host: url.hostname, port: Number(url.port) } });
+    await queue.addBulk(
+      run.cells.map((c) => ({
+        name: JOB_CELL_RUN,
+        data: { runId: run.id, cellId: c.id },
+        opts: { jobId: c.id },
+      })),
+    );
+    await queue.close();
+
+    // Wait until the load is running: server and k6 both up.
+    await until(
+      async () => (await db.cell.findUniqueOrThrow({ where: { id: victim!.id } })).measureStartedAt,
+      60_000,
+      "the load to start",
+    );
+    const orphans = await until(
+      async () => {
+        const pids = await processesOfCell(victim!.id);
+        return pids.length >= 2 ? pids : null;
+      },
+      10_000,
+      "server and k6 processes",
+    );
+    first.child.kill("SIGKILL");
+    await until(async () => first.exitReason(), 10_000, "the worker to die");
+    expect((await processesOfCell(victim!.id)).length).toBeGreaterThan(0);
+
+    const second = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(second);
+    const finished = await waitForRun(run.id, 120_000);
+
+    const victimAfter = await db.cell.findUniqueOrThrow({ where: { id: victim!.id } });
+    expect(victimAfter.status).toBe("failed");
+    expect(victimAfter.error).toMatch(/worker/);
+    expect(await processesOfCell(victim!.id)).toEqual([]);
+    for (const pid of orphans) expect(await readFile(`/proc/${pid}/stat`).catch(() => null)).toBeNull();
+
+    const nextAfter = await db.cell.findUniqueOrThrow({ where: { id: next!.id } });
+    expect(nextAfter.status).toBe("succeeded");
+    expect(finished.status).toBe("partial");
+    expect(finished.cellsDone).toBe(2);
+  });
+});

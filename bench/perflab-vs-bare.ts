@@ -62,20 +62,36 @@ async function bare(tmp: string): Promise<{ rps: number; p99: number }> {
 const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-bare-"));
 const lab = await startLab();
 
+/** Worker CPU over the steady part of the measured window (the per-cell setup is a one-off cost). */
+async function workerCpuDuringLoad(): Promise<number> {
+  for (;;) {
+    const cell = await lab.db.cell.findFirst({
+      where: { status: "running", measureStartedAt: { not: null } },
+    });
+    if (cell?.measureStartedAt && cell.measureEndedAt) {
+      const from = cell.measureStartedAt.getTime() + 2_000;
+      const to = cell.measureEndedAt.getTime() - 1_000;
+      await new Promise((r) => setTimeout(r, Math.max(0, from - Date.now())));
+      const c0 = await cpuSeconds(lab.worker.child.pid!);
+      const t0 = Date.now();
+      await new Promise((r) => setTimeout(r, Math.max(0, to - Date.now())));
+      return (((await cpuSeconds(lab.worker.child.pid!)) - c0) / ((Date.now() - t0) / 1000)) * 100;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function viaPerflab(): Promise<{ rps: number; p99: number; workerCpuPct: number }> {
-  const cpuBefore = await cpuSeconds(lab.worker.child.pid!);
-  const started = Date.now();
+  const cpu = workerCpuDuringLoad();
   const [cell] = await lab.runCells(
     [{ serverName: "go", tool: "echo", args: { message: "hello" }, vus, durationSec, warmupSec }],
     { cooldownSec: 0 },
   );
   if (!cell?.summary) throw new Error(`cell failed: ${cell?.error}`);
-  const workerCpuPct =
-    (((await cpuSeconds(lab.worker.child.pid!)) - cpuBefore) / ((Date.now() - started) / 1000)) * 100;
   const op = (cell.summary.byOperation as { method: string; p99: number }[]).find(
     (o) => o.method === "tools/call",
   );
-  return { rps: cell.summary.httpRps, p99: op!.p99, workerCpuPct };
+  return { rps: cell.summary.httpRps, p99: op!.p99, workerCpuPct: await cpu };
 }
 
 const results = {
@@ -114,7 +130,9 @@ try {
     )} ms`,
   );
   console.log(`RPS ratio perflab / bare: ${(mean(perflabRps) / mean(bareRps)).toFixed(3)}`);
-  console.log(`worker CPU during a cell: ${fmt(results.perflab.map((r) => r.workerCpuPct))} % of one core`);
+  console.log(
+    `worker CPU during the measured window: ${fmt(results.perflab.map((r) => r.workerCpuPct))} % of one core`,
+  );
 } finally {
   await lab.stop();
   await rm(tmp, { recursive: true, force: true });

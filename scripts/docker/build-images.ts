@@ -259,7 +259,10 @@ if (!onlyApps) {
   const wanted = (name: string) => names.length === 0 || names.includes(name);
   if (wanted("fixtures")) {
     const dir = path.join(root, "servers/fixtures");
-    await imageFromDir(dir, await fixturesImageTag(dir), "fixtures");
+    const tag = await fixturesImageTag(dir);
+    await imageFromDir(dir, tag, "fixtures");
+    // docker-compose.yml runs the current fixtures under a fixed name.
+    await sh(`docker tag ${tag} perflab/fixtures:latest`, "fixtures-tag");
   }
   const failures: string[] = [];
   for (const server of loadServerCatalog(path.join(root, "servers"))) {

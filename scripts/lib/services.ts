@@ -151,7 +151,12 @@ export function startWorker(input: {
   return startChild({
     name: "worker",
     command: process.execPath,
-    args: ["--import", "tsx", "src/main.ts"],
+    args: [
+      ...(process.env.PERFLAB_WORKER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      "--import",
+      "tsx",
+      "src/main.ts",
+    ],
     cwd: path.join(repoRoot, "apps/worker"),
     env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, ...input.env },
     log: input.log,

@@ -21,12 +21,26 @@ async function readStat(pid: number): Promise<ProcStat | null> {
   }
 }
 
-/** CPU seconds and RSS summed over every live process of a process group (cluster workers included). */
+const RESCAN_MS = 5_000;
+const groupMembers = new Map<number, { pids: number[]; scannedAt: number }>();
+
+/**
+ * CPU seconds and RSS summed over every live process of a process group (cluster workers
+ * included). The group's members are found by a scan of /proc every few seconds and read directly
+ * in between, so sampling costs a few reads per second instead of a scan of every process.
+ */
 export async function processGroupResources(
   pgid: number,
 ): Promise<{ cpuSeconds: number; rssBytes: number } | null> {
-  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
-  const stats = await Promise.all(pids.map(readStat));
+  let members = groupMembers.get(pgid);
+  if (!members || Date.now() - members.scannedAt > RESCAN_MS) {
+    const all = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
+    const stats = await Promise.all(all.map(readStat));
+    members = { pids: stats.filter((s) => s?.pgrp === pgid).map((s) => s!.pid), scannedAt: Date.now() };
+    if (members.pids.length === 0) groupMembers.delete(pgid);
+    else groupMembers.set(pgid, members);
+  }
+  const stats = await Promise.all(members.pids.map(readStat));
   let cpuSeconds = 0;
   let rssBytes = 0;
   let found = false;
@@ -36,6 +50,7 @@ export async function processGroupResources(
     cpuSeconds += stat.cpuSeconds;
     rssBytes += stat.rssBytes;
   }
+  if (!found) groupMembers.delete(pgid);
   return found ? { cpuSeconds, rssBytes } : null;
 }
 

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { Backends, ToolError } from "./backends.js";
 import { McpEndpoint } from "./mcp.js";
 import { runtimeInfo } from "./runtime-info.js";
@@ -33,13 +34,19 @@ export async function startApp(config: AppConfig): Promise<App> {
   const backends = new Backends();
   const validateDocument = compileDocumentValidator();
   let port = config.port;
+  // Each McpServer otherwise builds its own Ajv instance (~1 ms and hundreds of KB per session
+  // or stateless request) for elicitation schemas, which this server never sends.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   const endpoint = new McpEndpoint({
     stateless: config.stateless,
     jsonResponse: config.jsonResponse,
     allowedHosts: () => [`127.0.0.1:${port}`, `localhost:${port}`],
     createServer: () => {
-      const server = new McpServer({ name: `perflab-${RUNTIME_NAME}`, version: "1.0.0" });
+      const server = new McpServer(
+        { name: `perflab-${RUNTIME_NAME}`, version: "1.0.0" },
+        { jsonSchemaValidator },
+      );
       registerTools(server, backends, validateDocument);
       return server;
     },

@@ -118,7 +118,7 @@ async fn run(cfg: Config) -> Result<(), String> {
     let app = Router::new()
         .route_service("/mcp", mcp)
         .layer(middleware::from_fn_with_state(
-            McpGate { shutdown: shutdown.clone(), sessions: sessions.clone() },
+            McpGate { stateless: cfg.stateless, shutdown: shutdown.clone(), sessions: sessions.clone() },
             mcp_gate,
         ))
         .route("/health", get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }))
@@ -182,6 +182,7 @@ async fn wait_for_signal() {
 
 #[derive(Clone)]
 struct McpGate {
+    stateless: bool,
     shutdown: CancellationToken,
     sessions: Arc<LocalSessionManager>,
 }
@@ -192,6 +193,7 @@ struct McpGate {
 async fn mcp_gate(State(gate): State<McpGate>, request: Request, next: Next) -> Response {
     let method = request.method().clone();
     if method == Method::DELETE
+        && !gate.stateless
         && let Some(id) = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
         && !gate.sessions.sessions.read().await.contains_key(id)
     {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   cpusetFor,
+  createDockerDriver,
   exitInfoFromState,
   isOrphan,
   LABEL_INSTANCE,
@@ -8,12 +9,16 @@ import {
   resolveLimits,
   resourcesFromStats,
 } from "./docker.ts";
+import type { Driver } from "./types.ts";
 
 const GB = 1024 ** 3;
 
 describe("resolveLimits", () => {
   it("defaults to 2 vCPU and 2 GB", () => {
-    expect(resolveLimits(undefined, { cpus: 8, memoryBytes: 64 * GB })).toEqual({ cpus: 2, memoryBytes: 2 * GB });
+    expect(resolveLimits(undefined, { cpus: 8, memoryBytes: 64 * GB })).toEqual({
+      cpus: 2,
+      memoryBytes: 2 * GB,
+    });
   });
   it("caps the limits to what the engine's machine has", () => {
     expect(resolveLimits({ cpus: 16, memoryMb: 65_536 }, { cpus: 2, memoryBytes: 4 * GB })).toEqual({
@@ -76,7 +81,10 @@ describe("exitInfoFromState", () => {
 describe("isOrphan", () => {
   const self = { hostId: "lab-1", pid: 100, instance: "me" };
   const alive = (pid: number) => pid === 100 || pid === 200;
-  const labels = (owner: string, instance = "other") => ({ [LABEL_OWNER]: owner, [LABEL_INSTANCE]: instance });
+  const labels = (owner: string, instance = "other") => ({
+    [LABEL_OWNER]: owner,
+    [LABEL_INSTANCE]: instance,
+  });
 
   it("takes containers of a dead worker on this host", () => {
     expect(isOrphan(labels("lab-1:300"), self, alive)).toBe(true);
@@ -93,4 +101,9 @@ describe("isOrphan", () => {
   it("handles host ids that contain colons", () => {
     expect(isOrphan(labels("a:b:300"), { ...self, hostId: "a:b" }, alive)).toBe(true);
   });
+});
+
+it("registers as the worker's docker driver without contacting the engine", () => {
+  const driver: Driver = createDockerDriver({ hostId: "lab-1" });
+  expect(driver.id).toBe("docker");
 });

@@ -140,9 +140,11 @@ export type DockerDriverOptions = {
   imageFor?: (server: CatalogEntry) => Promise<string> | string;
 };
 
-export type DockerDriver = Driver & {
+export type DockerRunningServer = RunningServer & { readonly containerId: string };
+
+export type DockerDriver = Omit<Driver, "start"> & {
   readonly docker: Docker;
-  start(request: DockerStartRequest): Promise<RunningServer & { readonly containerId: string }>;
+  start(request: DockerStartRequest): Promise<DockerRunningServer>;
   /** Removes containers left by dead workers of this host; returns the cells they ran. */
   removeOrphans(): Promise<string[]>;
   capacity(): Promise<EngineCapacity>;

@@ -1,0 +1,107 @@
+/**
+ * What does the container cost? Alternates, N rounds each, the Go server started by the local
+ * driver (a process) and by the docker driver (host networking, 2 vCPU / 2 GB capped to the host)
+ * and drives each with the same bare `k6 run` of the echo scenario. Prints cold start (start →
+ * healthy), idle RSS as each driver measures it, RPS and tools/call p99, and the docker/local ratio.
+ * Needs the engine and the image: scripts/docker/start-dockerd.sh && scripts/docker/build-images.sh go
+ *
+ *   pnpm exec tsx bench/docker-vs-local.ts [rounds=3] [durationSec=10] [vus=10]
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { createDockerDriver } from "../apps/worker/src/drivers/docker.ts";
+import { localDriver } from "../apps/worker/src/drivers/local.ts";
+import type { Driver } from "../apps/worker/src/drivers/types.ts";
+import { waitForHealthy } from "../apps/worker/src/stages/health.ts";
+import { freePort, repoRoot } from "../scripts/lib/services.ts";
+import { machine, mean, sd } from "./lib.ts";
+
+const [rounds = 3, durationSec = 10, vus = 10] = process.argv.slice(2).map(Number);
+const warmupSec = 2;
+const k6Bin = path.join(repoRoot, ".perflab/bin/k6");
+const script = path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js");
+const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;
+
+type Figures = { coldStartMs: number; idleRssMb: number; rps: number; p99: number };
+
+async function measure(driver: Driver, tmp: string, round: number): Promise<Figures> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = await driver.start({ server: go, cellId: `bench-${driver.id}-${round}`, port, env: {} });
+  try {
+    const healthyAt = await waitForHealthy({
+      baseUrl,
+      mcpPath: go.mcpPath,
+      timeoutMs: 30_000,
+      exited: server.exited,
+    });
+    const idle = await server.resources();
+    const summaryPath = path.join(tmp, `${driver.id}-${round}.json`);
+    await promisify(execFile)(
+      k6Bin,
+      ["run", "--no-usage-report", "--quiet", "--address", "127.0.0.1:0", script],
+      {
+        env: {
+          PATH: process.env.PATH,
+          TARGET: baseUrl,
+          VUS: String(vus),
+          DURATION: String(durationSec),
+          WARMUP: String(warmupSec),
+          TOOL: "echo",
+          ARGS: JSON.stringify({ message: "hello" }),
+          SUMMARY_PATH: summaryPath,
+        },
+      },
+    );
+    const metrics = JSON.parse(await readFile(summaryPath, "utf8")).metrics;
+    return {
+      coldStartMs: healthyAt - server.startedAt,
+      idleRssMb: (idle?.rssBytes ?? Number.NaN) / 1024 / 1024,
+      rps: metrics["http_reqs{phase:measure}"].values.count / durationSec,
+      p99: metrics["http_req_duration{phase:measure,method:tools/call}"].values["p(99)"],
+    };
+  } finally {
+    await server.stop(5_000);
+  }
+}
+
+const docker = createDockerDriver();
+await docker.docker.ping();
+const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-docker-bench-"));
+const results: Record<"local" | "docker", Figures[]> = { local: [], docker: [] };
+try {
+  console.log(
+    `${machine()} · ${rounds} rounds × ${durationSec}s (+${warmupSec}s warm-up) · ${vus} VUs · echo`,
+  );
+  for (let round = 0; round < rounds; round++) {
+    // Interleaved, so drift on a shared machine hits both drivers alike.
+    for (const driver of [localDriver, docker] as Driver[]) {
+      const figures = await measure(driver, tmp, round);
+      results[driver.id as "local" | "docker"].push(figures);
+      console.log(
+        `round ${round + 1} ${driver.id.padEnd(6)} cold start ${figures.coldStartMs.toFixed(0)} ms · idle RSS ${figures.idleRssMb.toFixed(1)} MB · ${figures.rps.toFixed(0)} req/s · p99 ${figures.p99.toFixed(2)} ms`,
+      );
+    }
+  }
+} finally {
+  await rm(tmp, { recursive: true, force: true });
+}
+
+const column = (id: "local" | "docker", key: keyof Figures) => results[id].map((f) => f[key]);
+console.log("\n| figure | local | docker | docker / local |\n| --- | --- | --- | --- |");
+for (const [key, label, digits] of [
+  ["coldStartMs", "cold start (ms)", 0],
+  ["idleRssMb", "idle RSS (MB)", 1],
+  ["rps", "HTTP req/s", 0],
+  ["p99", "tools/call p99 (ms)", 2],
+] as const) {
+  const l = column("local", key);
+  const d = column("docker", key);
+  console.log(
+    `| ${label} | ${mean(l).toFixed(digits)} ± ${sd(l).toFixed(digits)} | ${mean(d).toFixed(digits)} ± ${sd(d).toFixed(digits)} | ${(mean(d) / mean(l)).toFixed(3)} |`,
+  );
+}

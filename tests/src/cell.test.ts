@@ -56,4 +56,30 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(run.status).toBe("partial");
     expect(run.cellsDone).toBe(2);
   });
+
+  it("starts and resets the fixtures for an I/O tool, and counts MCP errors that came back as HTTP 200", async () => {
+    const { runId, cellIds } = await queueRun([
+      {
+        serverName: "go",
+        vus: 2,
+        durationSeconds: 3,
+        warmupSeconds: 0,
+        tool: "get_user_cart",
+        args: { user_id: 42 },
+      },
+      { serverName: "go", vus: 2, durationSeconds: 2, warmupSeconds: 0, tool: "fibonacci", args: { n: 99 } },
+    ]);
+    await waitForRun(runId, 90_000);
+    const db = testDb();
+    const [io, bad] = await Promise.all(
+      cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
+    );
+    expect(io!.error).toBeNull();
+    expect(io!.summary!.ops).toBeGreaterThan(0n);
+    expect(io!.summary!.errors).toBe(0n);
+    // Out of range: every call is a tool error, although each HTTP response is a 200.
+    expect(bad!.status).toBe("succeeded");
+    expect(bad!.summary!.ops).toBeGreaterThan(0n);
+    expect(bad!.summary!.errors).toBe(bad!.summary!.ops);
+  });
 });

@@ -238,12 +238,14 @@ describe.each(catalog.map((s) => [s.name, s] as [string, CatalogEntry]))("server
       heap_used_bytes: expect.any(Number),
       heap_total_bytes: expect.any(Number),
       rss_bytes: expect.any(Number),
-      gc_count: expect.any(Number),
-      gc_pause_total_ms: expect.any(Number),
       threads: expect.any(Number),
       mcp: { stateless: false, json_response: false, sessions: expect.any(Number) },
     });
     expect("goroutines" in body).toBe(true);
+    // Runtimes that expose no GC counters (Bun, CPython's pauses) report null rather than a made-up 0.
+    for (const key of ["gc_count", "gc_pause_total_ms"]) {
+      expect(body[key] === null || typeof body[key] === "number", key).toBe(true);
+    }
     expect(body.rss_bytes).toBeGreaterThan(1_000_000);
   });
 });

@@ -33,14 +33,15 @@ class Config:
             raise ConfigError(f"PORT must be 1..65535, got {raw_port!r}")
         stateless = _flag("MCP_STATELESS")
         raw_workers = os.environ.get("WEB_CONCURRENCY", "")
-        if raw_workers:
+        if raw_workers == "auto":
+            workers = cpu_limit()
+        elif raw_workers:
             if not raw_workers.isdigit() or int(raw_workers) < 1:
-                raise ConfigError(f"WEB_CONCURRENCY must be a positive integer, got {raw_workers!r}")
+                raise ConfigError(f"WEB_CONCURRENCY must be a positive integer or auto, got {raw_workers!r}")
             workers = int(raw_workers)
         else:
-            # Stateless requests need no shared memory, so one process per CPU of
-            # the limit; stateful sessions live in one process's memory.
-            workers = cpu_limit() if stateless else 1
+            # One event loop by default, as the Node server; several only when asked.
+            workers = 1
         if workers > 1 and not stateless:
             raise ConfigError("WEB_CONCURRENCY > 1 needs MCP_STATELESS=1: sessions live in one process's memory")
         return cls(int(raw_port), stateless, _flag("MCP_JSON_RESPONSE"), workers)

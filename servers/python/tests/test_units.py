@@ -138,6 +138,10 @@ def test_config_refuses_several_workers_for_stateful_sessions(monkeypatch):
         Config.from_env()
     monkeypatch.setenv("MCP_STATELESS", "1")
     assert Config.from_env().workers == 2
+    monkeypatch.setenv("WEB_CONCURRENCY", "auto")
+    assert Config.from_env().workers >= 1
+    monkeypatch.delenv("WEB_CONCURRENCY")
+    assert Config.from_env().workers == 1
 
 
 def test_config_rejects_unknown_flag_values(monkeypatch):

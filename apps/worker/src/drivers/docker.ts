@@ -219,13 +219,14 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       // Waiting before start cannot miss an exit that happens right after it.
       const waited = container.wait({ condition: "next-exit" });
       const tail = new LogTail();
+      // Cold start includes the engine setting up the container, as a user of the image would see it.
+      const startedAt = Date.now();
       try {
         await container.start();
       } catch (error) {
         await container.remove({ force: true }).catch(() => undefined);
         throw error;
       }
-      const startedAt = Date.now();
       const logsDone = followLogs(docker, container, tail);
 
       const exited: Promise<ExitInfo> = waited

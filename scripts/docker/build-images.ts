@@ -196,11 +196,31 @@ async function localBuildArgs(dockerfile: string): Promise<string[]> {
   return flags;
 }
 
+/** Workspace servers (node, bun) build from the repository root, streamed without what no image needs. */
+const rootContext = () =>
+  `tar -c ${[
+    "./.git",
+    "./.perflab",
+    "./node_modules",
+    "./*/*/node_modules",
+    "./servers/*/target",
+    "./apps/web/.next",
+    "./coverage",
+  ]
+    .map((e) => `--exclude=${q(e)}`)
+    .join(" ")} -C ${q(root)} .`;
+
 async function imageFromDir(dir: string, tag: string, logName: string): Promise<void> {
   const dockerfile = path.join(dir, "Dockerfile");
   const buildArgs = await localBuildArgs(dockerfile);
+  const fromRoot = /Build context: the repository root/i.test(await readFile(dockerfile, "utf8"));
   await once(tag, logName, () =>
-    sh(`docker build --network host ${buildArgs.join(" ")} -t ${tag} ${q(dir)}`, logName),
+    sh(
+      fromRoot
+        ? `${rootContext()} | docker build --network host ${buildArgs.join(" ")} -f ${q(path.relative(root, dockerfile))} -t ${tag} -`
+        : `docker build --network host ${buildArgs.join(" ")} -t ${tag} ${q(dir)}`,
+      logName,
+    ),
   );
 }
 

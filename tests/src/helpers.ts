@@ -9,8 +9,8 @@ export function testDb(): Db {
   return db;
 }
 
-export function redisConnection() {
-  const url = new URL(inject("redisUrl"));
+export function redisConnection(redisUrl: string = inject("redisUrl")) {
+  const url = new URL(redisUrl);
   return { host: url.hostname, port: Number(url.port) };
 }
 
@@ -27,7 +27,10 @@ type CellInput = {
  * Queues a run straight into Postgres and BullMQ, the way the web app does, for servers that only
  * the test catalog knows (the web app validates against the real one).
  */
-export async function queueRun(cells: CellInput[]): Promise<{ runId: string; cellIds: string[] }> {
+export async function queueRun(
+  cells: CellInput[],
+  options: { redisUrl?: string } = {},
+): Promise<{ runId: string; cellIds: string[] }> {
   const db = testDb();
   const workspace = await db.workspace.upsert({
     where: { slug: "tests" },
@@ -56,7 +59,7 @@ export async function queueRun(cells: CellInput[]): Promise<{ runId: string; cel
     },
     include: { cells: { orderBy: { index: "asc" } } },
   });
-  const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
+  const queue = new Queue(QUEUE_CELLS, { connection: redisConnection(options.redisUrl) });
   await queue.addBulk(
     run.cells.map((c) => ({
       name: JOB_CELL_RUN,

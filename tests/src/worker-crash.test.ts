@@ -1,10 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
-import { Queue } from "bullmq";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { testDb, waitForRun } from "./helpers.ts";
+import { queueRun, testDb, waitForRun } from "./helpers.ts";
 
 /** Pids of processes started for a cell (the marker the worker puts in their environment). */
 async function processesOfCell(cellId: string): Promise<number[]> {
@@ -52,43 +50,14 @@ describe("a worker killed mid-cell", () => {
     started.push(first);
 
     const db = testDb();
-    const workspace = await db.workspace.upsert({
-      where: { slug: "tests" },
-      create: { slug: "tests", name: "Tests" },
-      update: {},
-    });
-    const cell = (index: number, durationSeconds: number) => ({
-      index,
-      serverName: "go",
-      scenario: "mcp-tool-call",
-      loadLevel: { vus: 2 },
-      params: { tool: "echo", arguments: { message: "hi" } },
-      durationSeconds,
-      warmupSeconds: 0,
-      driver: "local" as const,
-    });
-    const run = await db.run.create({
-      data: {
-        workspaceId: workspace.id,
-        source: "api",
-        name: "crash",
-        spec: { cooldownSec: 0 },
-        cellsTotal: 2,
-        cells: { create: [cell(0, 60), cell(1, 2)] },
-      },
-      include: { cells: { orderBy: { index: "asc" } } },
-    });
-    const [victim, next] = run.cells;
-    const url = new URL(redis.url);
-    const queue = new Queue(QUEUE_CELLS, { connection: { host: url.hostname, port: Number(url.port) } });
-    await queue.addBulk(
-      run.cells.map((c) => ({
-        name: JOB_CELL_RUN,
-        data: { runId: run.id, cellId: c.id },
-        opts: { jobId: c.id },
-      })),
+    const { runId, cellIds } = await queueRun(
+      [
+        { serverName: "go", vus: 2, durationSeconds: 60, warmupSeconds: 0 },
+        { serverName: "go", vus: 2, durationSeconds: 2, warmupSeconds: 0 },
+      ],
+      { redisUrl: redis.url },
     );
-    await queue.close();
+    const [victim, next] = cellIds.map((id) => ({ id }));
 
     // Wait until the load is running: server and k6 both up.
     await until(
@@ -110,7 +79,7 @@ describe("a worker killed mid-cell", () => {
 
     const second = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(second);
-    const finished = await waitForRun(run.id, 120_000);
+    const finished = await waitForRun(runId, 120_000);
 
     const victimAfter = await db.cell.findUniqueOrThrow({ where: { id: victim!.id } });
     expect(victimAfter.status).toBe("failed");

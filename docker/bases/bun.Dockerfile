@@ -4,5 +4,8 @@ ARG BASE_IMAGE=perflab/debian-base:bookworm
 FROM ${BASE_IMAGE}
 COPY bun /usr/local/bin/bun
 COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
-RUN ln -s bun /usr/local/bin/bunx && bun --version
+# The official image's `bun` user (uid 1000), which Dockerfiles may name in USER.
+RUN ln -s bun /usr/local/bin/bunx \
+ && useradd --uid 1000 --user-group --create-home --shell /bin/bash bun \
+ && bun --version
 ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt

@@ -152,15 +152,19 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
   {
     match: /^(docker\.io\/)?oven\/bun[:@]/,
     build: () => {
+      // npm's bun package moves the platform binary into bun/bin/bun.exe on install.
       const pnpmStore = path.join(root, "node_modules/.pnpm");
-      const dir = readdirSync(pnpmStore).find((d) => d.startsWith("@oven+bun-linux-x64@"));
-      if (!dir)
-        throw new Error("oven/bun: @oven/bun-linux-x64 is not installed (pnpm install the bun server)");
-      const version = dir.split("@").at(-1)!;
-      return localBase("bun", `perflab/bun:${version}`, [
-        path.join(pnpmStore, dir, "node_modules/@oven/bun-linux-x64/bin/bun"),
-        CA_BUNDLE,
-      ]);
+      const dir = readdirSync(pnpmStore).find((d) => /^bun@\d/.test(d));
+      const binary = dir && path.join(pnpmStore, dir, "node_modules/bun/bin/bun.exe");
+      if (!dir || !binary || !existsSync(binary)) {
+        throw new Error("oven/bun: npm's bun package is not installed (pnpm install the bun server)");
+      }
+      return localBase(
+        "bun",
+        `perflab/bun:${dir.split("@").at(-1)}`,
+        [binary, CA_BUNDLE],
+        "--transform=s,^bun.exe$,bun,",
+      );
     },
   },
   {

@@ -8,5 +8,8 @@ echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only
 echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --output-logs=errors-only
 echo "» servers";     (cd servers/go && go test ./...) && (cd servers/fixtures && go test ./...)
-echo "» integration and browser"
+echo "» docker engine and images (Go server, fixtures)"
+bash scripts/docker/start-dockerd.sh
+bash scripts/docker/build-images.sh go fixtures
+echo "» integration, conformance, docker and browser"
 pnpm --filter @perflab/tests test

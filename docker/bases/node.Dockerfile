@@ -1,5 +1,6 @@
 # Node runtime for offline builds: the host's node binary and npm on the local Debian base (minbase
-# already has libstdc++), with the official image's `node` user (uid 1000). Context: node, npm/ (the npm package) and ca-certificates.crt.
+# already has libstdc++) with the official image's `node` user (uid 1000).
+# Context: node, npm/ (the npm package) and ca-certificates.crt.
 ARG BASE_IMAGE=perflab/debian-base:bookworm
 FROM ${BASE_IMAGE}
 COPY node /usr/local/bin/node

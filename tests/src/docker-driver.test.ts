@@ -22,6 +22,7 @@ import {
   serverImageTag,
 } from "../../apps/worker/src/drivers/docker.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
+import { queueRun, testDb, waitForRun } from "./helpers.ts";
 
 const MB = 1024 * 1024;
 const HOST_ID = "perflab-docker-tests";
@@ -120,6 +121,7 @@ describe("the Go server in a container", () => {
     const { server, port } = await startGo({ runId: "run-2", limits: { cpus: 1.5, memoryMb: 300 } });
     const info = await driver.docker.getContainer(server.containerId).inspect();
     expect(info.HostConfig.NetworkMode).toBe("host");
+    expect(server.limits).toEqual({ cpus: 1.5, memoryBytes: 300 * MB });
     expect(info.HostConfig.NanoCpus).toBe(1_500_000_000);
     expect(info.HostConfig.Memory).toBe(300 * MB);
     expect(info.HostConfig.MemorySwap).toBe(300 * MB);
@@ -252,5 +254,39 @@ describe("removeOrphans", () => {
     } finally {
       for (const c of [orphan, live, otherHost]) await c.remove({ force: true }).catch(() => undefined);
     }
+  });
+});
+
+describe("a cell on the docker driver, through the worker", () => {
+  it("produces per-second points with the container's memory, a summary, and records limits and image", async () => {
+    const { runId, cellIds } = await queueRun([
+      {
+        serverName: "go",
+        vus: 2,
+        durationSeconds: 4,
+        warmupSeconds: 1,
+        driver: "docker",
+        limits: { cpus: 1, memoryMb: 256 },
+      },
+    ]);
+    const run = await waitForRun(runId, 120_000);
+    const db = testDb();
+    const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! }, include: { summary: true } });
+    expect(cell.error).toBeNull();
+    expect(run.status).toBe("succeeded");
+    expect(cell.limits).toEqual({ cpus: 1, memoryMb: 256 });
+    expect((cell.serverBuild as { image?: string }).image).toMatch(/^perflab\/server-go:/);
+    const points = await db.metricPoint.findMany({ where: { cellId: cell.id, phase: "measure" } });
+    expect(points.length).toBeGreaterThanOrEqual(3);
+    expect(points.some((p) => p.rssBytes !== null && p.rssBytes > 0n && p.cpuPct !== null)).toBe(true);
+    expect(cell.summary!.requests).toBe(cell.summary!.k6Requests);
+    expect(cell.summary!.rssPeakBytes).not.toBeNull();
+    expect(cell.exitCode).toBe(0);
+    // The container is gone once the cell ends.
+    const left = await driver.docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL_CELL}=${cell.id}`] },
+    });
+    expect(left).toEqual([]);
   });
 });

@@ -21,6 +21,8 @@ type CellInput = {
   warmupSeconds: number;
   tool?: string;
   args?: object;
+  driver?: "local" | "docker";
+  limits?: { cpus?: number; memoryMb?: number };
 };
 
 /**
@@ -53,7 +55,8 @@ export async function queueRun(
           params: { tool: c.tool ?? "echo", arguments: c.args ?? { message: "hello" } },
           durationSeconds: c.durationSeconds,
           warmupSeconds: c.warmupSeconds,
-          driver: "local",
+          driver: c.driver ?? "local",
+          limits: c.limits,
         })),
       },
     },

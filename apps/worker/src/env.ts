@@ -20,6 +20,11 @@ export const env = createEnv({
     PERFLAB_HOST_ID: z.string().default(os.hostname()),
     PERFLAB_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
     PERFLAB_STOP_GRACE_MS: z.coerce.number().int().positive().default(5_000),
+    /** Pin docker cells to CPUs (cpuset) as well as limiting their CPU time. DOCKER_HOST picks the engine. */
+    PERFLAB_DOCKER_CPUSET: z
+      .enum(["0", "1"])
+      .default("0")
+      .transform((v) => v === "1"),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   },
   runtimeEnv: process.env,

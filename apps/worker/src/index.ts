@@ -1,3 +1,4 @@
+export { createDockerDriver } from "./drivers/docker.ts";
 export { localDriver } from "./drivers/local.ts";
 export type { RunningServer } from "./drivers/types.ts";
 export { runCell } from "./run-cell.ts";

@@ -2,11 +2,11 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import type { Db } from "@perflab/db";
+import { type Db, Prisma } from "@perflab/db";
 import { CellAggregator, type CellSummaryData, isLoadGeneratorSaturated } from "@perflab/metrics";
 import type { Redis } from "ioredis";
 import { CELL_ENV, OWNER_ENV, ownerMarker } from "./drivers/orphans.ts";
-import type { Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.ts";
+import type { CellLimits, Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.ts";
 import type { WorkerEnv } from "./env.ts";
 import { freePort, hostFingerprint } from "./host.ts";
 import type { Logger } from "./logger.ts";
@@ -129,8 +129,31 @@ export async function runCell(
 
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    running = await driver.start({ server, cellId: cell.id, port, env: { ...backends, ...marker } });
-    await db.cell.update({ where: { id: cell.id }, data: { port } });
+    running = await driver.start({
+      server,
+      cellId: cell.id,
+      runId: cell.runId,
+      port,
+      env: { ...backends, ...marker },
+      limits: (cell.limits as CellLimits | null) ?? undefined,
+    });
+    const applied = running.appliedLimits;
+    await db.cell.update({
+      where: { id: cell.id },
+      data: {
+        port,
+        limits: applied
+          ? { cpus: applied.cpus, memoryMb: Math.round(applied.memoryBytes / 2 ** 20) }
+          : undefined,
+        serverBuild: {
+          language: server.language,
+          runtime: server.runtime,
+          sdk: server.sdk,
+          command: server.start.command,
+          image: running.image ?? null,
+        },
+      },
+    });
     await stage("waiting for health");
     const healthyAt = await waitForHealthy({
       baseUrl,
@@ -234,6 +257,8 @@ export async function runCell(
     if (input.signal?.aborted) throw new CellFailure("the worker was shut down during the cell");
 
     const exit = serverExit as ExitInfo | null;
+    if (exit?.oomKilled)
+      throw new CellFailure("OOM-killed: the server went past its memory limit during the load");
     if (exit) {
       throw new CellFailure(
         `server exited during the load (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`})`,

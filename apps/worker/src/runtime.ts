@@ -2,6 +2,7 @@ import { JOB_CELL_RUN, QUEUE_CELLS, ZCellJob } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
 import { UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
+import { createDockerDriver } from "./drivers/docker.ts";
 import { localDriver } from "./drivers/local.ts";
 import { reapOrphanProcesses } from "./drivers/orphans.ts";
 import type { Driver, DriverId } from "./drivers/types.ts";
@@ -26,14 +27,21 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   publisher.on("error", (error) => log.warn({ err: error }, "redis (publisher) error"));
 
   const version = await k6Version(env.PERFLAB_K6_BIN);
-  const drivers = { local: localDriver } as Record<DriverId, Driver>;
+  const dockerDriver = createDockerDriver({ hostId: env.PERFLAB_HOST_ID, cpuset: env.PERFLAB_DOCKER_CPUSET });
+  const drivers: Record<DriverId, Driver> = { local: localDriver, docker: dockerDriver };
   const fixtures = new Fixtures({
     fixturesDir: env.PERFLAB_FIXTURES_DIR,
     labDatabaseUrl: env.DATABASE_URL,
     log,
   });
 
-  for (const cellId of await reapOrphanProcesses(env.PERFLAB_HOST_ID)) {
+  // Without an engine only docker cells fail (with the reason); local cells still run.
+  const orphanContainers = await dockerDriver.removeOrphans().catch((error) => {
+    log.warn({ err: error }, "Docker engine unreachable: docker cells will fail");
+    return [] as string[];
+  });
+  const orphanCells = new Set([...(await reapOrphanProcesses(env.PERFLAB_HOST_ID)), ...orphanContainers]);
+  for (const cellId of orphanCells) {
     const cell = await db.cell.findUnique({ where: { id: cellId } });
     if (cell?.status === "running") {
       await finishCell({ db, publisher, log }, cell.id, cell.runId, {

@@ -21,6 +21,7 @@ export function CellTable({
             <th className={th}>Scenario</th>
             <th className={thNum}>VUs</th>
             <th className={thNum}>Round</th>
+            <th className={th}>Driver</th>
             <th className={th}>Status</th>
             <th className={th}>Stage</th>
             <th className={th}>Error</th>
@@ -47,6 +48,19 @@ export function CellTable({
                 <td className={td}>{cell.scenario}</td>
                 <td className={tdNum}>{cell.vus ?? "—"}</td>
                 <td className={tdNum}>{cell.round}</td>
+                <td className={`${td} text-xs`} data-testid={`cell-driver-${cell.index}`}>
+                  <div>{cell.driver}</div>
+                  {cell.limits && (
+                    <div className="text-zinc-500">
+                      {cell.limits.cpus} vCPU · {cell.limits.memoryMb} MB
+                    </div>
+                  )}
+                  {cell.image && (
+                    <div className="font-mono text-zinc-500" title={cell.image}>
+                      {cell.image.replace(/^sha256:/, "").slice(0, 12)}
+                    </div>
+                  )}
+                </td>
                 <td className={td}>
                   <StatusBadge status={cell.status} testId={`cell-status-${cell.index}`} />
                 </td>

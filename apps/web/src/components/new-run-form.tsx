@@ -24,6 +24,9 @@ type FormState = {
   durationSec: string;
   warmupSec: string;
   rounds: string;
+  driver: "local" | "docker";
+  cpus: string;
+  memoryMb: string;
 };
 
 const fields = {
@@ -36,6 +39,9 @@ const fields = {
   durationSec: { exact: ["durationSec"] },
   warmupSec: { exact: ["warmupSec"] },
   rounds: { exact: ["rounds"] },
+  driver: { exact: ["driver"] },
+  cpus: { exact: ["limits.cpus"] },
+  memoryMb: { exact: ["limits.memoryMb"] },
 } satisfies Record<keyof FormState, FieldMatch>;
 
 const argsFor = (tool: string) => JSON.stringify(defaultToolArguments[tool] ?? {}, null, 2);
@@ -50,6 +56,16 @@ function toSpecInput(form: FormState) {
     durationSec: form.durationSec,
     warmupSec: form.warmupSec,
     rounds: form.rounds,
+    driver: form.driver,
+    // Limits apply to containers; empty fields mean the driver's defaults (2 vCPU / 2 GB for docker).
+    ...(form.cpus.trim() || form.memoryMb.trim()
+      ? {
+          limits: {
+            ...(form.cpus.trim() ? { cpus: form.cpus } : {}),
+            ...(form.memoryMb.trim() ? { memoryMb: form.memoryMb } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -72,6 +88,9 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
     durationSec: "30",
     warmupSec: "5",
     rounds: "1",
+    driver: "local",
+    cpus: "",
+    memoryMb: "",
   });
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [attempted, setAttempted] = useState(false);
@@ -279,6 +298,48 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
         />
       </div>
 
+      <div className="grid gap-6 sm:grid-cols-4">
+        <FormField
+          id="driver"
+          label="Driver"
+          errors={err("driver")}
+          hint={
+            form.driver === "docker"
+              ? "A container per cell, host network, limits applied"
+              : "A process per server"
+          }
+        >
+          <select
+            id="driver"
+            className={inputClass}
+            value={form.driver}
+            onChange={(e) => update({ driver: e.target.value as FormState["driver"] })}
+            {...aria("driver")}
+          >
+            <option value="local">local process</option>
+            <option value="docker">docker</option>
+          </select>
+        </FormField>
+        <NumberField
+          id="cpus"
+          label="CPU limit (vCPU)"
+          value={form.cpus}
+          errors={err("cpus")}
+          onChange={(cpus) => update({ cpus })}
+          hint={form.driver === "docker" ? "Default 2, capped to the host" : "Applied by the docker driver"}
+        />
+        <NumberField
+          id="memoryMb"
+          label="Memory limit (MB)"
+          value={form.memoryMb}
+          errors={err("memoryMb")}
+          onChange={(memoryMb) => update({ memoryMb })}
+          hint={
+            form.driver === "docker" ? "Default 2048, capped to the host" : "Applied by the docker driver"
+          }
+        />
+      </div>
+
       <div className="flex justify-end">
         <button type="submit" className={buttonPrimary} disabled={submitting} data-testid="submit-run">
           {submitting ? "Queuing…" : "Queue run"}
@@ -308,7 +369,7 @@ function NumberField({
       <input
         id={id}
         type="number"
-        inputMode="numeric"
+        inputMode="decimal"
         className={`${inputClass} tabular-nums`}
         value={value}
         onChange={(e) => onChange(e.target.value)}

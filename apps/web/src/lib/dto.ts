@@ -78,6 +78,12 @@ export type CellDto = {
   /** Last stage the worker reported live (building, starting, load...); not stored. */
   stage: string | null;
   driver: string;
+  /** Limits the driver enforced (null for a plain process). */
+  limits: { cpus: number; memoryMb: number } | null;
+  /** Container image id, when the cell ran in a container. */
+  image: string | null;
+  idleRssBytes: number | null;
+  parallelism: unknown;
   durationSeconds: number;
   warmupSeconds: number;
   k6Version: string | null;

@@ -8,7 +8,7 @@ import Docker from "dockerode";
 import { glob } from "tinyglobby";
 import { LogTail } from "./local.ts";
 import { OWNER_ENV, ownerMarker } from "./orphans.ts";
-import type { Driver, ExitInfo, RunningServer, ServerResources, StartRequest } from "./types.ts";
+import type { CellLimits, Driver, ExitInfo, RunningServer, ServerResources, StartRequest } from "./types.ts";
 
 export const LABEL_CELL = "perflab.cell";
 export const LABEL_RUN = "perflab.run";
@@ -18,8 +18,7 @@ export const LABEL_OWNER = "perflab.owner";
 /** Random per worker process: tells a restarted worker that reuses its pid (pid 1 in a container) from itself. */
 export const LABEL_INSTANCE = "perflab.instance";
 
-export type CellLimits = { cpus?: number; memoryMb?: number };
-export type DockerStartRequest = StartRequest & { runId?: string; limits?: CellLimits };
+export type DockerStartRequest = StartRequest;
 export type EngineCapacity = { cpus: number; memoryBytes: number };
 export type ResolvedLimits = { cpus: number; memoryBytes: number };
 
@@ -140,7 +139,11 @@ export type DockerDriverOptions = {
   imageFor?: (server: CatalogEntry) => Promise<string> | string;
 };
 
-export type DockerRunningServer = RunningServer & { readonly containerId: string };
+/** `limits` are those applied after capping to the engine's machine: the ones to record on the cell. */
+export type DockerRunningServer = RunningServer & {
+  readonly containerId: string;
+  readonly limits: ResolvedLimits;
+};
 
 export type DockerDriver = Omit<Driver, "start"> & {
   readonly docker: Docker;
@@ -244,6 +247,9 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       let stopping: Promise<ExitInfo> | null = null;
       return {
         containerId: container.id,
+        limits,
+        appliedLimits: limits,
+        image,
         startedAt,
         exited,
         async resources() {

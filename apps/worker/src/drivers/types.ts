@@ -2,11 +2,16 @@ import type { CatalogEntry } from "@perflab/contracts/server-catalog";
 
 export type DriverId = "local" | "docker";
 
+/** Resource limits asked for by the cell; drivers that cannot enforce them record none. */
+export type CellLimits = { cpus?: number; memoryMb?: number };
+
 export type StartRequest = {
   server: CatalogEntry;
   cellId: string;
+  runId?: string;
   port: number;
   env: Record<string, string>;
+  limits?: CellLimits;
 };
 
 export type ExitInfo = {
@@ -20,6 +25,10 @@ export type ServerResources = { cpuSeconds: number; rssBytes: number };
 
 export interface RunningServer {
   readonly startedAt: number;
+  /** Limits actually applied (after capping to the machine), or null when the driver applies none. */
+  readonly appliedLimits?: { cpus: number; memoryBytes: number } | null;
+  /** What ran: an image id for containers. */
+  readonly image?: string | null;
   /** Resolves when the server exits by itself or is stopped. */
   readonly exited: Promise<ExitInfo>;
   /** Cumulative CPU seconds and current RSS of everything the server runs (all its processes). */

@@ -25,8 +25,11 @@ fi
 echo "» pnpm install"
 pnpm install --frozen-lockfile --reporter=silent
 
-echo "» k6 with perflab's output"
-bash scripts/build-k6.sh
+# k6 (the longest Go build) compiles while the servers build: two cores, two long jobs.
+mkdir -p .perflab/build
+echo "» k6 with perflab's output (in the background, log: .perflab/build/k6.log)"
+bash scripts/build-k6.sh > .perflab/build/k6.log 2>&1 &
+k6_build=$!
 
 echo "» Prisma client"
 pnpm --filter @perflab/db generate >/dev/null
@@ -34,6 +37,13 @@ pnpm --filter @perflab/db generate >/dev/null
 echo "» reference servers and fixtures"
 bash servers/fixtures/build.sh
 pnpm --silent build:servers
+
+if ! wait "$k6_build"; then
+  tail -30 .perflab/build/k6.log
+  echo "k6 build failed" >&2
+  exit 1
+fi
+tail -1 .perflab/build/k6.log
 
 echo "» web app"
 pnpm exec turbo run build --filter=@perflab/web --output-logs=errors-only

@@ -142,9 +142,10 @@ export async function runCell(
       where: { id: cell.id },
       data: {
         port,
+        // What was enforced, not what was asked (the run's spec keeps that): none for a plain process.
         limits: applied
           ? { cpus: applied.cpus, memoryMb: Math.round(applied.memoryBytes / 2 ** 20) }
-          : undefined,
+          : Prisma.DbNull,
         serverBuild: {
           language: server.language,
           runtime: server.runtime,

@@ -111,9 +111,7 @@ try {
   }
   const bareRps = results.bare.map((r) => r.rps);
   const perflabRps = results.perflab.map((r) => r.rps);
-  console.log(
-    `\nmachine: ${os.cpus()[0]?.model}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.release()}`,
-  );
+  console.log(`\nmachine: ${machine()}`);
   console.log(
     `scenario: mcp-tool-call echo, ${vus} VUs, ${warmupSec} s warm-up + ${durationSec} s, Go server, ${rounds} alternating rounds`,
   );

@@ -106,14 +106,21 @@ impl Backends {
     }
 
     /// Calls the fixture API and returns the body of a 2xx answer.
-    pub async fn api(&self, method: reqwest::Method, path: &str, body: Option<String>) -> Result<Vec<u8>, ToolError> {
+    pub async fn api(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<String>,
+    ) -> Result<Vec<u8>, ToolError> {
         let base = self
             .api_url
             .as_deref()
             .ok_or_else(|| ToolError::Backend("FIXTURE_API_URL is not set".into()))?;
         let mut request = self.http.request(method.clone(), format!("{base}{path}"));
         if let Some(body) = body {
-            request = request.header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+            request = request
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
         }
         let response = request
             .send()
@@ -147,7 +154,9 @@ impl Backends {
                 let manager = Manager::from_config(
                     config,
                     NoTls,
-                    ManagerConfig { recycling_method: RecyclingMethod::Fast },
+                    ManagerConfig {
+                        recycling_method: RecyclingMethod::Fast,
+                    },
                 );
                 Pool::builder(manager)
                     .max_size(POSTGRES_MAX_CONNECTIONS)
@@ -166,8 +175,14 @@ impl Backends {
         let pool = self.postgres().await?;
         let query = async {
             let client = pool.get().await.map_err(|e| format!("{e}"))?;
-            let statement = client.prepare_cached(USER_BY_ID).await.map_err(|e| format!("{e}"))?;
-            client.query_opt(&statement, &[&id]).await.map_err(|e| format!("{e}"))
+            let statement = client
+                .prepare_cached(USER_BY_ID)
+                .await
+                .map_err(|e| format!("{e}"))?;
+            client
+                .query_opt(&statement, &[&id])
+                .await
+                .map_err(|e| format!("{e}"))
         };
         let row = tokio::time::timeout(POSTGRES_QUERY_TIMEOUT, query)
             .await
@@ -188,6 +203,10 @@ impl Backends {
     }
 }
 
-fn column<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a tokio_postgres::Row, index: usize) -> Result<T, ToolError> {
-    row.try_get(index).map_err(|e| ToolError::Backend(format!("postgres: {e}")))
+fn column<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a tokio_postgres::Row,
+    index: usize,
+) -> Result<T, ToolError> {
+    row.try_get(index)
+        .map_err(|e| ToolError::Backend(format!("postgres: {e}")))
 }

@@ -50,7 +50,16 @@ impl Xorshift32 {
     }
 }
 
-const CATEGORIES: [&str; 8] = ["books", "electronics", "garden", "grocery", "health", "home", "sports", "toys"];
+const CATEGORIES: [&str; 8] = [
+    "books",
+    "electronics",
+    "garden",
+    "grocery",
+    "health",
+    "home",
+    "sports",
+    "toys",
+];
 const TRANSFORM_SEED: u32 = 42;
 
 struct Record {
@@ -180,7 +189,10 @@ mod tests {
     fn xorshift_from_seed_42_matches_the_contract() {
         let mut rng = Xorshift32::new(42);
         let first: Vec<u32> = (0..5).map(|_| rng.next()).collect();
-        assert_eq!(first, [11355432, 2836018348, 476557059, 3648046016, 3759983556]);
+        assert_eq!(
+            first,
+            [11355432, 2836018348, 476557059, 3648046016, 3759983556]
+        );
     }
 
     #[test]
@@ -190,7 +202,7 @@ mod tests {
             "helloABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/A"
         );
         assert_eq!(pad_message("hello".into(), 3), "hello");
-        assert_eq!(pad_message("héllo".into(), 8), "héllo" .to_string() + "AB");
+        assert_eq!(pad_message("héllo".into(), 8), "héllo".to_string() + "AB");
     }
 
     #[test]
@@ -203,6 +215,9 @@ mod tests {
 
     #[test]
     fn canonical_json_escapes_only_what_the_contract_allows() {
-        assert_eq!(canonical_json("a/<>&\u{1}\n\"\\é"), r#""a/<>&\u0001\n\"\\é""#);
+        assert_eq!(
+            canonical_json("a/<>&\u{1}\n\"\\é"),
+            r#""a/<>&\u0001\n\"\\é""#
+        );
     }
 }

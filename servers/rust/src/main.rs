@@ -22,8 +22,7 @@ use perflab_server_rust::{
     validate::DocumentValidator,
 };
 use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService,
-    session::local::LocalSessionManager,
+    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -49,7 +48,11 @@ fn flag(name: &str) -> Result<bool, String> {
 
 fn load_config() -> Result<Config, String> {
     let port = match std::env::var("PORT") {
-        Ok(p) if !p.is_empty() => p.parse::<u16>().ok().filter(|p| *p > 0).ok_or(format!("PORT must be 1..65535, got {p:?}"))?,
+        Ok(p) if !p.is_empty() => p
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or(format!("PORT must be 1..65535, got {p:?}"))?,
         _ => 8080,
     };
     let stateless = flag("MCP_STATELESS")?;
@@ -62,10 +65,18 @@ fn load_config() -> Result<Config, String> {
     // available_parallelism honours CPU affinity and cgroup v1/v2 quotas, unlike
     // a raw core count; TOKIO_WORKER_THREADS overrides it as in Tokio itself.
     let worker_threads = match std::env::var("TOKIO_WORKER_THREADS") {
-        Ok(v) => v.parse::<NonZeroUsize>().map_err(|_| format!("TOKIO_WORKER_THREADS must be a positive integer, got {v:?}"))?.get(),
+        Ok(v) => v
+            .parse::<NonZeroUsize>()
+            .map_err(|_| format!("TOKIO_WORKER_THREADS must be a positive integer, got {v:?}"))?
+            .get(),
         Err(_) => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
     };
-    Ok(Config { port, stateless, json_response, worker_threads })
+    Ok(Config {
+        port,
+        stateless,
+        json_response,
+        worker_threads,
+    })
 }
 
 fn main() -> ExitCode {
@@ -118,14 +129,24 @@ async fn run(cfg: Config) -> Result<(), String> {
     let app = Router::new()
         .route_service("/mcp", mcp)
         .layer(middleware::from_fn_with_state(
-            McpGate { stateless: cfg.stateless, shutdown: shutdown.clone(), sessions: sessions.clone() },
+            McpGate {
+                stateless: cfg.stateless,
+                shutdown: shutdown.clone(),
+                sessions: sessions.clone(),
+            },
             mcp_gate,
         ))
-        .route("/health", get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }))
+        .route(
+            "/health",
+            get(|| async { json(StatusCode::OK, r#"{"status":"ok"}"#.into()) }),
+        )
         .route(
             "/rest/time",
             get(|| async {
-                let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis();
+                let now_ms = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default()
+                    .as_millis();
                 json(StatusCode::OK, format!(r#"{{"now_ms":{now_ms}}}"#))
             }),
         )
@@ -135,9 +156,17 @@ async fn run(cfg: Config) -> Result<(), String> {
             get(move || {
                 let sessions = sessions.clone();
                 async move {
-                    let open = if stateless { None } else { Some(sessions.sessions.read().await.len()) };
-                    let info = runtime_info::read(started, parallelism, stateless, json_response, open);
-                    json(StatusCode::OK, serde_json::to_string(&info).unwrap_or_default())
+                    let open = if stateless {
+                        None
+                    } else {
+                        Some(sessions.sessions.read().await.len())
+                    };
+                    let info =
+                        runtime_info::read(started, parallelism, stateless, json_response, open);
+                    json(
+                        StatusCode::OK,
+                        serde_json::to_string(&info).unwrap_or_default(),
+                    )
                 }
             }),
         );
@@ -194,7 +223,10 @@ async fn mcp_gate(State(gate): State<McpGate>, request: Request, next: Next) -> 
     let method = request.method().clone();
     if method == Method::DELETE
         && !gate.stateless
-        && let Some(id) = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
+        && let Some(id) = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
         && !gate.sessions.sessions.read().await.contains_key(id)
     {
         return Response::builder()
@@ -210,7 +242,9 @@ async fn mcp_gate(State(gate): State<McpGate>, request: Request, next: Next) -> 
         return response;
     }
     let (parts, body) = response.into_parts();
-    let stream = body.into_data_stream().take_until(gate.shutdown.cancelled_owned());
+    let stream = body
+        .into_data_stream()
+        .take_until(gate.shutdown.cancelled_owned());
     Response::from_parts(parts, Body::from_stream(stream))
 }
 
@@ -222,10 +256,19 @@ async fn rest_user(State(state): State<Arc<AppState>>, Path(raw): Path<String>) 
     if !well_formed {
         return json(StatusCode::BAD_REQUEST, r#"{"error":"invalid id"}"#.into());
     }
-    match state.backends.user(raw.parse().expect("at most 9 digits fit i32")).await {
+    match state
+        .backends
+        .user(raw.parse().expect("at most 9 digits fit i32"))
+        .await
+    {
         Ok(user) => json(StatusCode::OK, canonical_json(&user)),
-        Err(ToolError::NotFound(_)) => json(StatusCode::NOT_FOUND, r#"{"error":"not found"}"#.into()),
-        Err(_) => json(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":"database unavailable"}"#.into()),
+        Err(ToolError::NotFound(_)) => {
+            json(StatusCode::NOT_FOUND, r#"{"error":"not found"}"#.into())
+        }
+        Err(_) => json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            r#"{"error":"database unavailable"}"#.into(),
+        ),
     }
 }
 

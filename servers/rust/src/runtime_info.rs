@@ -34,9 +34,18 @@ pub struct RuntimeInfo {
     mcp: Mcp,
 }
 
-pub fn read(started: Instant, parallelism: usize, stateless: bool, json_response: bool, sessions: Option<usize>) -> RuntimeInfo {
+pub fn read(
+    started: Instant,
+    parallelism: usize,
+    stateless: bool,
+    json_response: bool,
+    sessions: Option<usize>,
+) -> RuntimeInfo {
     RuntimeInfo {
-        runtime: RuntimeName { name: "rust", version: env!("PERFLAB_RUSTC_VERSION") },
+        runtime: RuntimeName {
+            name: "rust",
+            version: env!("PERFLAB_RUSTC_VERSION"),
+        },
         pid: std::process::id(),
         uptime_ms: started.elapsed().as_millis(),
         parallelism,
@@ -47,7 +56,11 @@ pub fn read(started: Instant, parallelism: usize, stateless: bool, json_response
         gc_pause_total_ms: 0,
         threads: threads(),
         goroutines: None,
-        mcp: Mcp { stateless, json_response, sessions },
+        mcp: Mcp {
+            stateless,
+            json_response,
+            sessions,
+        },
     }
 }
 
@@ -62,5 +75,8 @@ fn rss_bytes() -> Option<u64> {
 
 fn threads() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status.lines().find_map(|l| l.strip_prefix("Threads:")).and_then(|v| v.trim().parse().ok())
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
 }

@@ -26,7 +26,8 @@ fn schema(json: &str) -> Arc<JsonObject> {
 
 const ECHO_SCHEMA: &str = r#"{"type":"object","properties":{"message":{"type":"string"},"pad_to_bytes":{"type":"integer","minimum":0,"maximum":1048576}},"required":["message"]}"#;
 const FIBONACCI_SCHEMA: &str = r#"{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":35}},"required":["n"]}"#;
-const VALIDATE_SCHEMA: &str = r#"{"type":"object","properties":{"document":{"type":"object"}},"required":["document"]}"#;
+const VALIDATE_SCHEMA: &str =
+    r#"{"type":"object","properties":{"document":{"type":"object"}},"required":["document"]}"#;
 const TRANSFORM_SCHEMA: &str = r#"{"type":"object","properties":{"size":{"type":"integer","minimum":1,"maximum":100000}},"required":["size"]}"#;
 const SLEEP_SCHEMA: &str = r#"{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["ms"]}"#;
 const FETCH_SCHEMA: &str = r#"{"type":"object","properties":{"delay_ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["delay_ms"]}"#;
@@ -108,7 +109,11 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(validator: DocumentValidator, backends: Backends) -> Self {
-        Self { router: PerflabServer::tool_router(), validator, backends }
+        Self {
+            router: PerflabServer::tool_router(),
+            validator,
+            backends,
+        }
     }
 }
 
@@ -130,7 +135,9 @@ fn in_range(name: &str, value: i64, lo: i64, hi: i64) -> Result<i64, ToolError> 
     if (lo..=hi).contains(&value) {
         Ok(value)
     } else {
-        Err(ToolError::InvalidArgument(format!("{name} must be an integer in {lo}..{hi}")))
+        Err(ToolError::InvalidArgument(format!(
+            "{name} must be an integer in {lo}..{hi}"
+        )))
     }
 }
 
@@ -146,11 +153,13 @@ fn finish(result: Result<String, ToolError>) -> CallToolResult {
 }
 
 fn decode<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<T, ToolError> {
-    serde_json::from_slice(body).map_err(|e| ToolError::Upstream(format!("fixture API answered malformed JSON: {e}")))
+    serde_json::from_slice(body)
+        .map_err(|e| ToolError::Upstream(format!("fixture API answered malformed JSON: {e}")))
 }
 
 fn parse_id(s: &str, what: &str) -> Result<i64, ToolError> {
-    s.parse().map_err(|_| ToolError::Backend(format!("malformed {what} {s:?}")))
+    s.parse()
+        .map_err(|_| ToolError::Backend(format!("malformed {what} {s:?}")))
 }
 
 #[tool_router]
@@ -159,9 +168,16 @@ impl PerflabServer {
     async fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> CallToolResult {
         finish((|| {
             if args.message.len() > MAX_ECHO_BYTES {
-                return Err(ToolError::InvalidArgument(format!("message is longer than {MAX_ECHO_BYTES} bytes")));
+                return Err(ToolError::InvalidArgument(format!(
+                    "message is longer than {MAX_ECHO_BYTES} bytes"
+                )));
             }
-            let pad = in_range("pad_to_bytes", args.pad_to_bytes.unwrap_or(0), 0, MAX_ECHO_BYTES as i64)?;
+            let pad = in_range(
+                "pad_to_bytes",
+                args.pad_to_bytes.unwrap_or(0),
+                0,
+                MAX_ECHO_BYTES as i64,
+            )?;
             Ok(pad_message(args.message, pad as usize))
         })())
     }
@@ -174,22 +190,35 @@ impl PerflabServer {
                 n: i64,
                 value: i64,
             }
-            canonical_json(&Out { n, value: fibonacci(n as u32) })
+            canonical_json(&Out {
+                n,
+                value: fibonacci(n as u32),
+            })
         }))
     }
 
     #[tool(description = "Validates a document against the perflab order schema.", input_schema = schema(VALIDATE_SCHEMA))]
-    async fn validate_document(&self, Parameters(args): Parameters<ValidateArgs>) -> CallToolResult {
+    async fn validate_document(
+        &self,
+        Parameters(args): Parameters<ValidateArgs>,
+    ) -> CallToolResult {
         finish(if args.document.is_object() {
-            Ok(canonical_json(&self.state.validator.validate(&args.document)))
+            Ok(canonical_json(
+                &self.state.validator.validate(&args.document),
+            ))
         } else {
-            Err(ToolError::InvalidArgument("document must be an object".into()))
+            Err(ToolError::InvalidArgument(
+                "document must be an object".into(),
+            ))
         })
     }
 
     #[tool(description = "Generates, sorts, groups and aggregates size records.", input_schema = schema(TRANSFORM_SCHEMA))]
     async fn transform_data(&self, Parameters(args): Parameters<TransformArgs>) -> CallToolResult {
-        finish(in_range("size", args.size, 1, 100_000).map(|size| canonical_json(&transform_data(size as usize))))
+        finish(
+            in_range("size", args.size, 1, 100_000)
+                .map(|size| canonical_json(&transform_data(size as usize))),
+        )
     }
 
     #[tool(description = "Waits ms milliseconds, like a database call.", input_schema = schema(SLEEP_SCHEMA))]
@@ -225,7 +254,12 @@ impl PerflabServer {
     #[tool(description = "Looks up a user by primary key in Postgres.", input_schema = schema(GET_USER_SCHEMA))]
     async fn get_user(&self, Parameters(args): Parameters<GetUserArgs>) -> CallToolResult {
         finish(match in_range("id", args.id, 1, 100_000) {
-            Ok(id) => self.state.backends.user(id as i32).await.map(|u| canonical_json(&u)),
+            Ok(id) => self
+                .state
+                .backends
+                .user(id as i32)
+                .await
+                .map(|u| canonical_json(&u)),
             Err(e) => Err(e),
         })
     }
@@ -237,14 +271,21 @@ impl ServerHandler for PerflabServer {}
 impl PerflabServer {
     async fn fetch_upstream_text(&self, args: FetchArgs) -> Result<String, ToolError> {
         let delay = in_range("delay_ms", args.delay_ms, 0, 10_000)?;
-        let body = self.state.backends.api(reqwest::Method::GET, &format!("/delay?ms={delay}"), None).await?;
-        String::from_utf8(body).map_err(|_| ToolError::Upstream("fixture API answered non-UTF-8".into()))
+        let body = self
+            .state
+            .backends
+            .api(reqwest::Method::GET, &format!("/delay?ms={delay}"), None)
+            .await?;
+        String::from_utf8(body)
+            .map_err(|_| ToolError::Upstream("fixture API answered non-UTF-8".into()))
     }
 
     async fn search_products_text(&self, args: SearchArgs) -> Result<String, ToolError> {
         let query = args.query;
         if query.is_empty() || query.len() > 32 || !query.bytes().all(|b| b.is_ascii_lowercase()) {
-            return Err(ToolError::InvalidArgument("query must match ^[a-z]{1,32}$".into()));
+            return Err(ToolError::InvalidArgument(
+                "query must match ^[a-z]{1,32}$".into(),
+            ));
         }
         let limit = in_range("limit", args.limit.unwrap_or(10), 1, 50)?;
         let mut redis = self.state.backends.redis().await?;
@@ -262,7 +303,12 @@ impl PerflabServer {
         let found: Found = decode(&found?)?;
         let popular = top?
             .into_iter()
-            .map(|(member, score)| Ok(Popular { product_id: parse_id(&member, "popularity member")?, score: score as i64 }))
+            .map(|(member, score)| {
+                Ok(Popular {
+                    product_id: parse_id(&member, "popularity member")?,
+                    score: score as i64,
+                })
+            })
             .collect::<Result<Vec<_>, ToolError>>()?;
         #[derive(Serialize)]
         struct Out {
@@ -271,7 +317,12 @@ impl PerflabServer {
             items: Vec<Product>,
             popular: Vec<Popular>,
         }
-        Ok(canonical_json(&Out { query, total: found.total, items: found.items, popular }))
+        Ok(canonical_json(&Out {
+            query,
+            total: found.total,
+            items: found.items,
+            popular,
+        }))
     }
 
     async fn get_user_cart_text(&self, args: UserIdArgs) -> Result<String, ToolError> {
@@ -289,13 +340,19 @@ impl PerflabServer {
         let mut items = cart
             .iter()
             .map(|(pid, qty)| {
-                Ok(LineItem { product_id: parse_id(pid, "cart product id")?, quantity: parse_id(qty, "cart quantity")? })
+                Ok(LineItem {
+                    product_id: parse_id(pid, "cart product id")?,
+                    quantity: parse_id(qty, "cart quantity")?,
+                })
             })
             .collect::<Result<Vec<_>, ToolError>>()?;
         items.sort_by_key(|i| i.product_id);
         let recent_orders = history
             .into_iter()
-            .map(|h| RawValue::from_string(h).map_err(|_| ToolError::Backend("malformed history entry".into())))
+            .map(|h| {
+                RawValue::from_string(h)
+                    .map_err(|_| ToolError::Backend("malformed history entry".into()))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         #[derive(Serialize)]
         struct Out {
@@ -318,7 +375,9 @@ impl PerflabServer {
     async fn checkout_text(&self, args: CheckoutArgs) -> Result<String, ToolError> {
         let user_id = in_range("user_id", args.user_id, 1, 1000)?;
         if !(1..=10).contains(&args.items.len()) {
-            return Err(ToolError::InvalidArgument("items must hold 1..10 entries".into()));
+            return Err(ToolError::InvalidArgument(
+                "items must hold 1..10 entries".into(),
+            ));
         }
         for item in &args.items {
             in_range("product_id", item.product_id, 1, 100_000)?;
@@ -339,10 +398,15 @@ impl PerflabServer {
             .ltrim(&history, -50, -1)
             .ignore();
         for item in &args.items {
-            pipe.zincr("products:popularity", item.product_id, item.quantity).ignore();
+            pipe.zincr("products:popularity", item.product_id, item.quantity)
+                .ignore();
         }
         let (priced, recorded) = tokio::join!(
-            self.state.backends.api(reqwest::Method::POST, "/cart/calculate", Some(order.clone())),
+            self.state.backends.api(
+                reqwest::Method::POST,
+                "/cart/calculate",
+                Some(order.clone())
+            ),
             pipe.query_async::<(i64,)>(&mut redis),
         );
         #[derive(Deserialize)]

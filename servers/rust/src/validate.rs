@@ -14,9 +14,18 @@ pub const DOCUMENT_SCHEMA: &str = include_str!("../document.schema.json");
 /// The contract's format definitions, which replace the crate's built-in ones so
 /// every runtime asserts exactly the same rules.
 const FORMATS: [(&str, &str); 3] = [
-    ("uuid", r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"),
-    ("date", r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"),
-    ("email", r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$"),
+    (
+        "uuid",
+        r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$",
+    ),
+    (
+        "date",
+        r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$",
+    ),
+    (
+        "email",
+        r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$",
+    ),
 ];
 
 #[derive(Serialize, Debug, PartialEq)]

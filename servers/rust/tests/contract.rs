@@ -20,7 +20,11 @@ struct Server {
 impl Server {
     fn start(env: &[(&str, &str)]) -> Self {
         // Ask the OS for a free port, then hand it to the server.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_server"));
         cmd.env("PORT", port.to_string())
             .env_remove("MCP_STATELESS")
@@ -34,9 +38,17 @@ impl Server {
         }
         let mut child = cmd.spawn().expect("start server");
         let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-        assert!(line.contains(&format!("listening on http://127.0.0.1:{port}")), "start line: {line}");
-        Server { child, base: format!("http://127.0.0.1:{port}") }
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(
+            line.contains(&format!("listening on http://127.0.0.1:{port}")),
+            "start line: {line}"
+        );
+        Server {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        }
     }
 
     /// SIGTERM, then the exit status (the contract wants 0 within 5 s).
@@ -71,7 +83,11 @@ struct Reply {
 
 impl Client {
     fn new(base: &str) -> Self {
-        Client { http: http(), base: base.to_owned(), session: None }
+        Client {
+            http: http(),
+            base: base.to_owned(),
+            session: None,
+        }
     }
 
     async fn post(&self, body: Value) -> Reply {
@@ -90,7 +106,11 @@ impl Client {
         }
         let resp = req.send().await.unwrap();
         let status = resp.status().as_u16();
-        let header = |name| resp.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
+        let header = |name| {
+            resp.headers()
+                .get(name)
+                .map(|v| v.to_str().unwrap().to_owned())
+        };
         let content_type = header("content-type").unwrap_or_default();
         let session = header("mcp-session-id");
         let text = resp.text().await.unwrap();
@@ -106,7 +126,12 @@ impl Client {
         } else {
             Some(serde_json::from_str(&text).unwrap_or(Value::String(text)))
         };
-        Reply { status, content_type, session, message }
+        Reply {
+            status,
+            content_type,
+            session,
+            message,
+        }
     }
 
     async fn initialize(&mut self) -> Reply {
@@ -114,7 +139,9 @@ impl Client {
             .post(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":PROTOCOL,"capabilities":{},"clientInfo":{"name":"contract-test","version":"1"}}}))
             .await;
         self.session = reply.session.clone();
-        let initialized = self.post(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
+        let initialized = self
+            .post(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+            .await;
         assert_eq!(initialized.status, 202);
         reply
     }
@@ -128,9 +155,14 @@ impl Client {
     }
 
     async fn send(&self, method: reqwest::Method) -> u16 {
-        let mut req = self.http.request(method, format!("{}/mcp", self.base)).header("MCP-Protocol-Version", PROTOCOL);
+        let mut req = self
+            .http
+            .request(method, format!("{}/mcp", self.base))
+            .header("MCP-Protocol-Version", PROTOCOL);
         if let Some(s) = &self.session {
-            req = req.header("Mcp-Session-Id", s).header("Accept", "text/event-stream");
+            req = req
+                .header("Mcp-Session-Id", s)
+                .header("Accept", "text/event-stream");
         }
         req.send().await.unwrap().status().as_u16()
     }
@@ -157,7 +189,9 @@ async fn check_vectors(client: &Client) {
     let tools = vectors["tools"].as_array().unwrap();
     assert!(tools.len() >= 30);
     for v in tools {
-        let answer = client.call(v["tool"].as_str().unwrap(), &v["arguments"]).await;
+        let answer = client
+            .call(v["tool"].as_str().unwrap(), &v["arguments"])
+            .await;
         let result = &answer["result"];
         let name = &v["name"];
         assert_ne!(result["isError"], json!(true), "{name}: {answer}");
@@ -169,8 +203,15 @@ async fn check_vectors(client: &Client) {
         if let Some(want) = v.get("text") {
             assert_eq!(text, want.as_str().unwrap(), "{name}");
         } else {
-            assert_eq!(text.len() as u64, v["text_bytes"].as_u64().unwrap(), "{name}");
-            let digest: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(
+                text.len() as u64,
+                v["text_bytes"].as_u64().unwrap(),
+                "{name}"
+            );
+            let digest: String = Sha256::digest(text.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
             assert_eq!(digest, v["text_sha256"].as_str().unwrap(), "{name}");
         }
     }
@@ -187,20 +228,51 @@ async fn stateful_session_matches_the_vectors_and_the_transport_rules() {
     let init = client.initialize().await;
     assert_eq!(init.status, 200);
     assert!(init.content_type.starts_with("text/event-stream"));
-    assert!(client.session.is_some(), "stateful initialize issues a session id");
+    assert!(
+        client.session.is_some(),
+        "stateful initialize issues a session id"
+    );
     let result = &init.message.unwrap()["result"];
-    assert_eq!(result["serverInfo"], json!({"name":"perflab-rust","version":"1.0.0"}));
+    assert_eq!(
+        result["serverInfo"],
+        json!({"name":"perflab-rust","version":"1.0.0"})
+    );
     assert!(result["capabilities"]["tools"].is_object());
     assert!(result.get("instructions").is_none());
 
-    let list = client.post(json!({"jsonrpc":"2.0","id":3,"method":"tools/list"})).await.message.unwrap();
-    let mut names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let list = client
+        .post(json!({"jsonrpc":"2.0","id":3,"method":"tools/list"}))
+        .await
+        .message
+        .unwrap();
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     names.sort();
     assert_eq!(
         names,
-        ["checkout", "echo", "fetch_upstream", "fibonacci", "get_user", "get_user_cart", "search_products", "sleep", "transform_data", "validate_document"]
+        [
+            "checkout",
+            "echo",
+            "fetch_upstream",
+            "fibonacci",
+            "get_user",
+            "get_user_cart",
+            "search_products",
+            "sleep",
+            "transform_data",
+            "validate_document"
+        ]
     );
-    let echo = list["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "echo").unwrap();
+    let echo = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "echo")
+        .unwrap();
     assert_eq!(
         echo["inputSchema"],
         json!({"type":"object","properties":{"message":{"type":"string"},"pad_to_bytes":{"type":"integer","minimum":0,"maximum":1048576}},"required":["message"]})
@@ -219,21 +291,45 @@ async fn stateful_session_matches_the_vectors_and_the_transport_rules() {
         ("checkout", json!({"user_id":1,"items":[]})),
         ("no_such_tool", json!({})),
     ] {
-        assert!(rejected(&client.call(tool, &args).await), "{tool} {args} must be rejected");
+        assert!(
+            rejected(&client.call(tool, &args).await),
+            "{tool} {args} must be rejected"
+        );
     }
     // Backends are lazy and unset here: the I/O tools fail as tool errors.
     let answer = client.call("get_user", &json!({"id":1})).await;
-    assert!(answer["result"]["content"][0]["text"].as_str().unwrap().starts_with("backend_unavailable:"));
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("backend_unavailable:")
+    );
 
-    let runtime: Value = get(format!("{}/debug/runtime", server.base)).await.json_value().await;
+    let runtime: Value = get(format!("{}/debug/runtime", server.base))
+        .await
+        .json_value()
+        .await;
     assert_eq!(runtime["runtime"]["name"], "rust");
-    assert_eq!(runtime["mcp"], json!({"stateless":false,"json_response":false,"sessions":1}));
+    assert_eq!(
+        runtime["mcp"],
+        json!({"stateless":false,"json_response":false,"sessions":1})
+    );
     assert!(runtime["parallelism"].as_u64().unwrap() >= 1);
     assert!(runtime["rss_bytes"].as_u64().unwrap() > 0);
 
     assert_eq!(client.send(reqwest::Method::DELETE).await, 204);
-    assert_eq!(client.send(reqwest::Method::DELETE).await, 404, "a deleted session is unknown");
-    assert_eq!(client.post(json!({"jsonrpc":"2.0","id":4,"method":"tools/list"})).await.status, 404);
+    assert_eq!(
+        client.send(reqwest::Method::DELETE).await,
+        404,
+        "a deleted session is unknown"
+    );
+    assert_eq!(
+        client
+            .post(json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}))
+            .await
+            .status,
+        404
+    );
 
     let (code, took) = server.terminate();
     assert_eq!(code, Some(0));
@@ -252,14 +348,29 @@ async fn get_stream_opens_at_once_and_shutdown_closes_it() {
         .header("Mcp-Session-Id", client.session.as_deref().unwrap())
         .header("MCP-Protocol-Version", PROTOCOL)
         .send();
-    let response = tokio::time::timeout(Duration::from_secs(2), stream).await.expect("headers at once").unwrap();
+    let response = tokio::time::timeout(Duration::from_secs(2), stream)
+        .await
+        .expect("headers at once")
+        .unwrap();
     assert_eq!(response.status().as_u16(), 200);
-    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/event-stream"));
+    assert!(
+        response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream")
+    );
     let body = tokio::spawn(response.text());
     let (code, took) = server.terminate();
     assert_eq!(code, Some(0));
-    assert!(took < Duration::from_secs(5), "an open GET stream must not hold shutdown");
-    tokio::time::timeout(Duration::from_secs(1), body).await.expect("stream ended").unwrap().ok();
+    assert!(
+        took < Duration::from_secs(5),
+        "an open GET stream must not hold shutdown"
+    );
+    tokio::time::timeout(Duration::from_secs(1), body)
+        .await
+        .expect("stream ended")
+        .unwrap()
+        .ok();
 }
 
 #[tokio::test]
@@ -268,7 +379,10 @@ async fn stateless_mode_answers_without_a_session_and_refuses_get_and_delete() {
     let client = Client::new(&server.base);
     // A stateless client may skip initialize.
     let answer = client.call("fibonacci", &json!({"n":10})).await;
-    assert_eq!(answer["result"]["content"][0]["text"], r#"{"n":10,"value":55}"#);
+    assert_eq!(
+        answer["result"]["content"][0]["text"],
+        r#"{"n":10,"value":55}"#
+    );
     let init = client
         .post(json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}))
         .await;
@@ -277,8 +391,14 @@ async fn stateless_mode_answers_without_a_session_and_refuses_get_and_delete() {
     check_vectors(&client).await;
     assert_eq!(client.send(reqwest::Method::GET).await, 405);
     assert_eq!(client.send(reqwest::Method::DELETE).await, 405);
-    let runtime: Value = get(format!("{}/debug/runtime", server.base)).await.json_value().await;
-    assert_eq!(runtime["mcp"], json!({"stateless":true,"json_response":false,"sessions":null}));
+    let runtime: Value = get(format!("{}/debug/runtime", server.base))
+        .await
+        .json_value()
+        .await;
+    assert_eq!(
+        runtime["mcp"],
+        json!({"stateless":true,"json_response":false,"sessions":null})
+    );
     assert_eq!(server.terminate().0, Some(0));
 }
 
@@ -325,7 +445,10 @@ async fn plain_routes_answer_canonical_json() {
     assert_eq!(health.headers()["content-type"], "application/json");
     assert_eq!(health.text().await.unwrap(), r#"{"status":"ok"}"#);
     let time = get("/rest/time").await.text().await.unwrap();
-    assert!(time.starts_with(r#"{"now_ms":"#) && time.ends_with('}'), "{time}");
+    assert!(
+        time.starts_with(r#"{"now_ms":"#) && time.ends_with('}'),
+        "{time}"
+    );
     for bad in ["0", "01", "abc", "1234567890"] {
         let resp = get(&format!("/rest/users/{bad}")).await;
         assert_eq!(resp.status().as_u16(), 400, "{bad}");
@@ -333,7 +456,10 @@ async fn plain_routes_answer_canonical_json() {
     }
     let resp = get("/rest/users/1").await;
     assert_eq!(resp.status().as_u16(), 503);
-    assert_eq!(resp.text().await.unwrap(), r#"{"error":"database unavailable"}"#);
+    assert_eq!(
+        resp.text().await.unwrap(),
+        r#"{"error":"database unavailable"}"#
+    );
     assert_eq!(server.terminate().0, Some(0));
 }
 
@@ -348,7 +474,11 @@ async fn start_delay_api() -> String {
     let app = Router::new().route(
         "/delay",
         get(|Query(d): Query<Delay>| async move {
-            if d.ms < 5000 { (StatusCode::OK, format!(r#"{{"delay_ms":{}}}"#, d.ms)) } else { (StatusCode::SERVICE_UNAVAILABLE, String::new()) }
+            if d.ms < 5000 {
+                (StatusCode::OK, format!(r#"{{"delay_ms":{}}}"#, d.ms))
+            } else {
+                (StatusCode::SERVICE_UNAVAILABLE, String::new())
+            }
         }),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -366,15 +496,27 @@ async fn fetch_upstream_passes_the_body_through_and_reports_upstream_errors() {
         let answer = client.call("fetch_upstream", &json!({"delay_ms":7})).await;
         assert_eq!(answer["result"]["content"][0]["text"], r#"{"delay_ms":7}"#);
     }
-    let answer = client.call("fetch_upstream", &json!({"delay_ms":6000})).await;
+    let answer = client
+        .call("fetch_upstream", &json!({"delay_ms":6000}))
+        .await;
     assert_eq!(answer["result"]["isError"], true);
-    assert!(answer["result"]["content"][0]["text"].as_str().unwrap().starts_with("upstream_error:"), "{answer}");
+    assert!(
+        answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("upstream_error:"),
+        "{answer}"
+    );
     assert_eq!(server.terminate().0, Some(0));
 }
 
 #[test]
 fn embedded_schema_is_the_contract_copy() {
-    let contract = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../contract/document.schema.json")).unwrap();
+    let contract = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../contract/document.schema.json"
+    ))
+    .unwrap();
     assert_eq!(perflab_server_rust::validate::DOCUMENT_SCHEMA, contract);
 }
 

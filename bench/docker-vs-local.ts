@@ -1,29 +1,16 @@
-/**
- * What does the container cost? Alternates, N rounds each, the Go server started by the local
- * driver (a process) and by the docker driver (host networking, 2 vCPU / 2 GB capped to the host)
- * and drives each with the same bare `k6 run` of the echo scenario. Prints cold start (start →
- * healthy), idle RSS as each driver measures it, RPS and tools/call p99, and the docker/local ratio.
- * Needs the engine and the image: scripts/docker/start-dockerd.sh && scripts/docker/build-images.sh go
- *
- *   pnpm exec tsx bench/docker-vs-local.ts [rounds=3] [durationSec=10] [vus=10]
- */
-import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { createDockerDriver } from "../apps/worker/src/drivers/docker.ts";
 import { localDriver } from "../apps/worker/src/drivers/local.ts";
 import type { Driver } from "../apps/worker/src/drivers/types.ts";
 import { waitForHealthy } from "../apps/worker/src/stages/health.ts";
 import { freePort, repoRoot } from "../scripts/lib/services.ts";
-import { machine, mean, sd } from "./lib.ts";
+import { bareK6Echo, machine, mean, sd } from "./lib.ts";
 
 const [rounds = 3, durationSec = 10, vus = 10] = process.argv.slice(2).map(Number);
 const warmupSec = 2;
-const k6Bin = path.join(repoRoot, ".perflab/bin/k6");
-const script = path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js");
 const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;
 
 type Figures = { coldStartMs: number; idleRssMb: number; rps: number; p99: number };
@@ -41,28 +28,11 @@ async function measure(driver: Driver, tmp: string, round: number): Promise<Figu
     });
     const idle = await server.resources();
     const summaryPath = path.join(tmp, `${driver.id}-${round}.json`);
-    await promisify(execFile)(
-      k6Bin,
-      ["run", "--no-usage-report", "--quiet", "--address", "127.0.0.1:0", script],
-      {
-        env: {
-          PATH: process.env.PATH,
-          TARGET: baseUrl,
-          VUS: String(vus),
-          DURATION: String(durationSec),
-          WARMUP: String(warmupSec),
-          TOOL: "echo",
-          ARGS: JSON.stringify({ message: "hello" }),
-          SUMMARY_PATH: summaryPath,
-        },
-      },
-    );
-    const metrics = JSON.parse(await readFile(summaryPath, "utf8")).metrics;
+    const measured = await bareK6Echo({ target: baseUrl, vus, durationSec, warmupSec, summaryPath });
     return {
       coldStartMs: healthyAt - server.startedAt,
       idleRssMb: (idle?.rssBytes ?? Number.NaN) / 1024 / 1024,
-      rps: metrics["http_reqs{phase:measure}"].values.count / durationSec,
-      p99: metrics["http_req_duration{phase:measure,method:tools/call}"].values["p(99)"],
+      ...measured,
     };
   } finally {
     await server.stop(5_000);

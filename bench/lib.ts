@@ -5,7 +5,7 @@ import path from "node:path";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
 import { Queue } from "bullmq";
-import { freePort, startPostgres, startRedis, startWorker } from "../scripts/lib/services.ts";
+import { freePort, repoRoot, startPostgres, startRedis, startWorker } from "../scripts/lib/services.ts";
 
 export type CellRequest = {
   serverName: string;
@@ -95,3 +95,44 @@ export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 export const machine = () =>
   `${os.cpus()[0]?.model}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${os.release()}`;
+
+/** A bare `k6 run` of the echo scenario (stock output only): measured RPS and tools/call p99. */
+export async function bareK6Echo(input: {
+  target: string;
+  vus: number;
+  durationSec: number;
+  warmupSec: number;
+  summaryPath: string;
+}): Promise<{ rps: number; p99: number }> {
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const { readFile } = await import("node:fs/promises");
+  await promisify(execFile)(
+    path.join(repoRoot, ".perflab/bin/k6"),
+    [
+      "run",
+      "--no-usage-report",
+      "--quiet",
+      "--address",
+      "127.0.0.1:0",
+      path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js"),
+    ],
+    {
+      env: {
+        PATH: process.env.PATH,
+        TARGET: input.target,
+        VUS: String(input.vus),
+        DURATION: String(input.durationSec),
+        WARMUP: String(input.warmupSec),
+        TOOL: "echo",
+        ARGS: JSON.stringify({ message: "hello" }),
+        SUMMARY_PATH: input.summaryPath,
+      },
+    },
+  );
+  const metrics = JSON.parse(await readFile(input.summaryPath, "utf8")).metrics;
+  return {
+    rps: metrics["http_reqs{phase:measure}"].values.count / input.durationSec,
+    p99: metrics["http_req_duration{phase:measure,method:tools/call}"].values["p(99)"],
+  };
+}

@@ -6,18 +6,15 @@
  *
  *   pnpm exec tsx bench/perflab-vs-bare.ts [rounds=5] [durationSec=10] [vus=10]
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { freePort, repoRoot, waitForPort } from "../scripts/lib/services.ts";
-import { machine, mean, sd, startLab } from "./lib.ts";
+import { bareK6Echo, machine, mean, sd, startLab } from "./lib.ts";
 
 const [rounds = 5, durationSec = 10, vus = 10] = process.argv.slice(2).map(Number);
 const warmupSec = 2;
-const k6Bin = path.join(repoRoot, ".perflab/bin/k6");
-const script = path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js");
 const serverBin = path.join(repoRoot, "servers/go/bin/server");
 
 const fmt = (xs: number[], digits = 1) => `${mean(xs).toFixed(digits)} ± ${sd(xs).toFixed(digits)}`;
@@ -33,26 +30,15 @@ async function bare(tmp: string): Promise<{ rps: number; p99: number }> {
   try {
     await waitForPort(port, 10_000);
     const summaryPath = path.join(tmp, "bare-summary.json");
-    await promisify(execFile)(
-      k6Bin,
-      ["run", "--no-usage-report", "--quiet", "--address", "127.0.0.1:0", script],
-      {
-        env: {
-          PATH: process.env.PATH,
-          TARGET: `http://127.0.0.1:${port}`,
-          VUS: String(vus),
-          DURATION: String(durationSec),
-          WARMUP: String(warmupSec),
-          TOOL: "echo",
-          ARGS: JSON.stringify({ message: "hello" }),
-          SUMMARY_PATH: summaryPath,
-        },
-      },
-    );
-    const metrics = JSON.parse(await readFile(summaryPath, "utf8")).metrics;
+    const measured = await bareK6Echo({
+      target: `http://127.0.0.1:${port}`,
+      vus,
+      durationSec,
+      warmupSec,
+      summaryPath,
+    });
     return {
-      rps: metrics["http_reqs{phase:measure}"].values.count / durationSec,
-      p99: metrics["http_req_duration{phase:measure,method:tools/call}"].values["p(99)"],
+      ...measured,
     };
   } finally {
     server.kill("SIGTERM");

@@ -59,6 +59,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
   it("submits the form, watches the live chart grow while the cell runs, then reads the summary", async () => {
     await withPage("run-flow", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
+      await page.getByLabel("Server").selectOption("go");
       await fill(page, "Virtual users", "3");
       await fill(page, "Duration", "8");
       await fill(page, "Warm-up", "1");

@@ -5,6 +5,7 @@
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import type { TestProject } from "vitest/node";
 import {
   freePort,
@@ -29,7 +30,10 @@ declare module "vitest" {
 /** Servers the tests need beside the reference ones: one that dies before it is healthy. */
 async function writeTestServers(dir: string) {
   await mkdir(dir, { recursive: true });
-  await symlink(path.join(repoRoot, "servers/go"), path.join(dir, "go"));
+  // Every reference server, as the web app's catalog has them, plus the test-only ones.
+  for (const server of loadServerCatalog(path.join(repoRoot, "servers"))) {
+    await symlink(server.dir, path.join(dir, server.name));
+  }
   await mkdir(path.join(dir, "broken"));
   await writeFile(
     path.join(dir, "broken/perflab.json"),

@@ -6,49 +6,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import { migrate } from "@perflab/db";
 import { startEmbeddedPostgres } from "@perflab/db/embedded-postgres";
+import { waitForPort } from "../../apps/worker/src/host.ts";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 
 export type Service = { name: string; stop: () => Promise<void> };
 
-export async function waitForPort(
-  port: number,
-  timeoutMs: number,
-  isDead?: () => string | null,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const dead = isDead?.();
-    if (dead) throw new Error(dead);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+// The worker's own helpers: one implementation of "free loopback port" and "wait until it listens".
+export { freePort, waitForPort } from "../../apps/worker/src/host.ts";
 
 type ChildOptions = {
   name: string;

@@ -1,4 +1,4 @@
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import os from "node:os";
 
 export function hostFingerprint(hostId: string) {
@@ -29,10 +29,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const { connect } = await import("node:net");
+/** Waits until something accepts TCP connections on 127.0.0.1:port; `isDead` aborts early with its reason. */
+export async function waitForPort(
+  port: number,
+  timeoutMs: number,
+  isDead?: () => string | null,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const dead = isDead?.();
+    if (dead) throw new Error(dead);
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1");
       socket.once("connect", () => {

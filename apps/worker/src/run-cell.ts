@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma } from "@perflab/db";
 import { CellAggregator, type CellSummaryData, isLoadGeneratorSaturated } from "@perflab/metrics";
 import type { Redis } from "ioredis";
@@ -75,14 +75,7 @@ export async function runCell(
       startedAt,
       hostFingerprint: hostFingerprint(env.PERFLAB_HOST_ID),
       k6Version: deps.k6Version,
-      serverBuild: server
-        ? {
-            language: server.language,
-            runtime: server.runtime,
-            sdk: server.sdk,
-            command: server.start.command,
-          }
-        : undefined,
+      serverBuild: server ? serverBuild(server, null) : undefined,
     },
   });
   await db.run.updateMany({
@@ -146,13 +139,7 @@ export async function runCell(
         limits: applied
           ? { cpus: applied.cpus, memoryMb: Math.round(applied.memoryBytes / 2 ** 20) }
           : Prisma.DbNull,
-        serverBuild: {
-          language: server.language,
-          runtime: server.runtime,
-          sdk: server.sdk,
-          command: server.start.command,
-          image: running.image ?? null,
-        },
+        serverBuild: serverBuild(server, running.image ?? null),
       },
     });
     await stage("waiting for health");
@@ -307,6 +294,17 @@ export async function runCell(
     // The cell is already final; cooldown only keeps the host quiet before the next cell.
     await new Promise((r) => setTimeout(r, cooldownSec * 1000));
   }
+}
+
+/** What ran, recorded on the cell: the manifest's identity, plus the image once a driver chose one. */
+function serverBuild(server: CatalogEntry, image: string | null) {
+  return {
+    language: server.language,
+    runtime: server.runtime,
+    sdk: server.sdk,
+    command: server.start.command,
+    image,
+  };
 }
 
 function lastLines(text: string, n: number): string {

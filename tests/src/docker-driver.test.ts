@@ -161,12 +161,21 @@ describe("the Go server in a container", () => {
       `fibonacci(32): 0.25 vCPU ${atQuarter.callsPerSecond.toFixed(1)}/s (server CPU ${atQuarter.cpuPerSecond.toFixed(2)} cores), ` +
         `1 vCPU ${atOne.callsPerSecond.toFixed(1)}/s (${atOne.cpuPerSecond.toFixed(2)} cores)`,
     );
-    // The quota bites (the kernel throttled the container) and caps it whatever the host has free.
-    expect(stats.cpu_stats.throttling_data.throttled_periods).toBeGreaterThan(0);
+    // The quota caps it whatever the host has free, and bites (the kernel throttled the container)
+    // whenever the host let it reach the quota: a loaded 2-core machine may give it less.
+    if (atQuarter.cpuPerSecond > 0.2)
+      expect(stats.cpu_stats.throttling_data.throttled_periods).toBeGreaterThan(0);
     expect(atQuarter.cpuPerSecond).toBeLessThan(0.3);
     expect(atOne.cpuPerSecond).toBeLessThan(1.1);
-    // 4× the quota: 1.5× the pace even when other work takes most of the host's cores.
-    expect(atOne.callsPerSecond).toBeGreaterThan(atQuarter.callsPerSecond * 1.5);
+    // The pace follows the CPU time the server got: the same work per CPU second under either quota…
+    const perCpuSecond = (r: { callsPerSecond: number; cpuPerSecond: number }) =>
+      r.callsPerSecond / r.cpuPerSecond;
+    expect(perCpuSecond(atOne) / perCpuSecond(atQuarter)).toBeGreaterThan(0.67);
+    expect(perCpuSecond(atOne) / perCpuSecond(atQuarter)).toBeLessThan(1.5);
+    // …so 4× the quota is 1.5× the pace whenever the host had the cores to give: other work on a
+    // loaded 2-core machine can leave the 1 vCPU server less CPU than the quarter's.
+    if (atOne.cpuPerSecond > atQuarter.cpuPerSecond * 2)
+      expect(atOne.callsPerSecond).toBeGreaterThan(atQuarter.callsPerSecond * 1.5);
   });
 
   it("names a missing image and the command that builds it", async () => {
@@ -288,5 +297,61 @@ describe("a cell on the docker driver, through the worker", () => {
       filters: { label: [`${LABEL_CELL}=${cell.id}`] },
     });
     expect(left).toEqual([]);
+  });
+});
+
+describe("a server pushed past its memory limit, through the worker", () => {
+  it("ends the cell `failed: OOM-killed` with the log tail, and the run's next cell still runs", async () => {
+    const { runId, cellIds } = await queueRun([
+      // 16 sessions each holding a 1 MiB reply (and its JSON and SSE copies): far past 32 MB within
+      // a second or two, so the kernel kills the server instead of letting it crawl at the limit.
+      {
+        serverName: "go",
+        vus: 16,
+        durationSeconds: 8,
+        warmupSeconds: 0,
+        driver: "docker",
+        tool: "echo",
+        args: { message: "x", pad_to_bytes: 1_048_576 },
+        limits: { memoryMb: 32 },
+      },
+      {
+        serverName: "go",
+        vus: 2,
+        durationSeconds: 2,
+        warmupSeconds: 0,
+        driver: "docker",
+        limits: { cpus: 1, memoryMb: 256 },
+      },
+    ]);
+    const run = await waitForRun(runId, 120_000);
+    const db = testDb();
+    const [oom, next] = await Promise.all(
+      cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
+    );
+
+    expect(oom!.status, oom!.error ?? "").toBe("failed");
+    expect(oom!.error).toMatch(/^OOM-killed/);
+    expect(oom!.oomKilled).toBe(true);
+    expect(oom!.exitCode).toBe(137);
+    expect(oom!.limits).toEqual({ cpus: expect.any(Number), memoryMb: 32 });
+    // The server's own output up to its death.
+    expect(oom!.logTail).toContain("listening on http://127.0.0.1:");
+    expect(oom!.summary).toBeNull();
+
+    expect(next!.status, next!.error ?? "").toBe("succeeded");
+    expect(next!.oomKilled).toBe(false);
+    expect(next!.summary!.requests).toBeGreaterThan(0n);
+    expect(run.status).toBe("partial");
+    expect(run.cellsDone).toBe(2);
+    expect(run.cellsFailed).toBe(1);
+
+    for (const id of cellIds) {
+      const left = await driver.docker.listContainers({
+        all: true,
+        filters: { label: [`${LABEL_CELL}=${id}`] },
+      });
+      expect(left, `containers of cell ${id}`).toEqual([]);
+    }
   });
 });

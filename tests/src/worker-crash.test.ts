@@ -1,6 +1,8 @@
 import { readdir, readFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { createDockerDriver, LABEL_CELL, LABEL_OWNER } from "../../apps/worker/src/drivers/docker.ts";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
 
@@ -29,8 +31,9 @@ async function until<T>(
   throw new Error(`timed out waiting for ${what}`);
 }
 
+// Each test's own Redis and workers stop with it, so the next test's load runs alone.
 const started: Service[] = [];
-afterAll(async () => {
+afterEach(async () => {
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
 });
 
@@ -89,6 +92,80 @@ describe("a worker killed mid-cell", () => {
 
     const nextAfter = await db.cell.findUniqueOrThrow({ where: { id: next!.id } });
     expect(nextAfter.status).toBe("succeeded");
+    expect(finished.status).toBe("partial");
+    expect(finished.cellsDone).toBe(2);
+  });
+
+  it("on the docker driver: no container remains after a restart, the cell says why it failed, and the run goes on", async () => {
+    const docker = createDockerDriver().docker;
+    await docker.ping().catch((error: Error) => {
+      throw new Error(`no Docker engine answers (${error.message}): run scripts/docker/start-dockerd.sh`);
+    });
+    const containersOfCell = (cellId: string) =>
+      docker.listContainers({ all: true, filters: { label: [`${LABEL_CELL}=${cellId}`] } });
+
+    const redis = await startRedis({
+      dir: path.join(inject("tmpDir"), "redis-crash-docker"),
+      port: await freePort(),
+    });
+    started.push(redis);
+    const env = {
+      PERFLAB_SERVERS_DIR: inject("serversDir"),
+      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-crash-docker"),
+    };
+    const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(first);
+
+    const db = testDb();
+    const limits = { cpus: 1, memoryMb: 256 };
+    const { runId, cellIds } = await queueRun(
+      [
+        { serverName: "go", vus: 2, durationSeconds: 60, warmupSeconds: 0, driver: "docker", limits },
+        { serverName: "go", vus: 2, durationSeconds: 2, warmupSeconds: 0, driver: "docker", limits },
+      ],
+      { redisUrl: redis.url },
+    );
+    const [victim, next] = cellIds as [string, string];
+
+    // Wait until the load is running against the container.
+    await until(
+      async () => (await db.cell.findUniqueOrThrow({ where: { id: victim } })).measureStartedAt,
+      60_000,
+      "the load to start",
+    );
+    const container = await until(
+      async () => (await containersOfCell(victim)).find((c) => c.State === "running"),
+      10_000,
+      "the cell's container",
+    );
+    // Owned by the first worker: host id (the hostname unless set) and its pid.
+    const hostId = process.env.PERFLAB_HOST_ID || os.hostname();
+    expect(container.Labels[LABEL_OWNER]).toBe(`${hostId}:${first.child.pid}`);
+    // k6 at least: the server's environ (a container user's) is readable only when the tests run as root.
+    await until(async () => (await processesOfCell(victim)).length >= 1, 10_000, "the k6 process");
+
+    first.child.kill("SIGKILL");
+    await until(async () => first.exitReason(), 10_000, "the worker to die");
+    // Nothing stops a container when its worker dies: only the restarted worker can remove it.
+    expect((await containersOfCell(victim)).map((c) => c.State)).toEqual(["running"]);
+
+    const second = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(second);
+    const finished = await waitForRun(runId, 120_000);
+    expect(second.child.pid).not.toBe(first.child.pid);
+
+    const victimAfter = await db.cell.findUniqueOrThrow({ where: { id: victim } });
+    expect(victimAfter.status).toBe("failed");
+    // Named by the restart's orphan removal (not just the stalled job coming back).
+    expect(victimAfter.error).toMatch(/worker running this cell died.*removed on restart/);
+    expect(await containersOfCell(victim)).toEqual([]);
+    // k6 on the host and the server (container processes show in the host's /proc) are gone too.
+    expect(await processesOfCell(victim)).toEqual([]);
+
+    const nextAfter = await db.cell.findUniqueOrThrow({ where: { id: next }, include: { summary: true } });
+    expect(nextAfter.status, nextAfter.error ?? "").toBe("succeeded");
+    expect(nextAfter.summary!.requests).toBeGreaterThan(0n);
+    expect(await containersOfCell(next)).toEqual([]);
     expect(finished.status).toBe("partial");
     expect(finished.cellsDone).toBe(2);
   });

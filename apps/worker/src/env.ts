@@ -11,10 +11,21 @@ export const env = createEnv({
   server: {
     DATABASE_URL: z.string().url(),
     REDIS_URL: z.string().url(),
+    /** Where k6 runs: the pinned binary as a process (local), or the same build in a container (docker). */
+    PERFLAB_K6_RUNNER: z.enum(["local", "docker"]).default("local"),
     PERFLAB_K6_BIN: z.string().default(path.join(repoRoot, ".perflab/bin/k6")),
+    /** The k6 image for PERFLAB_K6_RUNNER=docker; defaults to the tag build-images.sh gives packages/k6-output. */
+    PERFLAB_K6_IMAGE: z.string().optional(),
+    PERFLAB_K6_SOURCE_DIR: z.string().default(path.join(repoRoot, "packages/k6-output")),
     PERFLAB_SCENARIOS_DIR: z.string().default(path.join(repoRoot, "packages/scenarios/k6")),
     PERFLAB_SERVERS_DIR: z.string().default(path.join(repoRoot, "servers")),
     PERFLAB_FIXTURES_DIR: z.string().default(path.join(repoRoot, "servers/fixtures")),
+    /** A fixture API run outside the worker (compose's `fixtures` service); unset: the worker starts its own. */
+    PERFLAB_FIXTURE_API_URL: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u), "must be an http:// or https:// URL")
+      .optional(),
     PERFLAB_WORK_DIR: z.string().default(path.join(repoRoot, ".perflab/work")),
     /** Cells on the same host id never overlap, whatever the number of worker processes. */
     PERFLAB_HOST_ID: z.string().default(os.hostname()),

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
@@ -12,7 +12,7 @@ import { freePort, hostFingerprint } from "./host.ts";
 import type { Logger } from "./logger.ts";
 import type { Fixtures } from "./stages/fixtures.ts";
 import { waitForHealthy } from "./stages/health.ts";
-import { runK6 } from "./stages/k6.ts";
+import type { K6Runner } from "./stages/k6.ts";
 import { PointSink } from "./stages/points.ts";
 import { startSampler } from "./stages/sampler.ts";
 
@@ -22,6 +22,7 @@ export type CellDeps = {
   env: WorkerEnv;
   drivers: Record<DriverId, Driver>;
   fixtures: Fixtures;
+  k6: K6Runner;
   k6Version: string;
   log: Logger;
 };
@@ -139,7 +140,7 @@ export async function runCell(
         limits: applied
           ? { cpus: applied.cpus, memoryMb: Math.round(applied.memoryBytes / 2 ** 20) }
           : Prisma.DbNull,
-        serverBuild: serverBuild(server, running.image ?? null),
+        serverBuild: serverBuild(server, running.image ?? null, running.imageId ?? null),
       },
     });
     await stage("waiting for health");
@@ -176,26 +177,30 @@ export async function runCell(
     });
 
     await stage(cell.warmupSeconds > 0 ? "warm-up" : "measuring");
-    const summaryPath = path.join(workDir, "k6-summary.json");
-    const k6 = await runK6({
-      workDir,
-      bin: env.PERFLAB_K6_BIN,
-      script: path.join(env.PERFLAB_SCENARIOS_DIR, entry.script),
-      env: {
-        ...marker,
-        TARGET: baseUrl,
-        MCP_PATH: server.mcpPath,
-        VUS: String(vus),
-        DURATION: String(cell.durationSeconds),
-        WARMUP: String(cell.warmupSeconds),
-        TOOL: params.tool,
-        ARGS: JSON.stringify(params.arguments),
-        SUMMARY_PATH: summaryPath,
-      },
-      timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,
-    });
+    const k6 = await deps.k6
+      .run({
+        workDir,
+        script: path.join(env.PERFLAB_SCENARIOS_DIR, entry.script),
+        env: {
+          ...marker,
+          TARGET: baseUrl,
+          MCP_PATH: server.mcpPath,
+          VUS: String(vus),
+          DURATION: String(cell.durationSeconds),
+          WARMUP: String(cell.warmupSeconds),
+          TOOL: params.tool,
+          ARGS: JSON.stringify(params.arguments),
+        },
+        timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,
+        cell: { id: cell.id, runId: cell.runId, owner: marker[OWNER_ENV] },
+      })
+      .catch((error: Error) => {
+        throw new CellFailure(`k6 could not start: ${error.message}`);
+      });
     const onAbort = () => k6.kill();
     input.signal?.addEventListener("abort", onAbort);
+    // A server that dies mid-load ends the measurement: k6 would only count refused connections.
+    void running.exited.then(() => k6.kill());
     const aggregator = new CellAggregator();
     let loadStartT: number | null = null;
     const sink = new PointSink(
@@ -205,7 +210,7 @@ export async function runCell(
     );
     const sampler = startSampler({
       server: running,
-      k6Pid: () => k6.pid,
+      k6Resources: k6.resources,
       runtimeUrl,
       onSample: (sample) => aggregator.addResources(sample),
     });
@@ -258,7 +263,7 @@ export async function runCell(
       );
     }
     const summary = aggregator.summary({ durationSec: cell.durationSeconds });
-    const k6Requests = await readK6MeasuredRequests(summaryPath);
+    const k6Requests = k6MeasuredRequests(k6Result.summary);
     const saturated = isLoadGeneratorSaturated({
       k6CpuAvgPct: summary.k6CpuAvgPct,
       serverCpuAvgPct: summary.cpuAvgPct,
@@ -285,6 +290,11 @@ export async function runCell(
           logTail: running.logTail(),
         },
       });
+      // An OOM kill noticed only now (the exit landed after k6 ended, or before health) is still named.
+      if (exit.oomKilled && !outcome.error?.startsWith("OOM-killed")) {
+        const before = outcome.status === "failed" ? ` (seen first as: ${outcome.error})` : "";
+        outcome = { status: "failed", error: `OOM-killed: the server went past its memory limit${before}` };
+      }
     }
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -297,13 +307,14 @@ export async function runCell(
 }
 
 /** What ran, recorded on the cell: the manifest's identity, plus the image once a driver chose one. */
-function serverBuild(server: CatalogEntry, image: string | null) {
+function serverBuild(server: CatalogEntry, image: string | null, imageId: string | null = null) {
   return {
     language: server.language,
     runtime: server.runtime,
     sdk: server.sdk,
     command: server.start.command,
     image,
+    imageId,
   };
 }
 
@@ -312,15 +323,9 @@ function lastLines(text: string, n: number): string {
 }
 
 /** k6's own count of the measured window, from the submetric its thresholds expose. */
-async function readK6MeasuredRequests(summaryPath: string): Promise<number | null> {
-  try {
-    const data = JSON.parse(await readFile(summaryPath, "utf8")) as {
-      metrics?: Record<string, { values?: { count?: number } }>;
-    };
-    return data.metrics?.["http_reqs{phase:measure}"]?.values?.count ?? null;
-  } catch {
-    return null;
-  }
+function k6MeasuredRequests(summary: unknown): number | null {
+  const data = summary as { metrics?: Record<string, { values?: { count?: number } }> } | null;
+  return data?.metrics?.["http_reqs{phase:measure}"]?.values?.count ?? null;
 }
 
 async function writeSummary(

@@ -2,7 +2,7 @@ import { JOB_CELL_RUN, QUEUE_CELLS, ZCellJob } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
 import { UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { createDockerDriver } from "./drivers/docker.ts";
+import { createDockerDriver, k6ImageTag } from "./drivers/docker.ts";
 import { localDriver } from "./drivers/local.ts";
 import { reapOrphanProcesses } from "./drivers/orphans.ts";
 import type { Driver, DriverId } from "./drivers/types.ts";
@@ -11,7 +11,7 @@ import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { finishCell, runCell } from "./run-cell.ts";
 import { Fixtures } from "./stages/fixtures.ts";
-import { k6Version } from "./stages/k6.ts";
+import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
 
 /**
  * Starts the cell worker: one cell at a time per process, and per host through the host lock.
@@ -26,12 +26,22 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   workerConnection.on("error", (error) => log.warn({ err: error }, "redis (worker) error"));
   publisher.on("error", (error) => log.warn({ err: error }, "redis (publisher) error"));
 
-  const version = await k6Version(env.PERFLAB_K6_BIN);
   const dockerDriver = createDockerDriver({ hostId: env.PERFLAB_HOST_ID, cpuset: env.PERFLAB_DOCKER_CPUSET });
+  const k6: K6Runner =
+    env.PERFLAB_K6_RUNNER === "docker"
+      ? createDockerK6Runner({
+          docker: dockerDriver.docker,
+          instance: dockerDriver.instance,
+          image: env.PERFLAB_K6_IMAGE ?? (await k6ImageTag(env.PERFLAB_K6_SOURCE_DIR)),
+        })
+      : createLocalK6Runner(env.PERFLAB_K6_BIN);
+  // A missing binary or image stops the worker here, with the command that provides it.
+  const version = await k6.version();
   const drivers: Record<DriverId, Driver> = { local: localDriver, docker: dockerDriver };
   const fixtures = new Fixtures({
     fixturesDir: env.PERFLAB_FIXTURES_DIR,
     labDatabaseUrl: env.DATABASE_URL,
+    apiUrl: env.PERFLAB_FIXTURE_API_URL,
     log,
   });
 
@@ -47,7 +57,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       await finishCell({ db, publisher, log }, cell.id, cell.runId, {
         status: "failed",
         error:
-          "the worker running this cell died; its leftover server and k6 processes were killed on restart",
+          "the worker running this cell died; the server and k6 it left (processes or containers) were removed on restart",
       });
     }
     log.warn({ cellId }, "removed processes left by a dead worker");
@@ -69,7 +79,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       });
       try {
         await runCell(
-          { db, publisher, env, drivers, fixtures, k6Version: version, log },
+          { db, publisher, env, drivers, fixtures, k6, k6Version: version, log },
           { cellId: parsed.data.cellId, signal: shutdown.signal },
         );
       } finally {
@@ -87,7 +97,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   worker.on("error", (error) => log.error({ err: error }, "worker error"));
   worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "job failed"));
   await worker.waitUntilReady();
-  log.info({ hostId: env.PERFLAB_HOST_ID, k6: version }, "worker ready");
+  log.info({ hostId: env.PERFLAB_HOST_ID, k6: version, k6Runner: k6.kind }, "worker ready");
 
   return {
     async close() {

@@ -56,8 +56,11 @@ export function CellTable({
                     </div>
                   )}
                   {cell.image && (
-                    <div className="font-mono text-zinc-500" title={cell.image}>
-                      {cell.image.replace(/^sha256:/, "").slice(0, 12)}
+                    <div className="font-mono text-zinc-500" data-testid={`cell-image-${cell.index}`}>
+                      <div>{cell.image}</div>
+                      {cell.imageId && (
+                        <div title={cell.imageId}>{cell.imageId.replace(/^sha256:/, "").slice(0, 12)}</div>
+                      )}
                     </div>
                   )}
                 </td>

@@ -80,8 +80,9 @@ export type CellDto = {
   driver: string;
   /** Limits the driver enforced (null for a plain process). */
   limits: { cpus: number; memoryMb: number } | null;
-  /** Container image id, when the cell ran in a container. */
+  /** Container image tag and content id (sha256:…), when the cell ran in a container. */
   image: string | null;
+  imageId: string | null;
   idleRssBytes: number | null;
   parallelism: unknown;
   durationSeconds: number;

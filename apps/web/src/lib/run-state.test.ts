@@ -25,6 +25,7 @@ const cell = (id: string, index: number): CellDto => ({
   params: {},
   limits: null,
   image: null,
+  imageId: null,
   idleRssBytes: null,
   parallelism: null,
   round: 1,

@@ -83,6 +83,7 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     driver: cell.driver,
     limits: (cell.limits as { cpus: number; memoryMb: number } | null) ?? null,
     image: ((cell.serverBuild as { image?: string | null } | null)?.image ?? null) || null,
+    imageId: ((cell.serverBuild as { imageId?: string | null } | null)?.imageId ?? null) || null,
     idleRssBytes: cell.idleRssBytes === null ? null : Number(cell.idleRssBytes),
     parallelism: cell.parallelism ?? null,
     durationSeconds: cell.durationSeconds,

@@ -68,6 +68,16 @@ export function exitInfoFromState(state: { ExitCode?: number; OOMKilled?: boolea
   return { exitCode: code, signal, oomKilled: state.OOMKilled === true };
 }
 
+/** The kernel's count of OOM kills in any cgroup since boot, or null where /proc/vmstat cannot say. */
+async function hostOomKills(): Promise<number | null> {
+  try {
+    const match = /^oom_kill (\d+)$/m.exec(await readFile("/proc/vmstat", "utf8"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Whether a labelled container belongs to a worker of this host that is gone: its pid is dead, or
  * its pid is ours but it was made by an earlier process (a restarted container worker is pid 1 again).
@@ -123,6 +133,11 @@ export async function fixturesImageTag(fixturesDir: string): Promise<string> {
   return `perflab/fixtures:${await sourceHash(fixturesDir, ["**/*.go", "go.mod", "go.sum"])}`;
 }
 
+/** perflab's k6 build (packages/k6-output/Dockerfile), for running the load generator in a container. */
+export async function k6ImageTag(k6OutputDir: string): Promise<string> {
+  return `perflab/k6:${await sourceHash(k6OutputDir, ["**/*.go", "go.mod", "go.sum"])}`;
+}
+
 const isStatus = (error: unknown, ...codes: number[]) =>
   codes.includes((error as { statusCode?: number }).statusCode ?? -1);
 
@@ -147,6 +162,8 @@ export type DockerRunningServer = RunningServer & {
 
 export type DockerDriver = Omit<Driver, "start"> & {
   readonly docker: Docker;
+  /** This driver's LABEL_INSTANCE: containers made with it are this worker's (see isOrphan). */
+  readonly instance: string;
   start(request: DockerStartRequest): Promise<DockerRunningServer>;
   /** Removes containers left by dead workers of this host; returns the cells they ran. */
   removeOrphans(): Promise<string[]>;
@@ -159,6 +176,8 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
   const hostId = options.hostId ?? os.hostname();
   const instance = randomUUID();
   const imageFor = options.imageFor ?? serverImageTag;
+  // An engine on a unix socket runs on this kernel: its OOM kills show in our /proc/vmstat.
+  const localEngine = Boolean((docker.modem as { socketPath?: string }).socketPath);
   let capacity: Promise<EngineCapacity> | null = null;
   const engineCapacity = () => {
     capacity ??= docker.info().then((info: { NCPU: number; MemTotal: number }) => ({
@@ -174,13 +193,15 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
   return {
     id: "docker",
     docker,
+    instance,
     capacity: engineCapacity,
 
     async start(request: DockerStartRequest) {
       const { server, cellId, port, env } = request;
       const image = await imageFor(server);
+      let imageId: string;
       try {
-        await docker.getImage(image).inspect();
+        imageId = ((await docker.getImage(image).inspect()) as { Id: string }).Id;
       } catch (error) {
         if (!isStatus(error, 404)) throw error;
         throw new Error(
@@ -221,6 +242,10 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       });
       // Waiting before start cannot miss an exit that happens right after it.
       const waited = container.wait({ condition: "next-exit" });
+      // containerd (cgroup v1) drops a container's OOM event when the container is deleted before its
+      // OOM watcher runs (seen on a loaded host): the engine then reports a plain SIGKILL.
+      const oomKillsBefore = localEngine ? await hostOomKills() : null;
+      let stopRequestedAt: number | null = null;
       const tail = new LogTail();
       // Cold start includes the engine setting up the container, as a user of the image would see it.
       const startedAt = Date.now();
@@ -237,7 +262,14 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           // The log stream ends with the container; give it a moment to deliver the last lines.
           await Promise.race([logsDone, new Promise((r) => setTimeout(r, 1_000))]);
           const state = (await container.inspect()).State;
-          return exitInfoFromState(state);
+          const info = exitInfoFromState(state);
+          if (info.oomKilled || info.signal !== "SIGKILL" || oomKillsBefore === null) return info;
+          // A SIGKILL perflab did not send (the container ended before stop() was asked), while the
+          // kernel OOM-killed something: that kill was this container's.
+          const finishedAt = Date.parse(state.FinishedAt ?? "");
+          if (stopRequestedAt !== null && !(finishedAt < stopRequestedAt)) return info;
+          const oomKillsNow = await hostOomKills();
+          return oomKillsNow !== null && oomKillsNow > oomKillsBefore ? { ...info, oomKilled: true } : info;
         })
         .catch((error: Error) => {
           tail.push(`\n[perflab] lost track of container ${container.id}: ${error.message}\n`);
@@ -250,6 +282,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         limits,
         appliedLimits: limits,
         image,
+        imageId,
         startedAt,
         exited,
         async resources() {
@@ -266,6 +299,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           }
         },
         stop(graceMs) {
+          stopRequestedAt ??= Date.now();
           stopping ??= (async () => {
             try {
               await container.stop({ t: Math.max(1, Math.ceil(graceMs / 1000)) });

@@ -27,8 +27,10 @@ export interface RunningServer {
   readonly startedAt: number;
   /** Limits actually applied (after capping to the machine), or null when the driver applies none. */
   readonly appliedLimits?: { cpus: number; memoryBytes: number } | null;
-  /** What ran: an image id for containers. */
+  /** What ran: the image's tag for containers… */
   readonly image?: string | null;
+  /** …and its content id (sha256:…), which names exactly the bytes that ran. */
+  readonly imageId?: string | null;
   /** Resolves when the server exits by itself or is stopped. */
   readonly exited: Promise<ExitInfo>;
   /** Cumulative CPU seconds and current RSS of everything the server runs (all its processes). */

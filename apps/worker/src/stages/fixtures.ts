@@ -19,19 +19,71 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number
   throw new Error(`fixture at ${url} did not become healthy within ${timeoutMs} ms`);
 }
 
+/** The variable that points the worker at a fixture API it does not start (compose's `fixtures`). */
+export const FIXTURE_API_URL_ENV = "PERFLAB_FIXTURE_API_URL";
+
+/**
+ * Checks that an externally run fixture API answers `GET /health`, retrying until `timeoutMs` (it may
+ * still be starting beside the worker). Fails with the variable's name, so the fix is obvious.
+ */
+export async function checkExternalFixtureApi(apiUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let reason = "no answer";
+  for (;;) {
+    try {
+      const response = await fetch(`${apiUrl}/health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+      reason = `HTTP ${response.status}`;
+    } catch (error) {
+      const e = error as Error & { cause?: { code?: string; message?: string } };
+      reason = e.cause?.code ?? e.cause?.message ?? e.message;
+    }
+    if (Date.now() >= deadline) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(
+    `the fixture API at ${apiUrl} (${FIXTURE_API_URL_ENV}) does not answer GET /health (${reason}); ` +
+      `start it (docker-compose's fixtures service) or unset ${FIXTURE_API_URL_ENV} to let the worker run its own`,
+  );
+}
+
 /**
  * The I/O backends servers call (servers/fixtures): the product API, a dedicated Redis (never the
  * lab's own: it is flushed before every server) and a fixtures database beside the lab's. Started
  * on first need and kept for the worker's life; reset before every cell that uses them.
+ *
+ * With `apiUrl` (PERFLAB_FIXTURE_API_URL) the product API is one run elsewhere (read-only, so it can
+ * be shared): it is not started, only health-checked before every cell that uses it. The Redis and the
+ * database stay the worker's: they are flushed and re-seeded per cell, so nothing else may own them.
  */
 export class Fixtures {
   private started: Promise<Record<string, string>> | null = null;
   private readonly children: ChildProcess[] = [];
 
-  constructor(private readonly options: { fixturesDir: string; labDatabaseUrl: string; log: Logger }) {}
+  private readonly apiUrl: string | null;
+
+  constructor(
+    private readonly options: {
+      fixturesDir: string;
+      labDatabaseUrl: string;
+      log: Logger;
+      /** An externally run fixture API; unset: the worker starts fixture-api itself. */
+      apiUrl?: string;
+      /** How long an external API may take to answer its health check. */
+      apiTimeoutMs?: number;
+    },
+  ) {
+    this.apiUrl = options.apiUrl ? options.apiUrl.replace(/\/+$/, "") : null;
+  }
 
   /** The backend variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
-  ensure(): Promise<Record<string, string>> {
+  async ensure(): Promise<Record<string, string>> {
+    // An external API can go away after it was first seen: check it before every use.
+    if (this.apiUrl) await checkExternalFixtureApi(this.apiUrl, this.options.apiTimeoutMs ?? 10_000);
+    return this.backends();
+  }
+
+  private backends(): Promise<Record<string, string>> {
     this.started ??= this.start().catch((error) => {
       this.started = null;
       throw error;
@@ -41,7 +93,7 @@ export class Fixtures {
 
   /** Flushes and re-seeds Redis and the users table, so every server starts from the same data. */
   async reset(): Promise<void> {
-    const env = await this.ensure();
+    const env = await this.backends();
     const started = Date.now();
     try {
       await run(path.join(this.options.fixturesDir, "bin/fixture-reset"), [], {
@@ -64,12 +116,18 @@ export class Fixtures {
   }
 
   private async start(): Promise<Record<string, string>> {
-    const apiPort = await freePort();
-    const api = spawn(path.join(this.options.fixturesDir, "bin/fixture-api"), [], {
-      env: { PORT: String(apiPort) },
-      stdio: "ignore",
-    });
-    this.children.push(api);
+    let apiUrl = this.apiUrl;
+    const waits: Promise<void>[] = [];
+    if (!apiUrl) {
+      const apiPort = await freePort();
+      const api = spawn(path.join(this.options.fixturesDir, "bin/fixture-api"), [], {
+        env: { PORT: String(apiPort) },
+        stdio: "ignore",
+      });
+      this.children.push(api);
+      apiUrl = `http://127.0.0.1:${apiPort}`;
+      waits.push(waitForHealth(`${apiUrl}/health`, api, 15_000));
+    }
     const redisPort = await freePort();
     const redis = spawn(
       "redis-server",
@@ -88,11 +146,10 @@ export class Fixtures {
       { stdio: "ignore" },
     );
     this.children.push(redis);
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    await Promise.all([waitForHealth(`${apiUrl}/health`, api, 15_000), waitForPort(redisPort, 15_000)]);
+    await Promise.all([...waits, waitForPort(redisPort, 15_000)]);
     const database = new URL(this.options.labDatabaseUrl);
     database.pathname = "/perflab_fixtures";
-    this.options.log.info({ apiUrl, redisPort }, "fixtures started");
+    this.options.log.info({ apiUrl, external: this.apiUrl !== null, redisPort }, "fixtures started");
     return {
       FIXTURE_API_URL: apiUrl,
       REDIS_URL: `redis://127.0.0.1:${redisPort}/0`,

@@ -1,99 +1,308 @@
 import { execFile, spawn } from "node:child_process";
 import { constants, createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { promisify } from "node:util";
 import { type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
+import type Docker from "dockerode";
+import { extract, pack } from "tar-stream";
+import { LABEL_CELL, LABEL_INSTANCE, LABEL_OWNER, LABEL_RUN, resourcesFromStats } from "../drivers/docker.ts";
 import { LogTail } from "../drivers/local.ts";
+import type { ServerResources } from "../drivers/types.ts";
+import { processResources } from "../proc.ts";
 
-export async function k6Version(bin: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(bin, ["version"], { timeout: 10_000 });
-  return stdout.trim().split("\n")[0] ?? "unknown";
-}
+export type K6RunnerKind = "local" | "docker";
 
-export type K6Result = { exitCode: number | null; signal: string | null; logTail: string };
-
-export type K6Run = {
-  pid: number | undefined;
-  /** Parsed lines of perflab's k6 output, in the order k6 wrote them. */
-  lines: AsyncIterable<TK6OutputLine>;
-  done: Promise<K6Result>;
-  kill: () => void;
+export type K6Result = {
+  exitCode: number | null;
+  signal: string | null;
+  logTail: string;
+  /** The JSON k6's handleSummary wrote (the scenario writes it to SUMMARY_PATH), or null. */
+  summary: unknown;
 };
 
-/**
- * Runs k6 with perflab's output writing NDJSON into a named pipe in the cell's work dir, so
- * per-second histograms stream to the worker without touching the disk. (Node's extra stdio
- * channels are socket pairs, which k6 cannot open by path.)
- */
-export async function runK6(input: {
-  bin: string;
+export type K6Input = {
+  /** Path of the scenario script on the worker's machine. */
   script: string;
+  /** The cell's scratch directory on the worker's machine. */
   workDir: string;
   env: Record<string, string>;
   timeoutMs: number;
-}): Promise<K6Run> {
-  const fifo = path.join(input.workDir, "k6-output.ndjson");
-  await promisify(execFile)("mkfifo", ["-m", "600", fifo]);
-  const child = spawn(
-    input.bin,
-    [
-      "run",
-      "--no-usage-report",
-      "--quiet",
-      "--address",
-      "127.0.0.1:0",
-      "--out",
-      `perflab=${fifo}`,
-      input.script,
-    ],
-    {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/tmp",
-        K6_NO_USAGE_REPORT: "true",
-        ...input.env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  const tail = new LogTail();
-  child.stdout.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-  const timer = setTimeout(() => {
-    tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
-    child.kill("SIGKILL");
-  }, input.timeoutMs);
-  const done = new Promise<K6Result>((resolve) => {
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      tail.push(`\n[perflab] could not start k6: ${error.message}\n`);
-      resolve({ exitCode: null, signal: null, logTail: tail.toString() });
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ exitCode: code, signal, logTail: tail.toString() });
-    });
-  });
-  // If k6 dies before it opened the pipe, the reader would wait forever: open and close it once.
-  void done.then(async () => {
-    const handle = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => null);
-    await handle?.close();
-  });
+  cell: { id: string; runId: string; owner: string };
+};
+
+export type K6Run = {
+  /** Parsed lines of perflab's k6 output, in the order k6 wrote them. */
+  lines: AsyncIterable<TK6OutputLine>;
+  done: Promise<K6Result>;
+  /** Graceful stop (k6 ends the test and still writes its summary). */
+  kill: () => void;
+  /** k6's own cumulative CPU seconds and memory, for the saturation check. */
+  resources: () => Promise<ServerResources | null>;
+};
+
+/** Where k6 runs: the pinned binary as a local process, or the same build in its own container. */
+export type K6Runner = {
+  readonly kind: K6RunnerKind;
+  /** The binary's path or the image's tag. */
+  readonly location: string;
+  version(): Promise<string>;
+  run(input: K6Input): Promise<K6Run>;
+};
+
+const K6_ARGS = ["run", "--no-usage-report", "--quiet", "--address", "127.0.0.1:0"];
+const firstLine = (text: string) => text.trim().split("\n")[0] || "unknown";
+
+/**
+ * The pinned k6 as a child process. perflab's output writes NDJSON into a named pipe in the cell's
+ * work dir, so per-second histograms stream to the worker without touching the disk. (Node's extra
+ * stdio channels are socket pairs, which k6 cannot open by path.)
+ */
+export function createLocalK6Runner(bin: string): K6Runner {
   return {
-    pid: child.pid,
-    lines: parseLines(createReadStream(fifo)),
-    done,
-    kill: () => child.kill("SIGTERM"),
+    kind: "local",
+    location: bin,
+    async version() {
+      const { stdout } = await promisify(execFile)(bin, ["version"], { timeout: 10_000 });
+      return firstLine(stdout);
+    },
+    async run(input) {
+      const fifo = path.join(input.workDir, "k6-output.ndjson");
+      const summaryPath = path.join(input.workDir, "k6-summary.json");
+      await promisify(execFile)("mkfifo", ["-m", "600", fifo]);
+      const child = spawn(bin, [...K6_ARGS, "--out", `perflab=${fifo}`, input.script], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          K6_NO_USAGE_REPORT: "true",
+          ...input.env,
+          SUMMARY_PATH: summaryPath,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const tail = new LogTail();
+      child.stdout.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+      const timer = setTimeout(() => {
+        tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
+        child.kill("SIGKILL");
+      }, input.timeoutMs);
+      const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => {
+        child.once("error", (error) => {
+          tail.push(`\n[perflab] could not start k6: ${error.message}\n`);
+          resolve({ exitCode: null, signal: null });
+        });
+        child.once("close", (exitCode, signal) => resolve({ exitCode, signal }));
+      }).finally(() => clearTimeout(timer));
+      // If k6 dies before it opened the pipe, the reader would wait forever: open and close it once.
+      void exited.then(async () => {
+        const handle = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK).catch(() => null);
+        await handle?.close();
+      });
+      const done = exited.then(async (exit) => ({
+        ...exit,
+        logTail: tail.toString(),
+        summary: await readFile(summaryPath, "utf8")
+          .then((text) => JSON.parse(text) as unknown)
+          .catch(() => null),
+      }));
+      return {
+        lines: parseLines(createReadStream(fifo)),
+        done,
+        kill: () => child.kill("SIGTERM"),
+        resources: () => (child.pid === undefined ? Promise.resolve(null) : processResources(child.pid)),
+      };
+    },
   };
 }
 
-async function* parseLines(stream: Readable): AsyncIterable<TK6OutputLine> {
+/** Role label on the k6 container (the server's container carries the same cell, run and owner labels). */
+export const LABEL_ROLE = "perflab.role";
+
+/**
+ * The same k6 build in its own container (packages/k6-output/Dockerfile, FROM scratch), on the host
+ * network so it reaches the server on 127.0.0.1 wherever the engine runs. Nothing is shared through
+ * the file system, so a remote engine or a worker that itself runs in a container works the same:
+ * the script goes in with the engine's archive API, perflab's output comes out on k6's stdout
+ * (attached before start), the end-of-test summary comes back through the archive API, and CPU and
+ * memory come from the engine's stats. The container carries the cell's labels, so a restarted
+ * worker removes it with the server's container.
+ */
+export function createDockerK6Runner(options: { docker: Docker; image: string; instance: string }): K6Runner {
+  const { docker, image, instance } = options;
+  const ensureImage = async () => {
+    try {
+      await docker.getImage(image).inspect();
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+      throw new Error(
+        `k6 image ${image} is not on the Docker engine: build it with scripts/docker/build-images.sh k6`,
+      );
+    }
+  };
+  return {
+    kind: "docker",
+    location: image,
+    async version() {
+      await ensureImage();
+      const out = new LogTail();
+      const sink = new PassThrough().setEncoding("utf8");
+      sink.on("data", (d: string) => out.push(d));
+      const result = await new Promise<{ StatusCode: number }>((resolve, reject) => {
+        docker.run(
+          image,
+          ["version"],
+          // Without a TTY (no terminal escapes in the version string), demultiplexed.
+          [sink, sink],
+          { Tty: false, HostConfig: { NetworkMode: "none" } },
+          {},
+          (error: unknown, data: { StatusCode: number }, container?: Docker.Container) => {
+            void container?.remove({ force: true }).catch(() => undefined);
+            if (error) reject(error);
+            else resolve(data);
+          },
+        );
+      });
+      if (result.StatusCode !== 0) throw new Error(`k6 version in ${image} exited ${result.StatusCode}`);
+      return `${firstLine(out.toString())} [container ${image}]`;
+    },
+    async run(input) {
+      await ensureImage();
+      const scriptName = path.basename(input.script);
+      const env = { K6_NO_USAGE_REPORT: "true", ...input.env, SUMMARY_PATH: "/work/k6-summary.json" };
+      const container = await docker.createContainer({
+        name: `perflab-k6-${input.cell.id}-${Date.now().toString(36)}`,
+        Image: image,
+        Cmd: [...K6_ARGS, "--out", "perflab=/dev/stdout", `/work/${scriptName}`],
+        Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+        AttachStdout: true,
+        AttachStderr: true,
+        Labels: {
+          [LABEL_CELL]: input.cell.id,
+          [LABEL_RUN]: input.cell.runId,
+          [LABEL_OWNER]: input.cell.owner,
+          [LABEL_INSTANCE]: instance,
+          [LABEL_ROLE]: "k6",
+        },
+        HostConfig: {
+          NetworkMode: "host",
+          SecurityOpt: ["no-new-privileges"],
+          CapDrop: ["ALL"],
+          PidsLimit: 4096,
+          RestartPolicy: { Name: "no" },
+          // Everything k6 prints is read through the attached stream; the engine keeps no log file.
+          LogConfig: { Type: "none", Config: {} },
+        },
+      });
+      const remove = () => container.remove({ force: true, v: true }).catch(() => undefined);
+      const tail = new LogTail();
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+      // Waiting before start cannot miss an exit that happens right after it.
+      const waited = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+      try {
+        await container.putArchive(await tarOf(scriptName, await readFile(input.script)), { path: "/work" });
+        // Attached before start, so not one line of output is missed.
+        const stream = (await container.attach({
+          stream: true,
+          stdout: true,
+          stderr: true,
+        })) as unknown as Readable;
+        docker.modem.demuxStream(stream, stdout, stderr);
+        stream.once("end", () => {
+          stdout.end();
+          stderr.end();
+        });
+        await container.start();
+      } catch (error) {
+        waited.catch(() => undefined);
+        await remove();
+        throw error;
+      }
+      const timer = setTimeout(() => {
+        tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
+        void container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+      }, input.timeoutMs);
+      const done = waited
+        .then(
+          (r) => ({ exitCode: r.StatusCode as number | null, signal: null as string | null }),
+          (error: Error) => {
+            tail.push(`\n[perflab] lost track of the k6 container: ${error.message}\n`);
+            return { exitCode: null, signal: null };
+          },
+        )
+        .then(async (exit) => {
+          clearTimeout(timer);
+          const summary = await readArchiveFile(container, "/work/k6-summary.json")
+            .then((text) => (text === null ? null : (JSON.parse(text) as unknown)))
+            .catch(() => null);
+          await remove();
+          return { ...exit, logTail: tail.toString(), summary };
+        });
+      return {
+        lines: parseLines(stdout, (line) => tail.push(`${line}\n`)),
+        done,
+        kill: () => void container.kill({ signal: "SIGTERM" }).catch(() => undefined),
+        async resources() {
+          try {
+            const sample = await container.stats({ stream: false, "one-shot": true } as never);
+            return resourcesFromStats(sample as never);
+          } catch {
+            return null;
+          }
+        },
+      };
+    },
+  };
+}
+
+/** A tar archive of one read-only file, for the engine's archive API. */
+function tarOf(name: string, content: Buffer): Promise<Buffer> {
+  const archive = pack();
+  archive.entry({ name, mode: 0o444, size: content.length }, content);
+  archive.finalize();
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    archive.on("data", (c: unknown) => chunks.push(c as Buffer));
+    archive.once("end", () => resolve(Buffer.concat(chunks)));
+    archive.once("error", reject);
+  });
+}
+
+/** One file out of a (stopped) container, or null when it does not exist. */
+async function readArchiveFile(container: Docker.Container, file: string): Promise<string | null> {
+  let archive: Readable;
+  try {
+    archive = (await container.getArchive({ path: file })) as unknown as Readable;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return null;
+    throw error;
+  }
+  const unpack = extract();
+  archive.pipe(unpack);
+  for await (const entry of unpack) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of entry) chunks.push(chunk as Buffer);
+    if (entry.header.type === "file") return Buffer.concat(chunks).toString("utf8");
+  }
+  return null;
+}
+
+/**
+ * perflab's output lines. On a stream shared with other output (k6's stdout in a container), lines
+ * that are not perflab's JSON (the summary's short text) go to `other`; on the pipe, they are errors.
+ */
+async function* parseLines(stream: Readable, other?: (line: string) => void): AsyncIterable<TK6OutputLine> {
   const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   for await (const raw of rl) {
     if (!raw.trim()) continue;
+    if (other && !raw.startsWith("{")) {
+      other(raw);
+      continue;
+    }
     const parsed = ZK6OutputLine.safeParse(JSON.parse(raw));
     if (!parsed.success) throw new Error(`unexpected k6 output line: ${raw.slice(0, 200)}`);
     yield parsed.data;

@@ -1,6 +1,6 @@
 import type { ResourceSample } from "@perflab/metrics";
 import type { RunningServer } from "../drivers/types.ts";
-import { hostCpuTimes, processResources } from "../proc.ts";
+import { hostCpuTimes } from "../proc.ts";
 
 type Reading = {
   at: number;
@@ -15,7 +15,8 @@ type Reading = {
  */
 export function startSampler(input: {
   server: RunningServer;
-  k6Pid: () => number | undefined;
+  /** The load generator's cumulative CPU seconds and memory, wherever it runs. */
+  k6Resources: () => Promise<{ cpuSeconds: number; rssBytes: number } | null>;
   runtimeUrl?: string;
   onSample: (sample: ResourceSample) => void;
   intervalMs?: number;
@@ -26,10 +27,9 @@ export function startSampler(input: {
   let inFlight: Promise<void> = Promise.resolve();
 
   const read = async (): Promise<Reading> => {
-    const k6Pid = input.k6Pid();
     const [server, k6, host] = await Promise.all([
       input.server.resources(),
-      k6Pid === undefined ? Promise.resolve(null) : processResources(k6Pid),
+      input.k6Resources(),
       hostCpuTimes(),
     ]);
     return { at: Date.now(), server, k6, host };

@@ -4,15 +4,18 @@
  *   perflab/<runtime>:<version>    local stand-ins for the official bases the Dockerfiles name in ARGs
  *   perflab/server-<name>:<hash>   each reference server (tag = hash of its sources, as the driver computes)
  *   perflab/fixtures:<hash>        the fixture API and reset binaries
+ *   perflab/k6:<hash>              the pinned k6 with perflab's output (packages/k6-output), FROM scratch
  *   perflab/app, postgres, redis   the images docker-compose.yml runs (with --apps)
- * Usage: tsx scripts/docker/build-images.ts [--apps] [--only-apps] [server names | fixtures ...]
+ * Usage: tsx scripts/docker/build-images.ts [--apps] [--only-apps] [server names | fixtures | k6 ...]
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { fixturesImageTag, serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
+import { fixturesImageTag, k6ImageTag, serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const basesDir = path.join(root, "docker/bases");
@@ -51,13 +54,23 @@ function sh(command: string, logName: string): Promise<void> {
 
 const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
-function imageExists(tag: string): boolean {
-  return spawnSync("docker", ["image", "inspect", tag], { stdio: "ignore" }).status === 0;
+const INPUTS_LABEL = "perflab.inputs";
+
+/** With `inputs`, an image counts only if its perflab.inputs label matches (it was built from them). */
+function imageExists(tag: string, inputs?: string): boolean {
+  const format = `{{index .Config.Labels "${INPUTS_LABEL}"}}`;
+  const inspect = spawnSync("docker", ["image", "inspect", "-f", format, tag], { encoding: "utf8" });
+  return inspect.status === 0 && (inputs === undefined || inspect.stdout.trim() === inputs);
 }
 
-async function once(image: string, logName: string, build: () => Promise<void>): Promise<void> {
+async function once(
+  image: string,
+  logName: string,
+  build: () => Promise<void>,
+  inputs?: string,
+): Promise<void> {
   if (results.some((r) => r.image === image)) return;
-  if (imageExists(image)) {
+  if (imageExists(image, inputs)) {
     results.push({ image, seconds: 0, cached: true });
     return;
   }
@@ -108,19 +121,50 @@ async function debianBase(): Promise<string> {
   return DEBIAN_BASE;
 }
 
-/** A base built from docker/bases/<name>.Dockerfile with a context of host files (tarred, never copied). */
-async function localBase(name: string, tag: string, hostPaths: string[], tarFlags = ""): Promise<string> {
+/**
+ * A base built from docker/bases/<name>.Dockerfile with a context of host files (tarred, never copied).
+ * `cacheFiles` (for bases that carry a snapshot of a host cache) makes the image stale, and rebuilt
+ * under the same tag, once the Dockerfile or that list of files changes.
+ */
+async function localBase(
+  name: string,
+  tag: string,
+  hostPaths: string[],
+  tarFlags = "",
+  cacheFiles?: string[],
+): Promise<string> {
   await debianBase();
-  await once(tag, `base-${name}`, async () => {
-    for (const p of hostPaths) if (!existsSync(p)) throw new Error(`${tag}: ${p} is missing on this host`);
-    const parts = hostPaths.map((p) => `-C ${q(path.dirname(p))} ${q(path.basename(p))}`).join(" ");
-    await sh(
-      `tar -c ${tarFlags} -C ${q(basesDir)} ${name}.Dockerfile ${parts} | ` +
-        `docker build --network host -f ${name}.Dockerfile --build-arg BASE_IMAGE=${DEBIAN_BASE} -t ${tag} -`,
-      `base-${name}`,
-    );
-  });
+  const inputs =
+    cacheFiles &&
+    createHash("sha256")
+      .update(readFileSync(path.join(basesDir, `${name}.Dockerfile`)))
+      .update([...cacheFiles].sort().join("\n"))
+      .digest("hex")
+      .slice(0, 12);
+  await once(
+    tag,
+    `base-${name}`,
+    async () => {
+      for (const p of hostPaths) if (!existsSync(p)) throw new Error(`${tag}: ${p} is missing on this host`);
+      const parts = hostPaths.map((p) => `-C ${q(path.dirname(p))} ${q(path.basename(p))}`).join(" ");
+      const label = inputs ? `--label ${INPUTS_LABEL}=${inputs}` : "";
+      await sh(
+        `tar -c ${tarFlags} -C ${q(basesDir)} ${name}.Dockerfile ${parts} | ` +
+          `docker build --network host -f ${name}.Dockerfile --build-arg BASE_IMAGE=${DEBIAN_BASE} ${label} -t ${tag} -`,
+        `base-${name}`,
+      );
+    },
+    inputs,
+  );
   return tag;
+}
+
+/** Paths under `dir` (made if missing) whose names end with one of `suffixes`. */
+function filesUnder(dir: string, suffixes: string[]): string[] {
+  mkdirSync(dir, { recursive: true });
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) =>
+    suffixes.some((s) => f.endsWith(s)),
+  );
 }
 
 const output = (cmd: string, cmdArgs: string[]) =>
@@ -176,8 +220,57 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
     build: () => localBase("jre", "perflab/jre:17", []),
   },
   {
+    // Carries the host's Maven repository, so builds the host has resolved need no network.
     match: /^(docker\.io\/)?(library\/)?(maven|eclipse-temurin|openjdk|amazoncorretto)[:@]/,
-    build: () => localBase("jdk", "perflab/jdk:17", [CA_BUNDLE]),
+    build: () => {
+      const repository = path.join(os.homedir(), ".m2/repository");
+      return localBase(
+        "jdk",
+        "perflab/jdk:17",
+        [repository, CA_BUNDLE],
+        "--exclude='*.lastUpdated' --exclude=resolver-status.properties",
+        filesUnder(repository, [".jar", ".pom"]),
+      );
+    },
+  },
+  {
+    // The host's toolchain (rustc --print sysroot) without docs and tools a build does not run, and
+    // its crates.io index and .crate cache: cargo runs offline inside (see docker/bases/rust.Dockerfile).
+    match: /^(docker\.io\/)?(library\/)?rust[:@]/,
+    build: (defaultImage) => {
+      const sysroot = realpathSync(output("rustc", ["--print", "sysroot"]));
+      const version = output("rustc", ["--version"]).split(" ")[1] ?? "";
+      const wanted = /^[^:@]+:(\d+\.\d+(\.\d+)?)/.exec(defaultImage.replace(/^.*\//, ""))?.[1];
+      if (wanted && version !== wanted && !version.startsWith(`${wanted}.`)) {
+        console.warn(`  note: ${defaultImage} stands in as the host's rustc ${version}`);
+      }
+      const registry = path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), ".cargo"), "registry");
+      const crates = filesUnder(path.join(registry, "cache"), [".crate"]);
+      mkdirSync(path.join(registry, "index"), { recursive: true });
+      const toolchain = path.basename(sysroot);
+      const skipped = ["share", "libexec", "lib/rustlib/etc"].concat(
+        [
+          "rustdoc",
+          "rustfmt",
+          "cargo-fmt",
+          "cargo-clippy",
+          "clippy-driver",
+          "rust-gdb",
+          "rust-gdbgui",
+          "rust-lldb",
+        ].map((b) => `bin/${b}`),
+      );
+      return localBase(
+        "rust",
+        `perflab/rust:${version}`,
+        [sysroot, path.join(registry, "index"), path.join(registry, "cache"), CA_BUNDLE],
+        [
+          ...skipped.map((p) => `--exclude=${q(`${toolchain}/${p}`)}`),
+          `--transform=${q(`s,^${toolchain.replaceAll(".", "\\.")},rust,`)}`,
+        ].join(" "),
+        crates,
+      );
+    },
   },
   { match: /^(docker\.io\/)?(library\/)?(debian|ubuntu)[:@]/, build: debianBase },
 ];
@@ -264,6 +357,9 @@ async function appImages(): Promise<void> {
     "./coverage",
     "./.perflab/*.log",
     "./.perflab/pg",
+    "./.perflab/data",
+    "./.perflab/*.out",
+    "./**/.turbo",
     "./.perflab/redis",
   ].map((e) => `--exclude=${q(e)}`);
   const started = Date.now();
@@ -281,6 +377,11 @@ const started = Date.now();
 await debianBase();
 if (!onlyApps) {
   const wanted = (name: string) => names.length === 0 || names.includes(name);
+  if (wanted("k6")) {
+    // The load generator's image, for PERFLAB_K6_RUNNER=docker: the pinned k6 with perflab's output.
+    const dir = path.join(root, "packages/k6-output");
+    await imageFromDir(dir, await k6ImageTag(dir), "k6");
+  }
   if (wanted("fixtures")) {
     const dir = path.join(root, "servers/fixtures");
     const tag = await fixturesImageTag(dir);

@@ -45,6 +45,12 @@ async function fill(page: Page, label: string, value: string) {
   await page.getByLabel(label, { exact: false }).first().fill(value);
 }
 
+/** Ticks exactly these servers in the form's server group. */
+async function chooseServers(page: Page, names: string[]) {
+  await page.getByRole("button", { name: "none", exact: true }).click();
+  for (const name of names) await page.getByTestId(`server-${name}`).check();
+}
+
 describe("run a benchmark from the browser (real Chromium)", () => {
   it("shows a field error for a bad value and does not submit", async () => {
     await withPage("bad-value", async (page) => {
@@ -52,6 +58,13 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await fill(page, "Virtual users", "0");
       await page.getByRole("button", { name: /start|queue|run/i }).click();
       await expect.poll(() => page.getByTestId("error-loadLevels.0.vus").textContent()).toMatch(/at least 1/);
+      // A level's error names its value; no server ticked is an error beside the group.
+      await fill(page, "Virtual users", "10, abc");
+      await expect
+        .poll(() => page.getByTestId("error-loadLevels.1.vus").textContent())
+        .toMatch(/abc: must be a number/);
+      await page.getByRole("button", { name: "none", exact: true }).click();
+      await expect.poll(() => page.getByTestId("error-servers").textContent()).toMatch(/at least one server/);
       expect(new URL(page.url()).pathname).toBe("/runs/new");
     });
   });
@@ -59,7 +72,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
   it("submits the form, watches the live chart grow while the cell runs, then reads the summary", async () => {
     await withPage("run-flow", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
-      await page.getByLabel("Server").selectOption("go");
+      await chooseServers(page, ["go"]);
       await fill(page, "Virtual users", "3");
       await fill(page, "Duration", "8");
       await fill(page, "Warm-up", "1");
@@ -83,4 +96,44 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(text).toMatch(/go/i);
     });
   });
+
+  it("queues a two-server × two-level matrix from the form and compares its cells", async () => {
+    await withPage("matrix-flow", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await chooseServers(page, ["go", "node"]);
+      await fill(page, "Virtual users", "1, 2");
+      await fill(page, "Duration", "2");
+      await fill(page, "Warm-up", "0");
+      await expect.poll(() => page.getByTestId("preview-cells").textContent()).toBe("4 cells");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15_000 });
+
+      const rows = page.locator('[data-testid^="cell-row-"]');
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(4);
+      // Server and VUs of each row, read by the table's own headings.
+      const listed = await page.getByTestId("cell-table").evaluate((table: HTMLTableElement) => {
+        const headings = Array.from(table.tHead!.rows[0]!.cells).map((th) => th.textContent?.trim());
+        const server = headings.indexOf("Server");
+        const vus = headings.indexOf("VUs");
+        return Array.from(table.tBodies[0]!.rows).map(
+          (tr) => `${tr.cells[server]?.textContent} ${tr.cells[vus]?.textContent}`,
+        );
+      });
+      expect(listed.sort()).toEqual(["go 1", "go 2", "node 1", "node 2"]);
+
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 150_000 })
+        .toMatch(/succeeded/i);
+      // The server component refreshes once more after the last cell: wait for every summary.
+      const comparison = page.getByTestId("comparison");
+      await expect.poll(() => comparison.getAttribute("data-groups"), { timeout: 20_000 }).toBe("4");
+      for (const metric of ["ops", "p99", "rss"]) {
+        const chart = page.getByTestId(`compare-chart-${metric}`);
+        expect(await chart.getAttribute("data-levels")).toBe("2");
+        expect(await chart.getAttribute("data-servers")).toBe("2");
+      }
+      expect(await page.getByTestId("comparison-missing").count()).toBe(0);
+      expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
+    });
+  }, 240_000);
 });

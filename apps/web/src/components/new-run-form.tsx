@@ -5,21 +5,31 @@ import {
   defaultToolArguments,
   fieldErrors,
   type TServerInfo,
+  ZMatrixSpecInput,
 } from "@perflab/contracts";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
 import { errorsFor, type FieldError, type FieldMatch, unclaimedErrors } from "@/lib/form-errors";
-import { FormField, inputClass } from "./form-field";
+import {
+  CELL_START_STOP_SEC,
+  estimateMatrix,
+  formatApproxDuration,
+  repeatedLevelErrors,
+  splitVuList,
+} from "@/lib/matrix-preview";
+import { FieldGroup, FormField, inputClass } from "./form-field";
 import { buttonPrimary, panel } from "./ui";
 
 export type ScenarioOption = { id: string; title: string; description: string };
 
 type FormState = {
   name: string;
-  server: string;
+  /** Selected server names, kept in the catalog's order. */
+  servers: string[];
   scenario: string;
   tool: string;
   args: string;
+  /** Load levels as typed: "10, 50, 100". */
   vus: string;
   durationSec: string;
   warmupSec: string;
@@ -31,11 +41,11 @@ type FormState = {
 
 const fields = {
   name: { exact: ["name"] },
-  server: { exact: ["servers", "servers.0"] },
+  servers: { exact: [], prefix: "servers" },
   scenario: { exact: ["scenarios", "scenarios.0", "scenarios.0.id"] },
   tool: { exact: ["scenarios.0.params.tool"] },
   args: { exact: [], prefix: "scenarios.0.params.arguments" },
-  vus: { exact: ["loadLevels", "loadLevels.0", "loadLevels.0.vus"] },
+  vus: { exact: [], prefix: "loadLevels" },
   durationSec: { exact: ["durationSec"] },
   warmupSec: { exact: ["warmupSec"] },
   rounds: { exact: ["rounds"] },
@@ -46,13 +56,33 @@ const fields = {
 
 const argsFor = (tool: string) => JSON.stringify(defaultToolArguments[tool] ?? {}, null, 2);
 
+/** The API's default cool-down between cells; the form does not change it. */
+const DEFAULT_COOLDOWN_SEC = ZMatrixSpecInput.shape.cooldownSec.parse(undefined);
+
+/**
+ * Tools every selected server offers, in the first one's order. A server that lists no tools
+ * accepts any (the schema does not check it), so it narrows nothing; null when none lists tools.
+ */
+function commonTools(servers: TServerInfo[], selected: string[]): string[] | null {
+  const lists = servers.filter((s) => selected.includes(s.name) && s.tools.length > 0).map((s) => s.tools);
+  if (lists.length === 0) return null;
+  return lists[0]!.filter((tool) => lists.every((list) => list.includes(tool)));
+}
+
+/** A whole number ≥ min, or null: the preview only counts what the schema would accept. */
+function wholeNumber(text: string, min: number): number | null {
+  if (text.trim() === "") return null;
+  const n = Number(text);
+  return Number.isInteger(n) && n >= min ? n : null;
+}
+
 /** What the form sends: the same input shape an API client posts (arguments may still be text). */
 function toSpecInput(form: FormState) {
   return {
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
-    servers: form.server ? [form.server] : [],
+    servers: form.servers,
     scenarios: [{ id: form.scenario, params: { tool: form.tool, arguments: form.args } }],
-    loadLevels: [{ vus: form.vus }],
+    loadLevels: splitVuList(form.vus).map((vus) => ({ vus })),
     durationSec: form.durationSec,
     warmupSec: form.warmupSec,
     rounds: form.rounds,
@@ -80,7 +110,7 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
   const firstTool = first?.tools[0] ?? "echo";
   const [form, setForm] = useState<FormState>({
     name: "",
-    server: first?.name ?? "",
+    servers: first ? [first.name] : [],
     scenario: scenarios[0]?.id ?? "",
     tool: firstTool,
     args: argsFor(firstTool),
@@ -97,21 +127,23 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
   const [submitting, setSubmitting] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
-  const tools = servers.find((s) => s.name === form.server)?.tools ?? [];
+  const tools = commonTools(servers, form.servers);
 
   const validate = (next: FormState) => {
     const result = schema.safeParse(toSpecInput(next));
-    return result.success
-      ? { spec: result.data, errors: [] }
-      : { spec: null, errors: fieldErrors(result.error) };
+    // The API accepts a repeated level (it queues the cells twice); from the form it is a slip.
+    const repeated = repeatedLevelErrors(splitVuList(next.vus));
+    if (result.success && repeated.length === 0) return { spec: result.data, errors: [] };
+    return { spec: null, errors: [...(result.success ? [] : fieldErrors(result.error)), ...repeated] };
   };
 
   const update = (patch: Partial<FormState>) => {
     const next = { ...form, ...patch };
-    if (patch.server !== undefined) {
-      const serverTools = servers.find((s) => s.name === patch.server)?.tools ?? [];
-      if (serverTools.length > 0 && !serverTools.includes(next.tool)) {
-        next.tool = serverTools[0]!;
+    if (patch.servers !== undefined) {
+      next.servers = servers.map((s) => s.name).filter((name) => patch.servers!.includes(name));
+      const shared = commonTools(servers, next.servers);
+      if (shared && shared.length > 0 && !shared.includes(next.tool)) {
+        next.tool = shared[0]!;
         next.args = argsFor(next.tool);
       }
     }
@@ -152,6 +184,36 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
   const aria = (key: keyof FormState) => ({ "aria-invalid": err(key).length > 0 });
   const formLevel = unclaimedErrors(errors, Object.values(fields));
 
+  // A level's error names the value it is about: "0: must be at least 1".
+  const vuTokens = splitVuList(form.vus);
+  const vuErrors = err("vus").map((e) => {
+    const token = vuTokens[Number(/^loadLevels\.(\d+)/.exec(e.field)?.[1] ?? Number.NaN)];
+    return token === undefined ? e : { ...e, message: `${token}: ${e.message}` };
+  });
+
+  const toggleServer = (name: string, on: boolean) =>
+    update({ servers: on ? [...form.servers, name] : form.servers.filter((s) => s !== name) });
+
+  // Levels the schema would take, each once: what the preview counts while others show errors.
+  const levelCount = new Set(
+    vuTokens.map((t) => wholeNumber(t, 1)).filter((vus) => vus !== null && vus <= 5000),
+  ).size;
+  const rounds = wholeNumber(form.rounds, 1);
+  const durationSec = wholeNumber(form.durationSec, 1);
+  const warmupSec = form.warmupSec.trim() === "" ? 0 : wholeNumber(form.warmupSec, 0);
+  const estimate =
+    rounds === null || durationSec === null || warmupSec === null
+      ? null
+      : estimateMatrix({
+          servers: form.servers.length,
+          scenarios: 1,
+          levels: levelCount,
+          rounds,
+          durationSec,
+          warmupSec,
+          cooldownSec: DEFAULT_COOLDOWN_SEC,
+        });
+
   if (servers.length === 0) {
     return (
       <div className={`${panel} p-6 text-sm`} data-testid="no-servers">
@@ -189,23 +251,63 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
         />
       </FormField>
 
-      <div className="grid gap-6 sm:grid-cols-2">
-        <FormField id="server" label="Server" errors={err("server")}>
-          <select
-            id="server"
-            className={inputClass}
-            value={form.server}
-            onChange={(e) => update({ server: e.target.value })}
-            {...aria("server")}
-          >
-            {servers.map((server) => (
-              <option key={server.name} value={server.name}>
-                {server.displayName}
-              </option>
-            ))}
-          </select>
-        </FormField>
+      <FieldGroup
+        id="servers"
+        legend="Servers"
+        errors={err("servers")}
+        actions={
+          <div className="flex gap-3 text-xs">
+            <button
+              type="button"
+              className="text-sky-700 hover:underline dark:text-sky-400"
+              onClick={() => update({ servers: servers.map((s) => s.name) })}
+            >
+              all
+            </button>
+            <button
+              type="button"
+              className="text-sky-700 hover:underline dark:text-sky-400"
+              onClick={() => update({ servers: [] })}
+            >
+              none
+            </button>
+          </div>
+        }
+      >
+        <div className="grid gap-2 sm:grid-cols-2">
+          {servers.map((server) => {
+            const checked = form.servers.includes(server.name);
+            return (
+              <label
+                key={server.name}
+                className={`flex cursor-pointer items-start gap-2.5 rounded-md border px-3 py-2 text-sm ${
+                  checked
+                    ? "border-sky-400 bg-sky-50/60 dark:border-sky-700 dark:bg-sky-950/40"
+                    : "border-zinc-200 hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-800/40"
+                }`}
+              >
+                <input
+                  type="checkbox"
+                  name="servers"
+                  value={server.name}
+                  checked={checked}
+                  onChange={(e) => toggleServer(server.name, e.target.checked)}
+                  className="mt-0.5 size-4 accent-sky-600"
+                  data-testid={`server-${server.name}`}
+                />
+                <span className="min-w-0">
+                  <span className="block font-medium">{server.displayName}</span>
+                  <span className="block text-xs text-zinc-500 dark:text-zinc-400">
+                    {server.language} · {server.runtime}
+                  </span>
+                </span>
+              </label>
+            );
+          })}
+        </div>
+      </FieldGroup>
 
+      <div className="grid gap-6 sm:grid-cols-2">
         <FormField
           id="scenario"
           label="Scenario"
@@ -227,8 +329,19 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
           </select>
         </FormField>
 
-        <FormField id="tool" label="Tool" errors={err("tool")}>
-          {tools.length > 0 ? (
+        <FormField
+          id="tool"
+          label="Tool"
+          errors={err("tool")}
+          hint={
+            tools && tools.length === 0
+              ? "The selected servers share no tool"
+              : form.servers.length > 1
+                ? "Tools every selected server offers"
+                : undefined
+          }
+        >
+          {tools && tools.length > 0 ? (
             <select
               id="tool"
               className={inputClass}
@@ -267,13 +380,24 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
       </div>
 
       <div className="grid gap-6 sm:grid-cols-4">
-        <NumberField
+        <FormField
           id="vus"
           label="Virtual users"
-          value={form.vus}
-          errors={err("vus")}
-          onChange={(vus) => update({ vus })}
-        />
+          errors={vuErrors}
+          className="sm:col-span-2"
+          hint="One load level per value, e.g. 10, 50, 100"
+        >
+          <input
+            id="vus"
+            className={`${inputClass} tabular-nums`}
+            value={form.vus}
+            inputMode="numeric"
+            autoComplete="off"
+            spellCheck={false}
+            onChange={(e) => update({ vus: e.target.value })}
+            {...aria("vus")}
+          />
+        </FormField>
         <NumberField
           id="durationSec"
           label="Duration (s)"
@@ -289,16 +413,17 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
           onChange={(warmupSec) => update({ warmupSec })}
           hint="Excluded from the summary"
         />
+      </div>
+
+      <div className="grid gap-6 sm:grid-cols-4">
         <NumberField
           id="rounds"
           label="Rounds"
           value={form.rounds}
           errors={err("rounds")}
           onChange={(rounds) => update({ rounds })}
+          hint="Interleaved across servers"
         />
-      </div>
-
-      <div className="grid gap-6 sm:grid-cols-4">
         <FormField
           id="driver"
           label="Driver"
@@ -340,8 +465,21 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
         />
       </div>
 
-      <div className="flex justify-end">
-        <button type="submit" className={buttonPrimary} disabled={submitting} data-testid="submit-run">
+      <div className="flex items-center justify-between gap-4 border-t border-zinc-200 pt-5 dark:border-zinc-800">
+        <MatrixPreview
+          servers={form.servers.length}
+          levels={levelCount}
+          rounds={rounds}
+          estimate={estimate}
+          warmupSec={warmupSec}
+          durationSec={durationSec}
+        />
+        <button
+          type="submit"
+          className={`${buttonPrimary} shrink-0`}
+          disabled={submitting}
+          data-testid="submit-run"
+        >
           {submitting ? "Queuing…" : "Queue run"}
         </button>
       </div>
@@ -376,5 +514,53 @@ function NumberField({
         aria-invalid={errors.length > 0}
       />
     </FormField>
+  );
+}
+
+function MatrixPreview({
+  servers,
+  levels,
+  rounds,
+  estimate,
+  warmupSec,
+  durationSec,
+}: {
+  servers: number;
+  levels: number;
+  rounds: number | null;
+  estimate: ReturnType<typeof estimateMatrix> | null;
+  warmupSec: number | null;
+  durationSec: number | null;
+}) {
+  const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  return (
+    <div className="min-w-0 flex-1 text-sm" data-testid="matrix-preview" aria-live="polite">
+      <p className="font-medium tabular-nums">
+        {estimate ? (
+          <>
+            <span data-testid="preview-cells">{plural(estimate.cells, "cell")}</span>
+            {estimate.cells > 0 && (
+              <>
+                {" · "}
+                <span data-testid="preview-time">{formatApproxDuration(estimate.totalSec)}</span>
+              </>
+            )}
+          </>
+        ) : (
+          "—"
+        )}
+      </p>
+      <p className="text-xs text-zinc-500 dark:text-zinc-400 tabular-nums">
+        {plural(servers, "server")} × {plural(levels, "load level")} ×{" "}
+        {rounds === null ? "?" : plural(rounds, "round")}
+        {estimate && estimate.cells > 0 && warmupSec !== null && durationSec !== null && (
+          <>
+            {" "}
+            · each ≈ {warmupSec > 0 && `${warmupSec} s warm-up + `}
+            {durationSec} s load + {DEFAULT_COOLDOWN_SEC} s cool-down + ~{CELL_START_STOP_SEC} s start/stop
+          </>
+        )}
+      </p>
+    </div>
   );
 }

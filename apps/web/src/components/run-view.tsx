@@ -2,9 +2,11 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useReducer, useRef, useState } from "react";
+import { isComparable } from "@/lib/compare";
 import { type CellDto, type RunDto, terminalCellStatuses, terminalRunStatuses } from "@/lib/dto";
 import { defaultChartCell, type RunAction, reduceRunState } from "@/lib/run-state";
 import { CellTable } from "./cell-table";
+import { ComparisonSection } from "./comparison";
 import { LiveCharts } from "./live-charts";
 import { type Connection, RunHeader } from "./run-header";
 
@@ -57,6 +59,9 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
   return (
     <div className="space-y-6">
       <RunHeader run={state.run} connection={connection} />
+      {isComparable(state.cells) && (
+        <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} />
+      )}
       <section aria-label="Cells">
         <h2 className="mb-3 text-lg font-semibold">Cells</h2>
         <CellTable cells={state.cells} selectedId={chartCellId} onSelect={setPicked} />

@@ -1,0 +1,157 @@
+import { describe, expect, it } from "vitest";
+import { compareCells, isComparable, stat } from "./compare";
+import type { CellDto, CellStatus, CellSummaryDto } from "./dto";
+
+const summary = (opsRps: number, p99: number | null, rssPeakBytes: number | null): CellSummaryDto => ({
+  requests: 0,
+  errors: 0,
+  ops: 0,
+  httpRps: opsRps * 2,
+  opsRps,
+  requestsPerOp: 2,
+  latency: { avgMs: 1, minMs: 0, maxMs: 9, p50: 1, p90: 2, p95: 3, p99, p999: 5 },
+  operations: [],
+  cpuAvgPct: null,
+  cpuPeakPct: null,
+  rssAvgBytes: null,
+  rssPeakBytes,
+  k6CpuAvgPct: null,
+  k6CpuPeakPct: null,
+  k6RssPeakBytes: null,
+  windowSeconds: 10,
+});
+
+let index = 0;
+function cell(
+  serverName: string,
+  vus: number | null,
+  round: number,
+  result: CellSummaryDto | null,
+  status: CellStatus = result ? "succeeded" : "failed",
+  params: Record<string, unknown> = { tool: "echo", arguments: { message: "hi" } },
+): CellDto {
+  return {
+    id: `c${index}`,
+    index: index++,
+    serverName,
+    scenario: "mcp-tool-call",
+    vus,
+    params,
+    round,
+    status,
+    stage: null,
+    driver: "local",
+    limits: null,
+    image: null,
+    imageId: null,
+    idleRssBytes: null,
+    parallelism: null,
+    durationSeconds: 10,
+    warmupSeconds: 1,
+    k6Version: null,
+    hostFingerprint: null,
+    coldStartMs: null,
+    exitCode: null,
+    exitSignal: null,
+    oomKilled: false,
+    k6Saturated: false,
+    error: status === "failed" ? "boom" : null,
+    logTail: null,
+    startedAt: null,
+    finishedAt: null,
+    summary: result,
+  };
+}
+
+describe("stat", () => {
+  it("gives mean, sample sd, min and max, ignoring missing values", () => {
+    expect(stat([2, 4, null, 6, Number.NaN])).toEqual({ mean: 4, sd: 2, min: 2, max: 6, n: 3 });
+    expect(stat([5])).toEqual({ mean: 5, sd: 0, min: 5, max: 5, n: 1 });
+    expect(stat([null, undefined])).toBeNull();
+  });
+});
+
+describe("compareCells", () => {
+  it("groups by server × load level, aggregates rounds, orders levels and servers", () => {
+    index = 0;
+    const cells = [
+      cell("go", 50, 1, summary(1000, 4, 10)),
+      cell("node", 50, 1, summary(500, 8, 40)),
+      cell("go", 10, 1, summary(300, 2, 8)),
+      cell("node", 10, 1, summary(200, 3, 30)),
+      cell("go", 50, 2, summary(1200, 6, 14)),
+      cell("node", 50, 2, null), // failed
+      cell("go", 10, 2, null, "queued"),
+      cell("node", 10, 2, summary(220, null, null)),
+    ];
+    const c = compareCells(cells, ["node", "go"]);
+    expect(c.servers).toEqual(["node", "go"]);
+    expect(c.pending).toBe(1);
+    expect(c.missing).toEqual([
+      { index: 5, serverName: "node", vus: 50, round: 2, status: "failed", error: "boom" },
+    ]);
+    expect(c.workloads).toHaveLength(1);
+    const [w] = c.workloads;
+    expect(w!.tool).toBe("echo");
+    expect(w!.levels).toEqual([10, 50]);
+    expect(w!.groups.map((g) => `${g.vus}/${g.serverName}/${g.rounds}`)).toEqual([
+      "10/node/2",
+      "10/go/1",
+      "50/node/1",
+      "50/go/2",
+    ]);
+    const go50 = w!.groups.find((g) => g.serverName === "go" && g.vus === 50)!;
+    expect(go50.opsRps).toMatchObject({ mean: 1100, min: 1000, max: 1200, n: 2 });
+    expect(go50.opsRps.sd).toBeCloseTo(141.42, 2);
+    expect(go50.p99Ms).toMatchObject({ mean: 5, min: 4, max: 6 });
+    expect(go50.rssPeakBytes).toMatchObject({ mean: 12, n: 2 });
+    // A round without p99 or RSS still counts for throughput, not for the others.
+    const node10 = w!.groups.find((g) => g.serverName === "node" && g.vus === 10)!;
+    expect(node10.opsRps.mean).toBe(210);
+    expect(node10.p99Ms).toMatchObject({ mean: 3, n: 1 });
+    expect(node10.rssPeakBytes).toMatchObject({ mean: 30, n: 1 });
+  });
+
+  it("waits for the summary of a cell the stream already reports succeeded", () => {
+    index = 0;
+    const c = compareCells([cell("go", 1, 1, summary(1, 1, 1)), cell("node", 1, 1, null, "succeeded")]);
+    expect(c.pending).toBe(1);
+    expect(c.missing).toEqual([]);
+    expect(c.workloads[0]!.servers).toEqual(["go"]);
+  });
+
+  it("keeps different tools apart and lists cancelled cells as missing", () => {
+    index = 0;
+    const fib = { tool: "fibonacci", arguments: { n: 20 } };
+    const c = compareCells([
+      cell("go", 1, 1, summary(10, 1, 1)),
+      cell("go", 1, 1, summary(5, 2, 1), "succeeded", fib),
+      cell("node", 1, 1, null, "cancelled"),
+    ]);
+    expect(c.workloads.map((w) => w.tool)).toEqual(["echo", "fibonacci"]);
+    expect(c.servers).toEqual(["go", "node"]);
+    expect(c.missing.map((m) => m.status)).toEqual(["cancelled"]);
+  });
+
+  it("is shown only when a run spans several servers or load levels", () => {
+    expect(isComparable([{ serverName: "go", vus: 1 }])).toBe(false);
+    expect(
+      isComparable([
+        { serverName: "go", vus: 1 },
+        { serverName: "go", vus: 1 },
+      ]),
+    ).toBe(false);
+    expect(
+      isComparable([
+        { serverName: "go", vus: 1 },
+        { serverName: "node", vus: 1 },
+      ]),
+    ).toBe(true);
+    expect(
+      isComparable([
+        { serverName: "go", vus: 1 },
+        { serverName: "go", vus: 2 },
+      ]),
+    ).toBe(true);
+  });
+});

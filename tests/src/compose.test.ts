@@ -196,6 +196,21 @@ describe("docker-compose.yml: the shared-lab deployment runs cells end to end", 
     if (process.env.PERFLAB_TEST_LOGS) console.log(await logs("", 200));
     // Always, even when up failed half-way: containers, the project's volumes and nothing else.
     await compose(["down", "-v", "--remove-orphans", "-t", "10"], 180_000);
+    // Server and k6 containers the stack's worker made are not the project's: remove them by owner.
+    const owned = (
+      await exec("docker", [
+        "ps",
+        "-a",
+        "--filter",
+        "label=perflab.owner",
+        "--format",
+        '{{.ID}} {{.Label "perflab.owner"}}',
+      ])
+    ).stdout
+      .split("\n")
+      .filter((line) => line.split(" ")[1]?.startsWith(`${project}:`))
+      .map((line) => line.split(" ")[0]!);
+    if (owned.length > 0) await exec("docker", ["rm", "-f", ...owned]);
   }, 200_000);
 
   it("runs local cells, a fixture tool's against the compose fixtures service", async () => {

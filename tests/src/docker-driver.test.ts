@@ -338,6 +338,9 @@ describe("a server pushed past its memory limit, through the worker", () => {
     // The server's own output up to its death.
     expect(oom!.logTail).toContain("listening on http://127.0.0.1:");
     expect(oom!.summary).toBeNull();
+    // k6 stopped with the server instead of loading a closed port for the rest of its 8 s.
+    const loadSeconds = await db.metricPoint.count({ where: { cellId: oom!.id } });
+    expect(loadSeconds).toBeLessThan(7);
 
     expect(next!.status, next!.error ?? "").toBe("succeeded");
     expect(next!.oomKilled).toBe(false);

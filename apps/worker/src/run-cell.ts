@@ -30,6 +30,7 @@ export type CellDeps = {
 /** A failure with a reason a user can act on; it ends the cell `failed`, and the run goes on. */
 class CellFailure extends Error {}
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
 
 export async function publish(deps: Pick<CellDeps, "publisher" | "log">, runId: string, event: TLiveEvent) {
@@ -104,6 +105,18 @@ export async function runCell(
     if (input.signal?.aborted) throw new CellFailure("the worker was shut down before the cell started");
     if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
     if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
+    const dockerHost = process.env.DOCKER_HOST ?? "";
+    if (
+      deps.k6.kind === "docker" &&
+      cell.driver === "local" &&
+      dockerHost &&
+      !dockerHost.startsWith("unix://")
+    ) {
+      // k6 on a remote engine's host network would load that machine's loopback, not this server.
+      throw new CellFailure(
+        `a local-driver cell cannot be measured by k6 in a container on the remote engine ${dockerHost}: use the docker driver or PERFLAB_K6_RUNNER=local`,
+      );
+    }
     const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];
     if (!entry) throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
     const params = entry.params.parse(cell.params);
@@ -219,6 +232,8 @@ export async function runCell(
       1000,
     );
     let measuring = false;
+    let sawEnd = false;
+    let linesDone = false;
     try {
       for await (const line of k6.lines) {
         if (line.type === "start") {
@@ -237,14 +252,23 @@ export async function runCell(
             measuring = true;
             void stage("measuring");
           }
+        } else if (line.type === "end") {
+          sawEnd = true;
         }
       }
+      linesDone = true;
     } finally {
       clearInterval(flushTimer);
       await sampler.stop();
+      input.signal?.removeEventListener("abort", onAbort);
+      if (!linesDone) {
+        // Reading failed (a bad line, the database): k6 must not go on loading the host, or the port.
+        k6.kill();
+        const stopped = await Promise.race([k6.done.then(() => true), sleep(10_000).then(() => false)]);
+        if (!stopped) k6.kill(true);
+      }
     }
     const k6Result = await k6.done;
-    input.signal?.removeEventListener("abort", onAbort);
     sink.push(aggregator.takeAllPoints());
     await sink.flush();
     if (input.signal?.aborted) throw new CellFailure("the worker was shut down during the cell");
@@ -262,8 +286,19 @@ export async function runCell(
         `k6 failed (exit ${k6Result.exitCode ?? k6Result.signal}): ${lastLines(k6Result.logTail, 5)}`,
       );
     }
+    // No result from a partial stream: k6's last line and its own count must both agree with the ingest.
+    if (!sawEnd) {
+      throw new CellFailure(
+        "k6's per-second output ended before k6 finished: the measurement is incomplete and was not kept",
+      );
+    }
     const summary = aggregator.summary({ durationSec: cell.durationSeconds });
     const k6Requests = k6MeasuredRequests(k6Result.summary);
+    if (k6Requests !== null && k6Requests !== summary.requests) {
+      throw new CellFailure(
+        `perflab ingested ${summary.requests} measured requests but k6 counted ${k6Requests}: output was lost, the result was not kept`,
+      );
+    }
     const saturated = isLoadGeneratorSaturated({
       k6CpuAvgPct: summary.k6CpuAvgPct,
       serverCpuAvgPct: summary.cpuAvgPct,
@@ -280,20 +315,27 @@ export async function runCell(
   } finally {
     if (running) {
       await stage("stopping server");
-      const exit = await running.stop(env.PERFLAB_STOP_GRACE_MS);
-      await db.cell.update({
-        where: { id: cell.id },
-        data: {
-          exitCode: exit.exitCode,
-          exitSignal: exit.signal,
-          oomKilled: exit.oomKilled,
-          logTail: running.logTail(),
-        },
-      });
-      // An OOM kill noticed only now (the exit landed after k6 ended, or before health) is still named.
-      if (exit.oomKilled && !outcome.error?.startsWith("OOM-killed")) {
-        const before = outcome.status === "failed" ? ` (seen first as: ${outcome.error})` : "";
-        outcome = { status: "failed", error: `OOM-killed: the server went past its memory limit${before}` };
+      try {
+        const exit = await running.stop(env.PERFLAB_STOP_GRACE_MS);
+        await db.cell.update({
+          where: { id: cell.id },
+          data: {
+            exitCode: exit.exitCode,
+            exitSignal: exit.signal,
+            oomKilled: exit.oomKilled,
+            logTail: running.logTail(),
+          },
+        });
+        // An OOM kill noticed only now (the exit landed after k6 ended, or before health) is still named.
+        if (exit.oomKilled && !outcome.error?.startsWith("OOM-killed")) {
+          const before = outcome.status === "failed" ? ` (seen first as: ${outcome.error})` : "";
+          outcome = { status: "failed", error: `OOM-killed: the server went past its memory limit${before}` };
+        }
+      } catch (error) {
+        // The cell still ends with a reason; the measurement stands only if the server was stopped.
+        cellLog.error({ err: error }, "could not stop the server");
+        const reason = `could not stop the server: ${(error as Error).message}`;
+        outcome = { status: "failed", error: outcome.error ? `${outcome.error}; ${reason}` : reason };
       }
     }
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);

@@ -1,13 +1,13 @@
-import type { FieldError } from "@/lib/form-errors";
+import { type FieldError, mergeByField } from "@/lib/form-errors";
 
 export const inputClass =
   "block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm shadow-sm outline-none focus:border-sky-500 focus:ring-2 focus:ring-sky-500/30 aria-[invalid=true]:border-rose-500 dark:border-zinc-700 dark:bg-zinc-950";
 
-function Hint({ hint, errors }: { hint?: React.ReactNode; errors: FieldError[] }) {
+function Hint({ id, hint, errors }: { id?: string; hint?: React.ReactNode; errors: FieldError[] }) {
   return (
-    <>
+    <div id={id}>
       {hint && errors.length === 0 && <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400">{hint}</p>}
-      {errors.map((error) => (
+      {mergeByField(errors).map((error) => (
         <p
           key={error.field}
           data-testid={`error-${error.field}`}
@@ -16,7 +16,7 @@ function Hint({ hint, errors }: { hint?: React.ReactNode; errors: FieldError[] }
           {error.message}
         </p>
       ))}
-    </>
+    </div>
   );
 }
 
@@ -65,12 +65,12 @@ export function FieldGroup({
   className?: string;
 }) {
   return (
-    <fieldset id={id} className={`min-w-0 ${className}`} aria-invalid={errors.length > 0}>
+    <fieldset id={id} className={`min-w-0 ${className}`} aria-describedby={`${id}-hint`}>
       {/* A floated legend leaves the fieldset's border notch, so it lines up like a label. */}
       <legend className="float-left mb-1 text-sm font-medium">{legend}</legend>
       {actions && <div className="float-right mb-1">{actions}</div>}
       <div className="clear-both">{children}</div>
-      <Hint hint={hint} errors={errors} />
+      <Hint id={`${id}-hint`} hint={hint} errors={errors} />
     </fieldset>
   );
 }

@@ -9,7 +9,13 @@ import {
 } from "@perflab/contracts";
 import { useRouter } from "next/navigation";
 import { useMemo, useState } from "react";
-import { errorsFor, type FieldError, type FieldMatch, unclaimedErrors } from "@/lib/form-errors";
+import {
+  errorsFor,
+  type FieldError,
+  type FieldMatch,
+  mergeByField,
+  unclaimedErrors,
+} from "@/lib/form-errors";
 import {
   CELL_START_STOP_SEC,
   estimateMatrix,
@@ -232,7 +238,7 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
           data-testid="form-error"
         >
           {failure && <p>{failure}</p>}
-          {formLevel.map((e) => (
+          {mergeByField(formLevel).map((e) => (
             <p key={e.field} data-testid={`error-${e.field}`}>
               <span className="font-mono">{e.field}</span>: {e.message}
             </p>
@@ -261,6 +267,7 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
               type="button"
               className="text-sky-700 hover:underline dark:text-sky-400"
               onClick={() => update({ servers: servers.map((s) => s.name) })}
+              aria-label="Select all servers"
             >
               all
             </button>
@@ -268,6 +275,7 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
               type="button"
               className="text-sky-700 hover:underline dark:text-sky-400"
               onClick={() => update({ servers: [] })}
+              aria-label="Clear the server selection"
             >
               none
             </button>

@@ -22,3 +22,10 @@ export function unclaimedErrors(errors: FieldError[], matches: FieldMatch[]): Fi
   const rest = errors.filter((error) => !matches.some((match) => owns(match, error.field)));
   return errorsFor(rest, { exact: rest.map((e) => e.field) });
 }
+
+/** One entry per field, its messages joined: a field can break several rules at once. */
+export function mergeByField(errors: FieldError[]): FieldError[] {
+  const merged = new Map<string, string[]>();
+  for (const e of errors) merged.set(e.field, [...(merged.get(e.field) ?? []), e.message]);
+  return [...merged].map(([field, messages]) => ({ field, message: [...new Set(messages)].join("; ") }));
+}

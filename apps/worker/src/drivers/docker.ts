@@ -240,8 +240,6 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "1" } },
         },
       });
-      // Waiting before start cannot miss an exit that happens right after it.
-      const waited = container.wait({ condition: "next-exit" });
       // containerd (cgroup v1) drops a container's OOM event when the container is deleted before its
       // OOM watcher runs (seen on a loaded host): the engine then reports a plain SIGKILL.
       const oomKillsBefore = localEngine ? await hostOomKills() : null;
@@ -255,6 +253,9 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         await container.remove({ force: true }).catch(() => undefined);
         throw error;
       }
+      // After start, "not-running" resolves at the exit, or at once if the server already exited
+      // (a wait sent before start could reach the engine after a very fast exit and never resolve).
+      const waited = container.wait({ condition: "not-running" });
       const logsDone = followLogs(docker, container, tail);
 
       const exited: Promise<ExitInfo> = waited

@@ -3,7 +3,7 @@ import { constants, createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { PassThrough, type Readable } from "node:stream";
+import { finished, PassThrough, type Readable } from "node:stream";
 import { promisify } from "node:util";
 import { type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
 import type Docker from "dockerode";
@@ -37,8 +37,8 @@ export type K6Run = {
   /** Parsed lines of perflab's k6 output, in the order k6 wrote them. */
   lines: AsyncIterable<TK6OutputLine>;
   done: Promise<K6Result>;
-  /** Graceful stop (k6 ends the test and still writes its summary). */
-  kill: () => void;
+  /** Graceful stop (k6 ends the test and still writes its summary); `force`: SIGKILL. */
+  kill: (force?: boolean) => void;
   /** k6's own cumulative CPU seconds and memory, for the saturation check. */
   resources: () => Promise<ServerResources | null>;
 };
@@ -111,7 +111,7 @@ export function createLocalK6Runner(bin: string): K6Runner {
       return {
         lines: parseLines(createReadStream(fifo)),
         done,
-        kill: () => child.kill("SIGTERM"),
+        kill: (force) => child.kill(force ? "SIGKILL" : "SIGTERM"),
         resources: () => (child.pid === undefined ? Promise.resolve(null) : processResources(child.pid)),
       };
     },
@@ -201,8 +201,7 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
       const stdout = new PassThrough();
       const stderr = new PassThrough();
       stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-      // Waiting before start cannot miss an exit that happens right after it.
-      const waited = container.wait({ condition: "next-exit" }) as Promise<{ StatusCode: number }>;
+      let waited: Promise<{ StatusCode: number }>;
       try {
         await container.putArchive(await tarOf(scriptName, await readFile(input.script)), { path: "/work" });
         // Attached before start, so not one line of output is missed.
@@ -212,13 +211,18 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
           stderr: true,
         })) as unknown as Readable;
         docker.modem.demuxStream(stream, stdout, stderr);
-        stream.once("end", () => {
+        // However the stream ends (end, close, a reset connection), the readers end with it.
+        finished(stream, (error) => {
+          if (error) tail.push(`\n[perflab] k6's output stream broke: ${error.message}\n`);
           stdout.end();
           stderr.end();
         });
         await container.start();
+        // After start: "not-running" resolves at the exit, or at once if k6 already exited.
+        waited = container.wait({ condition: "not-running" }) as Promise<{ StatusCode: number }>;
       } catch (error) {
-        waited.catch(() => undefined);
+        stdout.end();
+        stderr.end();
         await remove();
         throw error;
       }
@@ -236,6 +240,11 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
         )
         .then(async (exit) => {
           clearTimeout(timer);
+          // A stream that outlives its container would hold the reader forever.
+          setTimeout(() => {
+            stdout.end();
+            stderr.end();
+          }, 5_000).unref();
           const summary = await readArchiveFile(container, "/work/k6-summary.json")
             .then((text) => (text === null ? null : (JSON.parse(text) as unknown)))
             .catch(() => null);
@@ -245,7 +254,8 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
       return {
         lines: parseLines(stdout, (line) => tail.push(`${line}\n`)),
         done,
-        kill: () => void container.kill({ signal: "SIGTERM" }).catch(() => undefined),
+        kill: (force) =>
+          void container.kill({ signal: force ? "SIGKILL" : "SIGTERM" }).catch(() => undefined),
         async resources() {
           try {
             const sample = await container.stats({ stream: false, "one-shot": true } as never);
@@ -282,13 +292,20 @@ async function readArchiveFile(container: Docker.Container, file: string): Promi
     throw error;
   }
   const unpack = extract();
+  // pipe() does not pass errors on: a broken archive must end the read, not hang it.
+  archive.once("error", (error) => unpack.destroy(error));
   archive.pipe(unpack);
-  for await (const entry of unpack) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of entry) chunks.push(chunk as Buffer);
-    if (entry.header.type === "file") return Buffer.concat(chunks).toString("utf8");
+  let content: string | null = null;
+  try {
+    for await (const entry of unpack) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry) chunks.push(chunk as Buffer);
+      if (entry.header.type === "file" && content === null) content = Buffer.concat(chunks).toString("utf8");
+    }
+  } finally {
+    archive.destroy();
   }
-  return null;
+  return content;
 }
 
 /**
@@ -297,14 +314,20 @@ async function readArchiveFile(container: Docker.Container, file: string): Promi
  */
 async function* parseLines(stream: Readable, other?: (line: string) => void): AsyncIterable<TK6OutputLine> {
   const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const raw of rl) {
-    if (!raw.trim()) continue;
-    if (other && !raw.startsWith("{")) {
-      other(raw);
-      continue;
+  try {
+    for await (const raw of rl) {
+      if (!raw.trim()) continue;
+      if (other && !raw.startsWith("{")) {
+        other(raw);
+        continue;
+      }
+      const parsed = ZK6OutputLine.safeParse(JSON.parse(raw));
+      if (!parsed.success) throw new Error(`unexpected k6 output line: ${raw.slice(0, 200)}`);
+      yield parsed.data;
     }
-    const parsed = ZK6OutputLine.safeParse(JSON.parse(raw));
-    if (!parsed.success) throw new Error(`unexpected k6 output line: ${raw.slice(0, 200)}`);
-    yield parsed.data;
+  } finally {
+    // A reader that stops early closes its end: a local k6 then gets EPIPE instead of blocking.
+    rl.close();
+    stream.destroy();
   }
 }

@@ -134,6 +134,24 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       }
       expect(await page.getByTestId("comparison-missing").count()).toBe(0);
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
+
+      // Share the finished run, then open its frozen report: the same comparison and summary, no live data.
+      await page.getByTestId("share-button").click();
+      const permalink = await page.getByTestId("share-url").inputValue({ timeout: 15_000 });
+      expect(permalink).toMatch(/\/r\/[A-Za-z0-9_-]{22}$/);
+      const runPath = new URL(page.url()).pathname;
+      const apiCalls: string[] = [];
+      page.on("request", (request) => {
+        if (new URL(request.url()).pathname.startsWith("/api/")) apiCalls.push(request.url());
+      });
+      await page.goto(permalink);
+      await page.getByTestId("report-banner").waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId("report-live-link").getAttribute("href")).toBe(runPath);
+      await page.getByTestId("summary-table").waitFor();
+      expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
+      expect(await page.getByTestId("comparison").getAttribute("data-groups")).toBe("4");
+      expect(await page.locator('[data-testid^="environment-row-"]').count()).toBe(4);
+      expect(apiCalls).toEqual([]);
     });
   }, 240_000);
 });

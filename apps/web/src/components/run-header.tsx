@@ -22,7 +22,16 @@ function SpecItem({ label, children }: { label: string; children: React.ReactNod
   );
 }
 
-export function RunHeader({ run, connection }: { run: RunDto; connection: Connection }) {
+export function RunHeader({
+  run,
+  connection,
+  actions,
+}: {
+  run: RunDto;
+  connection: Connection;
+  /** Buttons for the run (Share); none on a frozen report. */
+  actions?: React.ReactNode;
+}) {
   const { spec } = run;
   const tools =
     spec.scenarios?.map((s) => `${s.id} (${String((s.params as { tool?: unknown }).tool ?? "")})`) ?? [];
@@ -45,6 +54,7 @@ export function RunHeader({ run, connection }: { run: RunDto; connection: Connec
       <div data-testid="run-progress" className="max-w-md">
         <ProgressBar done={run.cellsDone} total={run.cellsTotal} failed={run.cellsFailed} />
       </div>
+      {actions}
       {run.error && <p className="text-sm text-rose-600 dark:text-rose-400">{run.error}</p>}
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-7" data-testid="run-spec">
         <SpecItem label="Servers">{spec.servers?.join(", ")}</SpecItem>

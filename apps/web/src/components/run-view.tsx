@@ -9,6 +9,7 @@ import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
 import { LiveCharts } from "./live-charts";
 import { type Connection, RunHeader } from "./run-header";
+import { ShareReport } from "./share-report";
 
 /**
  * The live part of a run page. It follows the run's server-sent events (never polls) and asks the
@@ -58,7 +59,11 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
 
   return (
     <div className="space-y-6">
-      <RunHeader run={state.run} connection={connection} />
+      <RunHeader
+        run={state.run}
+        connection={connection}
+        actions={terminalRunStatuses.includes(state.run.status) && <ShareReport runId={state.run.id} />}
+      />
       {isComparable(state.cells) && (
         <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} />
       )}

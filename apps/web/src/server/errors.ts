@@ -1,11 +1,12 @@
 import type { TProblem } from "@perflab/contracts";
 
-export type AppErrorCode = "bad_request" | "invalid" | "not_found" | "unavailable" | "internal";
+export type AppErrorCode = "bad_request" | "invalid" | "not_found" | "conflict" | "unavailable" | "internal";
 
 const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
   bad_request: { status: 400, title: "Bad request" },
   invalid: { status: 422, title: "Invalid input" },
   not_found: { status: 404, title: "Not found" },
+  conflict: { status: 409, title: "Conflict" },
   unavailable: { status: 503, title: "Service unavailable" },
   internal: { status: 500, title: "Internal server error" },
 };

@@ -1,4 +1,4 @@
-import type { TMatrixSpec } from "@perflab/contracts";
+import type { TMatrixSpec, TRunListItem } from "@perflab/contracts";
 import type { Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 
@@ -35,6 +35,24 @@ export function serializeRunListItem(run: Run): RunListItemDto {
     createdAt: run.createdAt.toISOString(),
     finishedAt: iso(run.finishedAt),
     servers: Array.isArray(spec?.servers) ? spec.servers : [],
+  };
+}
+
+/** A run as GET /api/v1/runs lists it for CI: status, counts, git fields and the run page path. */
+export function serializeRunSummary(run: Run): TRunListItem {
+  return {
+    id: run.id,
+    name: run.name,
+    status: run.status,
+    source: run.source,
+    createdAt: run.createdAt.toISOString(),
+    startedAt: iso(run.startedAt),
+    finishedAt: iso(run.finishedAt),
+    cellsTotal: run.cellsTotal,
+    cellsDone: run.cellsDone,
+    cellsFailed: run.cellsFailed,
+    git: { repo: run.gitRepo, branch: run.gitBranch, commit: run.gitCommit, pr: run.gitPr },
+    url: `/runs/${encodeURIComponent(run.id)}`,
   };
 }
 

@@ -1,6 +1,7 @@
-import type { Db } from "@perflab/db";
+import { decodeRunCursor, encodeRunCursor, type TRunListPage, type TRunListQuery } from "@perflab/contracts";
+import type { Db, Prisma } from "@perflab/db";
 import type { RunListItemDto } from "../../lib/dto";
-import { serializeRunListItem } from "../serialize";
+import { serializeRunListItem, serializeRunSummary } from "../serialize";
 
 /** The most recent runs, newest first. */
 export async function listRuns({ db, limit = 50 }: { db: Db; limit?: number }): Promise<RunListItemDto[]> {
@@ -9,4 +10,33 @@ export async function listRuns({ db, limit = 50 }: { db: Db; limit?: number }): 
     take: Math.min(Math.max(limit, 1), 200),
   });
   return runs.map(serializeRunListItem);
+}
+
+/** One page of GET /api/v1/runs: newest first, keyset-paginated by (createdAt, id). */
+export async function listRunsPage({ db, query }: { db: Db; query: TRunListQuery }): Promise<TRunListPage> {
+  const cursor = query.cursor ? decodeRunCursor(query.cursor) : null;
+  const where: Prisma.RunWhereInput = {
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.gitRepo ? { gitRepo: query.gitRepo } : {}),
+    ...(query.gitBranch ? { gitBranch: query.gitBranch } : {}),
+    ...(cursor
+      ? {
+          OR: [
+            { createdAt: { lt: cursor.createdAt } },
+            { createdAt: cursor.createdAt, id: { lt: cursor.id } },
+          ],
+        }
+      : {}),
+  };
+  const runs = await db.run.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+  });
+  const page = runs.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    runs: page.map(serializeRunSummary),
+    nextCursor: runs.length > query.limit && last ? encodeRunCursor(last) : null,
+  };
 }

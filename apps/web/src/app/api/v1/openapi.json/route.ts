@@ -1,0 +1,10 @@
+import { jsonResponse, withProblems } from "@/server/http";
+import { getOpenApiDocument } from "@/server/openapi";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** The OpenAPI 3.1 document of /api/v1, generated from the contracts' zod schemas. */
+export const GET = withProblems(async (_request, _context, requestId) => {
+  return jsonResponse(getOpenApiDocument(), { requestId });
+});

@@ -1,0 +1,96 @@
+import { formatMb } from "@/lib/format";
+import { cellLabel } from "@/lib/labels";
+import type { ReportCellDto } from "@/lib/report-dto";
+import { panel, table, tbody, td, th } from "./ui";
+
+type Host = { cpuModel?: unknown; cores?: unknown; memoryBytes?: unknown; kernel?: unknown; arch?: unknown };
+type Build = { language?: unknown; runtime?: unknown; sdk?: { name?: unknown; version?: unknown } | null };
+
+const text = (value: unknown) => (typeof value === "string" && value ? value : null);
+const count = (value: unknown) => (typeof value === "number" ? value : null);
+
+function runtimeOf(build: Build | null): string {
+  if (!build) return "—";
+  const sdk = build.sdk && text(build.sdk.name) ? `${build.sdk.name} ${text(build.sdk.version) ?? ""}` : null;
+  return [text(build.runtime), sdk?.trim()].filter(Boolean).join(" · ") || "—";
+}
+
+function parallelismOf(value: unknown): string {
+  if (value == null) return "—";
+  if (typeof value !== "object") return String(value);
+  return Object.entries(value as Record<string, unknown>)
+    .map(([key, v]) => `${key} ${typeof v === "object" ? JSON.stringify(v) : String(v)}`)
+    .join(", ");
+}
+
+/** Where and how each cell ran: what a reader needs before trusting a comparison. */
+export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
+  return (
+    <section aria-label="Environment" className="space-y-3">
+      <h2 className="text-lg font-semibold">Environment</h2>
+      <div className={`${panel} overflow-x-auto`}>
+        <table className={table} data-testid="environment-table">
+          <thead>
+            <tr>
+              <th className={th}>Cell</th>
+              <th className={th}>Driver</th>
+              <th className={th}>Limits</th>
+              <th className={th}>Server build</th>
+              <th className={th}>Image</th>
+              <th className={th}>Parallelism</th>
+              <th className={th}>k6</th>
+              <th className={th}>Host CPU</th>
+              <th className={th}>Cores</th>
+              <th className={th}>Memory</th>
+              <th className={th}>Kernel</th>
+            </tr>
+          </thead>
+          <tbody className={tbody}>
+            {cells.map((cell) => {
+              const host = (cell.hostFingerprint ?? null) as Host | null;
+              const build = (cell.serverBuild ?? null) as Build | null;
+              return (
+                <tr key={cell.id} data-testid={`environment-row-${cell.index}`}>
+                  <td className={`${td} font-medium`}>{cellLabel(cell)}</td>
+                  <td className={td}>{cell.driver}</td>
+                  <td className={td}>
+                    {cell.limits ? `${cell.limits.cpus} vCPU · ${cell.limits.memoryMb} MB` : "none"}
+                  </td>
+                  <td className={td}>{runtimeOf(build)}</td>
+                  <td className={`${td} font-mono text-xs`}>
+                    {cell.image ? (
+                      <>
+                        <div>{cell.image}</div>
+                        {cell.imageId && (
+                          <div className="text-zinc-500" title={cell.imageId}>
+                            {cell.imageId.replace(/^sha256:/, "").slice(0, 12)}
+                          </div>
+                        )}
+                      </>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td className={`${td} text-xs`}>{parallelismOf(cell.parallelism)}</td>
+                  <td className={td} data-testid={`environment-k6-${cell.index}`}>
+                    {cell.k6Version ?? "—"}
+                  </td>
+                  <td className={td}>{text(host?.cpuModel) ?? "—"}</td>
+                  <td className={td} data-testid={`environment-cores-${cell.index}`}>
+                    {count(host?.cores) ?? "—"}
+                  </td>
+                  <td className={td}>
+                    {count(host?.memoryBytes) === null ? "—" : formatMb(count(host?.memoryBytes))}
+                  </td>
+                  <td className={`${td} text-xs`}>
+                    {[text(host?.kernel), text(host?.arch)].filter(Boolean).join(" · ") || "—"}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

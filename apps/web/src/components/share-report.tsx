@@ -1,0 +1,102 @@
+"use client";
+
+import { useRef, useState } from "react";
+import type { CreatedReportDto } from "@/lib/report-dto";
+import { buttonSecondary, link } from "./ui";
+
+type State =
+  | { kind: "idle" }
+  | { kind: "creating" }
+  | { kind: "created"; url: string; copied: boolean }
+  | { kind: "error"; message: string };
+
+/** Freezes the finished run into a report and shows its permalink with a copy button. */
+export function ShareReport({ runId }: { runId: string }) {
+  const [state, setState] = useState<State>({ kind: "idle" });
+  const input = useRef<HTMLInputElement>(null);
+
+  async function share() {
+    setState({ kind: "creating" });
+    try {
+      const response = await fetch("/api/v1/reports", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ runId }),
+      });
+      const body = (await response.json().catch(() => null)) as
+        | (CreatedReportDto & { detail?: string })
+        | null;
+      if (!response.ok || !body?.slug) {
+        setState({
+          kind: "error",
+          message: body?.detail ?? `The report was not created (${response.status}).`,
+        });
+        return;
+      }
+      // The browser knows the address it reached us by, even behind a proxy.
+      setState({ kind: "created", url: `${window.location.origin}/r/${body.slug}`, copied: false });
+    } catch {
+      setState({ kind: "error", message: "The report was not created: the server did not answer." });
+    }
+  }
+
+  async function copy(url: string) {
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch {
+      // No clipboard API off localhost over plain HTTP: select the text for a manual copy.
+      input.current?.select();
+      return;
+    }
+    setState({ kind: "created", url, copied: true });
+  }
+
+  if (state.kind === "created") {
+    return (
+      <div className="flex flex-wrap items-center gap-2" data-testid="share-result">
+        <label htmlFor="report-permalink" className="text-sm text-zinc-500 dark:text-zinc-400">
+          Permalink
+        </label>
+        <input
+          id="report-permalink"
+          ref={input}
+          readOnly
+          value={state.url}
+          onFocus={(e) => e.currentTarget.select()}
+          data-testid="share-url"
+          className="w-96 max-w-full rounded-md border border-zinc-300 bg-zinc-50 px-2 py-1 font-mono text-xs dark:border-zinc-700 dark:bg-zinc-950"
+        />
+        <button
+          type="button"
+          className={buttonSecondary}
+          onClick={() => copy(state.url)}
+          data-testid="share-copy"
+        >
+          {state.copied ? "Copied" : "Copy"}
+        </button>
+        <a href={state.url} className={`${link} text-sm`} data-testid="share-open">
+          Open
+        </a>
+      </div>
+    );
+  }
+  return (
+    <div className="flex flex-wrap items-center gap-2">
+      <button
+        type="button"
+        className={buttonSecondary}
+        onClick={share}
+        disabled={state.kind === "creating"}
+        data-testid="share-button"
+        title="Freeze this run's results behind a permalink"
+      >
+        {state.kind === "creating" ? "Sharing…" : "Share"}
+      </button>
+      {state.kind === "error" && (
+        <span role="alert" className="text-sm text-rose-600 dark:text-rose-400" data-testid="share-error">
+          {state.message}
+        </span>
+      )}
+    </div>
+  );
+}

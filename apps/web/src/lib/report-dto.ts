@@ -1,0 +1,24 @@
+import type { CellDto, RunDto } from "./dto";
+
+/** A cell as frozen in a report: its DTO plus the server build it ran (language, SDK, image…). */
+export type ReportCellDto = CellDto & { serverBuild: unknown };
+
+/** Everything a report page renders, copied from the run when the report was created. */
+export type ReportSnapshotDto = {
+  version: 1;
+  run: RunDto;
+  cells: ReportCellDto[];
+};
+
+export type ReportDto = {
+  slug: string;
+  title: string;
+  description: string | null;
+  visibility: "private" | "unlisted" | "public";
+  runId: string;
+  createdAt: string;
+  expiresAt: string | null;
+  snapshot: ReportSnapshotDto;
+};
+
+export type CreatedReportDto = { slug: string; url: string };

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { getOpenApiDocument } from "./openapi";
+
+describe("OpenAPI document", () => {
+  const doc = getOpenApiDocument();
+
+  it("is OpenAPI 3.1 with every /api/v1 path", () => {
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths ?? {}).sort()).toEqual([
+      "/api/v1/matrices",
+      "/api/v1/openapi.json",
+      "/api/v1/reports",
+      "/api/v1/reports/{slug}",
+      "/api/v1/runs",
+      "/api/v1/runs/{id}",
+      "/api/v1/runs/{id}/events",
+      "/api/v1/servers",
+    ]);
+  });
+
+  it("takes the run list's query parameters from the zod schema", () => {
+    const parameters = doc.paths?.["/api/v1/runs"]?.get?.parameters ?? [];
+    const limit = parameters.find((p) => "name" in p && p.name === "limit");
+    expect(limit).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { minimum: 1, maximum: 100, default: 20 },
+    });
+    expect(parameters.map((p) => ("name" in p ? p.name : null)).sort()).toEqual([
+      "cursor",
+      "gitBranch",
+      "gitRepo",
+      "limit",
+      "status",
+    ]);
+  });
+
+  it("describes errors as RFC 9457 problems", () => {
+    const responses = doc.paths?.["/api/v1/matrices"]?.post?.responses ?? {};
+    for (const status of ["422", "503"]) {
+      expect(responses[status].content).toHaveProperty(
+        ["application/problem+json", "schema", "$ref"],
+        "#/components/schemas/Problem",
+      );
+    }
+    expect(doc.components?.schemas?.Problem).toMatchObject({ required: ["type", "title", "status"] });
+  });
+});

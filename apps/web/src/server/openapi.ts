@@ -1,0 +1,253 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
+import {
+  reportVisibilities,
+  ZCellDto,
+  ZCreatedRun,
+  ZCreateReport,
+  ZLiveCellStatus,
+  ZLivePoint,
+  ZLiveRunStatus,
+  ZMatrixSpecInput,
+  ZProblem,
+  ZRunDetail,
+  ZRunDto,
+  ZRunListPage,
+  ZRunListQuery,
+  ZRunSnapshotEvent,
+  ZServerList,
+} from "@perflab/contracts";
+import { z } from "zod";
+import type { CreatedReportDto, ReportDto } from "../lib/report-dto";
+
+/**
+ * Names a schema for components/schemas through zod's own `.meta({ id })`, which the generator
+ * reads. (`registry.register` needs `extendZodWithOpenApi`, which patches zod's prototypes and
+ * breaks when the library's CJS build and the app's ESM zod are different module instances.)
+ */
+const named = <T extends z.ZodType>(id: string, schema: T): T => schema.meta({ id });
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, generated from the zod schemas the routes validate with and
+ * the DTOs are inferred from. A route without a path here fails tests/src/openapi.test.ts.
+ */
+/**
+ * Report bodies: their DTO types live in lib/report-dto.ts, so these are built from the contracts'
+ * run and cell schemas and checked against those types below (a change there fails typecheck).
+ */
+const ZCreatedReportDoc = z.object({
+  slug: z.string(),
+  url: z.string().describe("Absolute URL of the report page."),
+});
+const ZReportDoc = z.object({
+  slug: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  visibility: z.enum(["private", "unlisted", "public"]),
+  runId: z.string(),
+  createdAt: z.iso.datetime({ offset: true }),
+  expiresAt: z.iso.datetime({ offset: true }).nullable(),
+  snapshot: z.object({
+    version: z.literal(1),
+    run: ZRunDto,
+    cells: z.array(ZCellDto.extend({ serverBuild: z.unknown() })),
+  }),
+});
+type Conforms<Dto extends Doc, Doc> = Dto;
+export type ReportTypesConform = [
+  Conforms<CreatedReportDto, z.infer<typeof ZCreatedReportDoc>>,
+  Conforms<ReportDto, z.infer<typeof ZReportDoc>>,
+];
+
+function buildDocument() {
+  const registry = new OpenAPIRegistry();
+
+  const Problem = named("Problem", ZProblem);
+  const MatrixSpec = named("MatrixSpec", ZMatrixSpecInput);
+  const CreatedRun = named("CreatedRun", ZCreatedRun);
+  const RunDetail = named("RunDetail", ZRunDetail);
+  const ServerList = named("ServerList", ZServerList);
+  const RunListPage = named("RunListPage", ZRunListPage);
+  const RunSnapshotEvent = named("RunSnapshotEvent", ZRunSnapshotEvent);
+  const LivePoint = named("LivePointEvent", ZLivePoint);
+  const LiveCell = named("LiveCellEvent", ZLiveCellStatus);
+  const LiveRun = named("LiveRunEvent", ZLiveRunStatus);
+
+  const requestId = z.string().describe("The caller's x-request-id when short and plain, else a new UUID.");
+  const headers = z.object({ "x-request-id": requestId });
+  const problem = (description: string) => ({
+    description,
+    headers,
+    content: { "application/problem+json": { schema: Problem } },
+  });
+  const runId = z.object({ id: z.string().describe("The run id, as returned by POST /api/v1/matrices.") });
+
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/matrices",
+    operationId: "createMatrixRun",
+    summary: "Queue a run of a benchmark matrix",
+    description:
+      "Validates the matrix against the server catalog, stores the run and its cells and queues one job per cell. " +
+      "Send `x-perflab-client: web` only from the dashboard; every other run is recorded with source `api`.",
+    request: { body: { required: true, content: { "application/json": { schema: MatrixSpec } } } },
+    responses: {
+      201: {
+        description: "The run was queued.",
+        headers,
+        content: { "application/json": { schema: CreatedRun } },
+      },
+      400: problem("The body is not valid JSON."),
+      422: problem("The matrix is invalid; `errors` names each field, e.g. `loadLevels.0.vus`."),
+      500: problem("Unexpected server error."),
+      503: problem("The job queue is unavailable; the run was not created."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs",
+    operationId: "listRuns",
+    summary: "Recent runs, newest first",
+    description: "Keyset-paginated: pass a page's `nextCursor` as `cursor` to get the next page.",
+    request: { query: ZRunListQuery },
+    responses: {
+      200: {
+        description: "One page of runs.",
+        headers,
+        content: { "application/json": { schema: RunListPage } },
+      },
+      422: problem("A query parameter is invalid; `errors[].field` names it."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs/{id}",
+    operationId: "getRun",
+    summary: "A run with its cells and each finished cell's summary",
+    request: { params: runId },
+    responses: {
+      200: { description: "The run.", headers, content: { "application/json": { schema: RunDetail } } },
+      404: problem("No run has this id."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs/{id}/events",
+    operationId: "streamRunEvents",
+    summary: "Live events of a run (server-sent events)",
+    description:
+      "A `text/event-stream`. Each `data:` line holds one JSON event: first a `snapshot` (the run, its cells " +
+      "and stored points per cell), then live `point`, `cell` and `run` events as the worker publishes them. " +
+      "Comment lines (`: heartbeat`) keep the connection open; `retry: 3000` sets the reconnect delay.",
+    request: { params: runId },
+    responses: {
+      200: {
+        description: "The event stream; the schema is that of one event's `data`.",
+        headers,
+        content: {
+          "text/event-stream": {
+            schema: z
+              .discriminatedUnion("type", [RunSnapshotEvent, LivePoint, LiveCell, LiveRun])
+              .describe("One event's data, discriminated by `type`."),
+          },
+        },
+      },
+      404: problem("No run has this id."),
+      500: problem("Unexpected server error."),
+      503: problem("Live updates are unavailable: Redis did not answer."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/servers",
+    operationId: "listServers",
+    summary: "The MCP servers a matrix may name",
+    responses: {
+      200: {
+        description: "The server catalog.",
+        headers,
+        content: { "application/json": { schema: ServerList } },
+      },
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/reports",
+    operationId: "createReport",
+    summary: "Freeze a finished run behind an unguessable permalink",
+    description: `Visibility is one of ${reportVisibilities.join(", ")}.`,
+    request: {
+      body: {
+        required: true,
+        content: { "application/json": { schema: named("CreateReport", ZCreateReport) } },
+      },
+    },
+    responses: {
+      201: {
+        description: "The report was created; `location` holds its URL.",
+        headers,
+        content: { "application/json": { schema: named("CreatedReport", ZCreatedReportDoc) } },
+      },
+      400: problem("The body is not valid JSON."),
+      404: problem("The run does not exist."),
+      409: problem("The run has not finished yet."),
+      422: problem("The request is invalid; `errors` names each field."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/reports/{slug}",
+    operationId: "getReport",
+    summary: "A report: the run and cells as frozen when it was created",
+    request: { params: z.object({ slug: z.string().describe("The report's slug, from its URL.") }) },
+    responses: {
+      200: {
+        description: "The report.",
+        headers,
+        content: { "application/json": { schema: named("Report", ZReportDoc) } },
+      },
+      404: problem("No report lives at this address, or it has expired."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/openapi.json",
+    operationId: "getOpenApiDocument",
+    summary: "This document",
+    responses: {
+      200: {
+        description: "The OpenAPI 3.1 document of /api/v1.",
+        content: { "application/json": { schema: z.unknown() } },
+      },
+    },
+  });
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "perflab API",
+      version: "1",
+      description:
+        "Queue benchmark matrices of MCP server runtimes and read their runs. Errors are RFC 9457 problem details.",
+    },
+  });
+}
+
+let cached: ReturnType<typeof buildDocument> | undefined;
+
+/** Built once per process: the schemas do not change while it runs. */
+export function getOpenApiDocument() {
+  cached ??= buildDocument();
+  return cached;
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+import { fieldErrors, ZCreateReport } from "@perflab/contracts";
+import type { Db, Prisma } from "@perflab/db";
+import type { CreatedReportDto, ReportSnapshotDto } from "../../lib/report-dto";
+import { AppError } from "../errors";
+import { serializeCell, serializeRun } from "../serialize";
+
+/** Runs still under way: a report of one would freeze half a result. */
+const UNFINISHED = new Set(["queued", "running"]);
+
+/** 128 random bits, base64url: 22 characters nobody can guess or enumerate. */
+export function newReportSlug(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/**
+ * Validates the request, then reads the finished run and writes the report in one repeatable-read
+ * transaction: the snapshot is one consistent picture of the run, and the report is the only row
+ * written, so a failure leaves nothing behind.
+ */
+export async function createReport({
+  db,
+  input,
+  origin,
+}: {
+  db: Db;
+  input: unknown;
+  /** Scheme and host the permalink is built on, e.g. http://127.0.0.1:3000. */
+  origin: string;
+}): Promise<CreatedReportDto> {
+  const parsed = ZCreateReport.safeParse(input);
+  if (!parsed.success) {
+    throw new AppError("invalid", "The report request is invalid.", fieldErrors(parsed.error));
+  }
+  const { runId, title, description, visibility } = parsed.data;
+
+  const report = await db.$transaction(
+    async (tx) => {
+      const run = await tx.run.findUnique({
+        where: { id: runId },
+        include: { cells: { orderBy: { index: "asc" }, include: { summary: true } } },
+      });
+      if (!run) {
+        throw new AppError("not_found", `Run "${runId}" does not exist.`, [
+          { field: "runId", message: "no such run" },
+        ]);
+      }
+      if (UNFINISHED.has(run.status)) {
+        throw new AppError("conflict", `Run "${runId}" is ${run.status}; share it once it has finished.`, [
+          { field: "runId", message: `the run is ${run.status}` },
+        ]);
+      }
+      const { cells, ...rest } = run;
+      const snapshot: ReportSnapshotDto = {
+        version: 1,
+        run: serializeRun(rest),
+        cells: cells.map((cell) => ({ ...serializeCell(cell), serverBuild: cell.serverBuild ?? null })),
+      };
+      return tx.report.create({
+        data: {
+          workspaceId: run.workspaceId,
+          slug: newReportSlug(),
+          title: title || run.name,
+          description: description || null,
+          visibility,
+          selection: { runId: run.id, cellIds: cells.map((c) => c.id) },
+          // The DTOs are plain JSON by construction (ISO dates, numbers); Prisma's Json type can't see that.
+          snapshot: snapshot as unknown as Prisma.InputJsonValue,
+        },
+        select: { slug: true },
+      });
+    },
+    { isolationLevel: "RepeatableRead" },
+  );
+
+  return { slug: report.slug, url: new URL(`/r/${report.slug}`, origin).toString() };
+}

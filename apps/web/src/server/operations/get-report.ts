@@ -1,0 +1,36 @@
+import { REPORT_SLUG } from "@perflab/contracts";
+import type { Db } from "@perflab/db";
+import type { ReportDto, ReportSnapshotDto } from "../../lib/report-dto";
+import { AppError } from "../errors";
+
+/**
+ * A report exactly as frozen at creation. Unknown, expired and private reports are all "not found":
+ * without sign-in nobody may read a private one, and a 404 does not confirm that a slug exists.
+ */
+export async function getReport({
+  db,
+  slug,
+  now = new Date(),
+}: {
+  db: Db;
+  slug: string;
+  now?: Date;
+}): Promise<ReportDto> {
+  const notFound = new AppError("not_found", "No report lives at this address, or it has expired.");
+  if (!REPORT_SLUG.test(slug)) throw notFound;
+  const report = await db.report.findUnique({ where: { slug } });
+  if (!report || report.visibility === "private") throw notFound;
+  if (report.expiresAt && report.expiresAt <= now) throw notFound;
+  const selection = report.selection as { runId?: unknown } | null;
+  const snapshot = report.snapshot as unknown as ReportSnapshotDto;
+  return {
+    slug: report.slug,
+    title: report.title,
+    description: report.description,
+    visibility: report.visibility,
+    runId: typeof selection?.runId === "string" ? selection.runId : snapshot.run.id,
+    createdAt: report.createdAt.toISOString(),
+    expiresAt: report.expiresAt ? report.expiresAt.toISOString() : null,
+    snapshot,
+  };
+}

@@ -1,0 +1,200 @@
+import { z } from "zod";
+import { ZLivePoint } from "./live.ts";
+import { ZMatrixSpecInput } from "./matrix.ts";
+import { ZServerInfo } from "./server-manifest.ts";
+
+/**
+ * Shapes of the REST API's responses and query strings. The routes send these, the web app's DTO
+ * types are inferred from them, and the OpenAPI document is generated from them.
+ */
+
+export const runStatuses = ["queued", "running", "succeeded", "failed", "cancelled", "partial"] as const;
+export const cellStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
+
+export const ZRunStatus = z.enum(runStatuses);
+export const ZCellStatus = z.enum(cellStatuses);
+export const ZRunSource = z.enum(["ui", "api"]);
+
+const isoDate = z.iso.datetime({ offset: true });
+
+export const ZRunDto = z.object({
+  id: z.string(),
+  name: z.string(),
+  source: ZRunSource,
+  status: ZRunStatus,
+  /** The validated matrix, frozen at submission. */
+  spec: ZMatrixSpecInput,
+  error: z.string().nullable(),
+  cellsTotal: z.number().int(),
+  cellsDone: z.number().int(),
+  cellsFailed: z.number().int(),
+  createdAt: isoDate,
+  startedAt: isoDate.nullable(),
+  finishedAt: isoDate.nullable(),
+});
+
+export const ZLatencyDto = z.object({
+  avgMs: z.number().nullable(),
+  minMs: z.number().nullable(),
+  maxMs: z.number().nullable(),
+  p50: z.number().nullable(),
+  p90: z.number().nullable(),
+  p95: z.number().nullable(),
+  p99: z.number().nullable(),
+  p999: z.number().nullable(),
+});
+
+export const ZCellSummaryDto = z.object({
+  requests: z.number(),
+  errors: z.number(),
+  ops: z.number(),
+  httpRps: z.number(),
+  opsRps: z.number(),
+  requestsPerOp: z.number().nullable(),
+  latency: ZLatencyDto,
+  operations: z.unknown(),
+  cpuAvgPct: z.number().nullable(),
+  cpuPeakPct: z.number().nullable(),
+  rssAvgBytes: z.number().nullable(),
+  rssPeakBytes: z.number().nullable(),
+  k6CpuAvgPct: z.number().nullable(),
+  k6CpuPeakPct: z.number().nullable(),
+  k6RssPeakBytes: z.number().nullable(),
+  windowSeconds: z.number(),
+});
+
+export const ZCellDto = z.object({
+  id: z.string(),
+  index: z.number().int(),
+  serverName: z.string(),
+  scenario: z.string(),
+  vus: z.number().int().nullable(),
+  params: z.record(z.string(), z.unknown()),
+  round: z.number().int(),
+  status: ZCellStatus,
+  /** Last stage the worker reported live (building, starting, load...); not stored. */
+  stage: z.string().nullable(),
+  driver: z.string(),
+  /** Limits the driver enforced (null for a plain process). */
+  limits: z.object({ cpus: z.number(), memoryMb: z.number() }).nullable(),
+  /** Container image tag and content id (sha256:…), when the cell ran in a container. */
+  image: z.string().nullable(),
+  imageId: z.string().nullable(),
+  idleRssBytes: z.number().nullable(),
+  parallelism: z.unknown(),
+  durationSeconds: z.number().int(),
+  warmupSeconds: z.number().int(),
+  k6Version: z.string().nullable(),
+  hostFingerprint: z.unknown(),
+  coldStartMs: z.number().nullable(),
+  exitCode: z.number().int().nullable(),
+  exitSignal: z.string().nullable(),
+  oomKilled: z.boolean(),
+  k6Saturated: z.boolean(),
+  error: z.string().nullable(),
+  logTail: z.string().nullable(),
+  startedAt: isoDate.nullable(),
+  finishedAt: isoDate.nullable(),
+  summary: ZCellSummaryDto.nullable(),
+});
+
+/** GET /api/v1/runs/{id}. */
+export const ZRunDetail = z.object({ run: ZRunDto, cells: z.array(ZCellDto) });
+
+/** The first event of GET /api/v1/runs/{id}/events; live `point`, `cell` and `run` events follow. */
+export const ZRunSnapshotEvent = z.object({
+  type: z.literal("snapshot"),
+  run: ZRunDto,
+  cells: z.array(ZCellDto),
+  /** Stored points per cell id, oldest first. */
+  points: z.record(z.string(), z.array(ZLivePoint)),
+});
+
+/** 201 of POST /api/v1/matrices. */
+export const ZCreatedRun = z.object({
+  runId: z.string(),
+  cells: z.array(
+    z.object({
+      id: z.string(),
+      index: z.number().int(),
+      serverName: z.string(),
+      scenario: z.string(),
+      vus: z.number().int(),
+      round: z.number().int(),
+    }),
+  ),
+});
+
+/** GET /api/v1/servers. */
+export const ZServerList = z.object({ servers: z.array(ZServerInfo) });
+
+// ---- GET /api/v1/runs ----
+
+/** Position after the last run of a page: newest first, ties broken by id. */
+export type RunCursor = { createdAt: Date; id: string };
+
+/** Opaque to clients; `<createdAt ms>.<id>` so it stays readable in logs and needs no Buffer. */
+export function encodeRunCursor(cursor: RunCursor): string {
+  return `${cursor.createdAt.getTime()}.${cursor.id}`;
+}
+
+/** The cursor's position, or null when it is not one this API handed out. */
+export function decodeRunCursor(value: string): RunCursor | null {
+  const match = /^(\d{1,15})\.([\w-]{1,64})$/.exec(value);
+  if (!match) return null;
+  const createdAt = new Date(Number(match[1]));
+  if (Number.isNaN(createdAt.getTime())) return null;
+  return { createdAt, id: match[2]! };
+}
+
+const filterText = z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters");
+
+/** Query string of GET /api/v1/runs; each value arrives as a string, unknown keys are ignored. */
+export const ZRunListQuery = z.object({
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100, "must be at most 100")
+    .default(20)
+    .describe("Runs per page, 1–100."),
+  cursor: z
+    .string()
+    .refine((value) => decodeRunCursor(value) !== null, "is not a cursor this API returned")
+    .optional()
+    .describe("The `nextCursor` of the previous page."),
+  status: ZRunStatus.optional().describe("Only runs in this status."),
+  gitRepo: filterText.optional().describe("Only runs of this repository, as sent in `git.repo`."),
+  gitBranch: filterText.optional().describe("Only runs of this branch, as sent in `git.branch`."),
+});
+export type TRunListQuery = z.output<typeof ZRunListQuery>;
+
+export const ZRunListItem = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: ZRunStatus,
+  source: ZRunSource,
+  createdAt: isoDate,
+  startedAt: isoDate.nullable(),
+  finishedAt: isoDate.nullable(),
+  cellsTotal: z.number().int(),
+  cellsDone: z.number().int(),
+  cellsFailed: z.number().int(),
+  git: z.object({
+    repo: z.string().nullable(),
+    branch: z.string().nullable(),
+    commit: z.string().nullable(),
+    pr: z.number().int().nullable(),
+  }),
+  /** Path of the run's dashboard page, relative to the web app's origin. */
+  url: z.string().describe("Path of the run page, e.g. /runs/{id}."),
+});
+
+export const ZRunListPage = z.object({
+  runs: z.array(ZRunListItem),
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: z.string().nullable(),
+});
+
+export type TRunListItem = z.infer<typeof ZRunListItem>;
+export type TRunListPage = z.infer<typeof ZRunListPage>;

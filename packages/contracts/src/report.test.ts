@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { fieldErrors } from "./problem.ts";
+import { REPORT_SLUG, ZCreateReport } from "./report.ts";
+
+function errorsOf(input: unknown) {
+  const result = ZCreateReport.safeParse(input);
+  if (result.success) throw new Error("expected the request to be rejected");
+  return fieldErrors(result.error);
+}
+
+describe("create report request", () => {
+  it("defaults visibility to unlisted and trims text", () => {
+    expect(ZCreateReport.parse({ runId: " r1 ", title: " Go " })).toEqual({
+      runId: "r1",
+      title: "Go",
+      visibility: "unlisted",
+    });
+  });
+
+  it("names the field of each bad value", () => {
+    expect(errorsOf({})[0]?.field).toBe("runId");
+    expect(errorsOf({ runId: 7 })[0]?.field).toBe("runId");
+    expect(errorsOf({ runId: "r", title: "x".repeat(201) })[0]?.field).toBe("title");
+    expect(errorsOf({ runId: "r", visibility: "world" })[0]?.field).toBe("visibility");
+    expect(errorsOf("r1")).toEqual([{ field: "(body)", message: "must be a JSON object" }]);
+  });
+
+  it("refuses private reports while there is no sign-in", () => {
+    expect(errorsOf({ runId: "r", visibility: "private" })[0]?.message).toMatch(/sign-in/);
+  });
+
+  it("accepts only base64url slugs of at least 128 bits", () => {
+    expect(REPORT_SLUG.test("qXOTFlBeLtsEkiuznHSmvA")).toBe(true);
+    expect(REPORT_SLUG.test("short")).toBe(false);
+    expect(REPORT_SLUG.test("../../etc/passwd/xxxxxxxxxx")).toBe(false);
+  });
+});

@@ -1,0 +1,260 @@
+/**
+ * The OpenAPI document of /api/v1 against the running web app: it is valid OpenAPI 3.1, it covers
+ * every route file, and real responses conform to the schemas it declares.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/services.ts";
+import { testDb } from "./helpers.ts";
+
+// ajv-formats is CommonJS; its default export arrives wrapped once more under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as typeof addFormatsModule;
+
+type Schema = Record<string, unknown>;
+type OpenApiDoc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: Schema }> }> }>
+  >;
+  components: { schemas: Record<string, Schema> };
+};
+
+const webUrl = () => inject("webUrl");
+const apiDir = path.join(repoRoot, "apps/web/src/app/api/v1");
+const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+let doc: OpenApiDoc;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+/** Asserts a body against the schema the document declares for this response. */
+function expectConforms(body: unknown, route: string, method: string, status: number, mediaType: string) {
+  const schema = doc.paths[route]?.[method]?.responses[String(status)]?.content?.[mediaType]?.schema;
+  if (!schema) throw new Error(`the document has no ${mediaType} schema for ${method} ${route} ${status}`);
+  // Local $refs (#/components/schemas/...) resolve against the schema's own root.
+  const check = ajv.compile({ ...schema, components: doc.components });
+  if (!check(body)) {
+    throw new Error(
+      `${method} ${route} ${status} does not conform:\n${ajv.errorsText(check.errors, { separator: "\n" })}`,
+    );
+  }
+}
+
+/** Every route.ts under api/v1 as an OpenAPI path, with the HTTP methods it exports. */
+function routeFiles(dir = apiDir): { path: string; methods: string[] }[] {
+  const found: { path: string; methods: string[] }[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...routeFiles(full));
+    else if (entry.name === "route.ts") {
+      const relative = path.relative(apiDir, dir).split(path.sep).filter(Boolean);
+      const segments = relative.map((s) => s.replace(/^\[(\w+)\]$/, "{$1}"));
+      const source = readFileSync(full, "utf8");
+      found.push({
+        path: ["/api/v1", ...segments].join("/"),
+        methods: methods.filter((m) =>
+          new RegExp(`export (const|async function|function) ${m}\\b`).test(source),
+        ),
+      });
+    }
+  }
+  return found;
+}
+
+async function api(route: string, init?: RequestInit) {
+  const response = await fetch(`${webUrl()}${route}`, init);
+  const text = await response.text();
+  return { response, body: text ? (JSON.parse(text) as unknown) : null };
+}
+
+const tinyMatrix = {
+  name: "openapi conformance",
+  servers: ["go"],
+  scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "hi" } } }],
+  loadLevels: [{ vus: 1 }],
+  durationSec: 1,
+  warmupSec: 0,
+  cooldownSec: 0,
+};
+
+beforeAll(async () => {
+  const { response, body } = await api("/api/v1/openapi.json");
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("application/json");
+  doc = body as OpenApiDoc;
+});
+
+describe("the OpenAPI document", () => {
+  it("is valid OpenAPI 3.1", async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const result = await validate(structuredClone(doc) as never);
+    if (!result.valid) throw new Error(compileErrors(result));
+    expect(result.specification).toBe("OpenAPI");
+  });
+
+  it("documents every route file and method under api/v1, and nothing else", () => {
+    const routes = routeFiles();
+    expect(routes.length).toBeGreaterThanOrEqual(6);
+    for (const route of routes) {
+      expect(doc.paths, `${route.path} is not in the document`).toHaveProperty([route.path]);
+      const documented = Object.keys(doc.paths[route.path] ?? {}).map((m) => m.toUpperCase());
+      expect(documented.sort(), route.path).toEqual([...route.methods].sort());
+    }
+    expect(Object.keys(doc.paths).sort()).toEqual(routes.map((r) => r.path).sort());
+  });
+});
+
+describe("responses conform to the document", () => {
+  let runId: string;
+
+  it("POST /api/v1/matrices: 201 for a valid matrix", async () => {
+    const { response, body } = await api("/api/v1/matrices", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(tinyMatrix),
+    });
+    expect(response.status, JSON.stringify(body)).toBe(201);
+    expectConforms(body, "/api/v1/matrices", "post", 201, "application/json");
+    // The check has teeth: a body of the wrong shape is rejected.
+    expect(() =>
+      expectConforms({ runId: 1, cells: [{}] }, "/api/v1/matrices", "post", 201, "application/json"),
+    ).toThrow(/does not conform/);
+    runId = (body as { runId: string }).runId;
+  });
+
+  it("POST /api/v1/matrices: 422 problem+json for an invalid one", async () => {
+    const { response, body } = await api("/api/v1/matrices", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...tinyMatrix, servers: ["nope"], loadLevels: [{ vus: 0 }] }),
+    });
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expectConforms(body, "/api/v1/matrices", "post", 422, "application/problem+json");
+    const fields = (body as { errors: { field: string }[] }).errors.map((e) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(["servers.0", "loadLevels.0.vus"]));
+  });
+
+  it("GET /api/v1/runs/{id} and its event stream's snapshot", async () => {
+    const { response, body } = await api(`/api/v1/runs/${runId}`);
+    expect(response.status).toBe(200);
+    expectConforms(body, "/api/v1/runs/{id}", "get", 200, "application/json");
+
+    const controller = new AbortController();
+    const events = await fetch(`${webUrl()}/api/v1/runs/${runId}/events`, { signal: controller.signal });
+    expect(events.headers.get("content-type")).toContain("text/event-stream");
+    const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!/^data: .*\n\n/m.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    controller.abort();
+    const data = /^data: (.*)$/m.exec(text)?.[1];
+    const snapshot = JSON.parse(data ?? "null") as { type: string };
+    expect(snapshot.type).toBe("snapshot");
+    expectConforms(snapshot, "/api/v1/runs/{id}/events", "get", 200, "text/event-stream");
+
+    const missing = await api("/api/v1/runs/no-such-run");
+    expect(missing.response.status).toBe(404);
+    expectConforms(missing.body, "/api/v1/runs/{id}", "get", 404, "application/problem+json");
+  });
+
+  it("GET /api/v1/servers", async () => {
+    const { response, body } = await api("/api/v1/servers");
+    expect(response.status).toBe(200);
+    expectConforms(body, "/api/v1/servers", "get", 200, "application/json");
+  });
+
+  it("GET /api/v1/runs lists the new run with its page URL", async () => {
+    const { response, body } = await api("/api/v1/runs");
+    expect(response.status).toBe(200);
+    expectConforms(body, "/api/v1/runs", "get", 200, "application/json");
+    const runs = (body as { runs: { id: string; url: string; source: string }[] }).runs;
+    expect(runs.length).toBeLessThanOrEqual(20);
+    expect(runs.find((r) => r.id === runId)).toMatchObject({ url: `/runs/${runId}`, source: "api" });
+  });
+
+  it("GET /api/v1/runs filters by git fields and status and pages by cursor", async () => {
+    const db = testDb();
+    const workspace = await db.workspace.upsert({
+      where: { slug: "tests" },
+      create: { slug: "tests", name: "Tests" },
+      update: {},
+    });
+    const repo = `acme/openapi-${Date.now()}`;
+    const base = Date.now() - 60_000;
+    for (const [i, branch, status] of [
+      [0, "main", "succeeded"],
+      [1, "main", "failed"],
+      [2, "main", "succeeded"],
+      [3, "dev", "succeeded"],
+    ] as const) {
+      await db.run.create({
+        data: {
+          workspaceId: workspace.id,
+          source: "api",
+          status,
+          name: `ci ${i}`,
+          spec: {},
+          gitRepo: repo,
+          gitBranch: branch,
+          gitCommit: `c0ffee${i}`,
+          gitPr: 7,
+          createdAt: new Date(base + i * 1000),
+        },
+      });
+    }
+    const query = (params: Record<string, string>) =>
+      api(`/api/v1/runs?${new URLSearchParams({ gitRepo: repo, ...params })}`);
+
+    const first = await query({ gitBranch: "main", limit: "2" });
+    expectConforms(first.body, "/api/v1/runs", "get", 200, "application/json");
+    const page1 = first.body as { runs: { name: string; git: object }[]; nextCursor: string | null };
+    expect(page1.runs.map((r) => r.name)).toEqual(["ci 2", "ci 1"]);
+    expect(page1.runs[0]?.git).toEqual({ repo, branch: "main", commit: "c0ffee2", pr: 7 });
+    expect(page1.nextCursor).toEqual(expect.any(String));
+
+    const second = await query({ gitBranch: "main", limit: "2", cursor: page1.nextCursor! });
+    const page2 = second.body as { runs: { name: string }[]; nextCursor: string | null };
+    expect(page2.runs.map((r) => r.name)).toEqual(["ci 0"]);
+    expect(page2.nextCursor).toBeNull();
+
+    const failed = (await query({ status: "failed" })).body as { runs: { name: string }[] };
+    expect(failed.runs.map((r) => r.name)).toEqual(["ci 1"]);
+  });
+
+  it("GET /api/v1/runs: 422 problem+json naming each bad query parameter", async () => {
+    const { response, body } = await api("/api/v1/runs?limit=0&status=done&cursor=bogus");
+    expect(response.status).toBe(422);
+    expect(response.headers.get("content-type")).toBe("application/problem+json");
+    expectConforms(body, "/api/v1/runs", "get", 422, "application/problem+json");
+    const fields = (body as { errors: { field: string }[] }).errors.map((e) => e.field);
+    expect(fields.sort()).toEqual(["cursor", "limit", "status"]);
+
+    const tooMany = await api("/api/v1/runs?limit=101");
+    expect(tooMany.response.status).toBe(422);
+    expect((tooMany.body as { errors: unknown[] }).errors).toEqual([
+      { field: "limit", message: "must be at most 100" },
+    ]);
+  });
+
+  it("the queued run finishes, and its finished detail still conforms", async () => {
+    const deadline = Date.now() + 90_000;
+    let body: { run: { status: string } } | null = null;
+    while (Date.now() < deadline) {
+      body = (await api(`/api/v1/runs/${runId}`)).body as { run: { status: string } };
+      if (["succeeded", "failed", "cancelled", "partial"].includes(body.run.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    expect(["succeeded", "failed", "cancelled", "partial"]).toContain(body?.run.status);
+    expectConforms(body, "/api/v1/runs/{id}", "get", 200, "application/json");
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * Shareable reports against the real stack: a finished run is frozen behind a permalink, and
+ * neither renaming the run nor deleting its cells (or the run) changes what the permalink shows.
+ */
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { queueRun, testDb, waitForRun } from "./helpers.ts";
+
+type Problem = {
+  type: string;
+  status: number;
+  detail?: string;
+  errors?: { field: string; message: string }[];
+};
+type Snapshot = {
+  version: number;
+  run: { id: string; name: string; status: string };
+  cells: {
+    id: string;
+    k6Version: string | null;
+    hostFingerprint: { cores?: number; cpuModel?: string } | null;
+    serverBuild: { language?: string } | null;
+    summary: {
+      requests: number;
+      errors: number;
+      opsRps: number;
+      httpRps: number;
+      latency: { p50: number | null; p99: number | null };
+      rssPeakBytes: number | null;
+    } | null;
+  }[];
+};
+type Report = { slug: string; title: string; visibility: string; runId: string; snapshot: Snapshot };
+
+const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
+
+function postReport(body: unknown) {
+  return fetch(url("/api/v1/reports"), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+async function expectProblem(response: Response, status: number): Promise<Problem> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toMatch(/application\/problem\+json/);
+  const problem = (await response.json()) as Problem;
+  expect(problem.status).toBe(status);
+  return problem;
+}
+
+/** A run row with no cells or jobs, in the given state: the worker never touches it. */
+async function runInState(status: "queued" | "running") {
+  const db = testDb();
+  const workspace = await db.workspace.upsert({
+    where: { slug: "tests" },
+    create: { slug: "tests", name: "Tests" },
+    update: {},
+  });
+  return db.run.create({
+    data: { workspaceId: workspace.id, source: "api", name: `still ${status}`, status, spec: {} },
+  });
+}
+
+const reportCount = () => testDb().report.count();
+
+let runId: string;
+
+beforeAll(async () => {
+  ({ runId } = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }]));
+  const run = await waitForRun(runId, 90_000);
+  expect(run.status).toBe("succeeded");
+}, 120_000);
+
+describe("reports", () => {
+  it("rejects bad bodies with 422 naming the field, and writes nothing", async () => {
+    const before = await reportCount();
+    const cases: [unknown, string][] = [
+      [{}, "runId"],
+      [{ runId: 42 }, "runId"],
+      [{ runId: "  " }, "runId"],
+      [{ runId, title: 5 }, "title"],
+      [{ runId, title: "x".repeat(201) }, "title"],
+      [{ runId, description: ["no"] }, "description"],
+      [{ runId, visibility: "everyone" }, "visibility"],
+      // No sign-in yet, so nothing could keep a private report private.
+      [{ runId, visibility: "private" }, "visibility"],
+      [[runId], "(body)"],
+    ];
+    for (const [body, field] of cases) {
+      const problem = await expectProblem(await postReport(body), 422);
+      expect(
+        problem.errors?.map((e) => e.field),
+        JSON.stringify(body),
+      ).toContain(field);
+    }
+    const notJson = await expectProblem(await postReport("{runId:"), 400);
+    expect(notJson.errors?.[0]?.field).toBe("(body)");
+    expect(await reportCount()).toBe(before);
+  });
+
+  it("answers 404 for an unknown run and 409 for one not finished", async () => {
+    const before = await reportCount();
+    const unknown = await expectProblem(await postReport({ runId: "no-such-run" }), 404);
+    expect(unknown.detail).toMatch(/no-such-run/);
+    for (const status of ["queued", "running"] as const) {
+      const run = await runInState(status);
+      const problem = await expectProblem(await postReport({ runId: run.id }), 409);
+      expect(problem.detail).toMatch(status);
+      expect(problem.errors?.[0]?.field).toBe("runId");
+    }
+    expect(await reportCount()).toBe(before);
+  });
+
+  it("answers 404 for unknown, malformed and expired slugs, as JSON and as a page", async () => {
+    const created = await postReport({ runId, title: "expires" });
+    expect(created.status).toBe(201);
+    const { slug } = (await created.json()) as { slug: string };
+    expect((await fetch(url(`/api/v1/reports/${slug}`))).status).toBe(200);
+    await testDb().report.update({ where: { slug }, data: { expiresAt: new Date(Date.now() - 1000) } });
+
+    for (const missing of [slug, "A".repeat(22), "not a slug", "x"]) {
+      await expectProblem(await fetch(url(`/api/v1/reports/${encodeURIComponent(missing)}`)), 404);
+    }
+    const page = await fetch(url(`/r/${slug}`));
+    expect(page.status).toBe(404);
+    // The app's own not-found page (streamed in the RSC payload, as for an unknown run).
+    expect(await page.text()).toContain("Nothing lives at this address.");
+  });
+
+  it("freezes the run: the report keeps its numbers after the run is renamed, loses its cells and is deleted", async () => {
+    const db = testDb();
+    const response = await postReport({ runId, description: "go at one VU" });
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as { slug: string; url: string };
+    // 128 random bits in base64url are 22 characters.
+    expect(created.slug).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(created.url).toBe(url(`/r/${created.slug}`));
+    expect(response.headers.get("location")).toBe(created.url);
+
+    const read = async () => {
+      const res = await fetch(url(`/api/v1/reports/${created.slug}`));
+      expect(res.status).toBe(200);
+      return (await res.json()) as Report;
+    };
+    const report = await read();
+    expect(report).toMatchObject({ slug: created.slug, title: "integration", visibility: "unlisted", runId });
+
+    // The snapshot is the run as the API serves it, plus each cell's server build.
+    const live = (await (await fetch(url(`/api/v1/runs/${runId}`))).json()) as {
+      run: unknown;
+      cells: Record<string, unknown>[];
+    };
+    expect(report.snapshot.run).toEqual(live.run);
+    expect(report.snapshot.cells.map(({ serverBuild: _, ...cell }) => cell)).toEqual(live.cells);
+
+    // Its numbers are the ones stored for the run.
+    const [cell] = report.snapshot.cells;
+    const stored = await db.cellSummary.findUniqueOrThrow({ where: { cellId: cell!.id } });
+    expect(stored.requests).toBeGreaterThan(0n);
+    expect(cell!.summary).toMatchObject({
+      requests: Number(stored.requests),
+      errors: Number(stored.errors),
+      opsRps: stored.opsRps,
+      httpRps: stored.httpRps,
+      latency: { p50: stored.latencyP50Ms, p99: stored.latencyP99Ms },
+      rssPeakBytes: stored.rssPeakBytes === null ? null : Number(stored.rssPeakBytes),
+    });
+    // And the environment it was measured in.
+    expect(cell!.k6Version).toMatch(/\d/);
+    expect(cell!.hostFingerprint?.cores).toBeGreaterThan(0);
+    expect(cell!.serverBuild?.language).toBe("go");
+
+    const page = await fetch(url(`/r/${created.slug}`));
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('data-testid="report-banner"');
+    expect(html).toContain('data-testid="summary-table"');
+    expect(html).toContain('data-testid="environment-table"');
+    expect(html).toMatch(/<meta name="robots" content="noindex, nofollow"/);
+
+    await db.run.update({ where: { id: runId }, data: { name: "renamed later" } });
+    await db.cell.deleteMany({ where: { runId } });
+    expect(await read()).toEqual(report);
+
+    await db.run.delete({ where: { id: runId } });
+    expect(await read()).toEqual(report);
+    const after = await (await fetch(url(`/r/${created.slug}`))).text();
+    expect(after).toContain('data-testid="summary-row-0"');
+    expect(after).not.toContain("renamed later");
+    // The run is gone: sharing it again is a 404, the existing report stays.
+    await expectProblem(await postReport({ runId }), 404);
+  });
+});

@@ -3,7 +3,12 @@ import path from "node:path";
 import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma } from "@perflab/db";
-import { CellAggregator, type CellSummaryData, isLoadGeneratorSaturated } from "@perflab/metrics";
+import {
+  CellAggregator,
+  type CellSummaryData,
+  cellSummaryRecord,
+  isLoadGeneratorSaturated,
+} from "@perflab/metrics";
 import type { Redis } from "ioredis";
 import { CELL_ENV, OWNER_ENV, ownerMarker } from "./drivers/orphans.ts";
 import type { CellLimits, Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.ts";
@@ -31,7 +36,6 @@ export type CellDeps = {
 class CellFailure extends Error {}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
 
 export async function publish(deps: Pick<CellDeps, "publisher" | "log">, runId: string, event: TLiveEvent) {
   await deps.publisher.publish(runChannel(runId), JSON.stringify(event)).catch((error) => {
@@ -377,38 +381,7 @@ async function writeSummary(
   k6Requests: number | null,
   saturated: boolean,
 ) {
-  const data = {
-    requests: BigInt(s.requests),
-    errors: BigInt(s.errors),
-    ops: BigInt(s.ops),
-    httpRps: s.httpRps,
-    opsRps: s.opsRps,
-    requestsPerOp: s.requestsPerOp,
-    latencyAvgMs: s.latency.avgMs,
-    latencyMinMs: s.latency.minMs,
-    latencyMaxMs: s.latency.maxMs,
-    latencyP50Ms: s.latency.p50,
-    latencyP90Ms: s.latency.p90,
-    latencyP95Ms: s.latency.p95,
-    latencyP99Ms: s.latency.p99,
-    latencyP999Ms: s.latency.p999,
-    byOperation: s.operations as never,
-    cpuAvgPct: s.cpuAvgPct,
-    cpuPeakPct: s.cpuPeakPct,
-    rssAvgBytes: big(s.rssAvgBytes),
-    rssPeakBytes: big(s.rssPeakBytes),
-    k6CpuAvgPct: s.k6CpuAvgPct,
-    k6CpuPeakPct: s.k6CpuPeakPct,
-    k6RssPeakBytes: big(s.k6RssPeakBytes),
-    hostCpuAvgPct: s.hostCpuAvgPct,
-    k6Requests: k6Requests === null ? null : BigInt(k6Requests),
-    windowStart: new Date((s.windowStart ?? 0) * 1000),
-    windowEnd: new Date((s.windowEnd ?? 0) * 1000),
-    windowSeconds: s.measuredSeconds,
-    histogram: s.histogram,
-    dataSentBytes: BigInt(Math.round(s.dataSent)),
-    dataReceivedBytes: BigInt(Math.round(s.dataReceived)),
-  };
+  const data = cellSummaryRecord(s, k6Requests);
   await db.$transaction([
     db.cellSummary.upsert({ where: { cellId }, create: { cellId, ...data }, update: data }),
     db.cell.update({ where: { id: cellId }, data: { k6Saturated: saturated } }),

@@ -7,3 +7,4 @@ export * from "./problem.ts";
 export * from "./report.ts";
 export * from "./scenarios.ts";
 export * from "./server-manifest.ts";
+export * from "./upload.ts";

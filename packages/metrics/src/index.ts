@@ -1,2 +1,3 @@
 export * from "./cell-aggregator.ts";
 export * from "./histogram.ts";
+export * from "./records.ts";

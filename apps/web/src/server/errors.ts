@@ -1,12 +1,22 @@
 import type { TProblem } from "@perflab/contracts";
 
-export type AppErrorCode = "bad_request" | "invalid" | "not_found" | "conflict" | "unavailable" | "internal";
+export type AppErrorCode =
+  | "bad_request"
+  | "invalid"
+  | "not_found"
+  | "conflict"
+  | "too_large"
+  | "unsupported_media_type"
+  | "unavailable"
+  | "internal";
 
 const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
   bad_request: { status: 400, title: "Bad request" },
   invalid: { status: 422, title: "Invalid input" },
   not_found: { status: 404, title: "Not found" },
   conflict: { status: 409, title: "Conflict" },
+  too_large: { status: 413, title: "Content too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
   unavailable: { status: 503, title: "Service unavailable" },
   internal: { status: 500, title: "Internal server error" },
 };

@@ -30,6 +30,51 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/**
+ * The body as text, refused with a 413 once it passes `maxBytes` (by its content-length, or while it
+ * streams when it has none), so an oversized upload is never buffered whole.
+ */
+export async function readTextBody(request: Request, maxBytes: number): Promise<string> {
+  const tooLarge = () =>
+    new AppError("too_large", `The body is larger than the limit of ${maxBytes} bytes.`, [
+      { field: "(body)", message: `must be at most ${maxBytes} bytes` },
+    ]);
+  const declared = Number(request.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const HOST = /^([\w.-]+|\[[\da-f:.]+\])(:\d{1,5})?$/i;
+const first = (value: string | null) => value?.split(",")[0]?.trim() || null;
+
+/**
+ * The origin the client reached us by: a proxy's forwarded host and scheme, else the Host header.
+ * (Next's request.url says "localhost" whatever the client asked for.) Only the caller sees it.
+ */
+export function requestOrigin(request: Request): string {
+  const url = new URL(request.url);
+  const host = [first(request.headers.get("x-forwarded-host")), request.headers.get("host")].find(
+    (h): h is string => !!h && HOST.test(h),
+  );
+  const proto = first(request.headers.get("x-forwarded-proto"));
+  const scheme = proto === "http" || proto === "https" ? proto : url.protocol.slice(0, -1);
+  return `${scheme}://${host ?? url.host}`;
+}
+
 /** A caller's own request id is echoed back only when it is short and plain. */
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 

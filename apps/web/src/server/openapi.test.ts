@@ -15,6 +15,7 @@ describe("OpenAPI document", () => {
       "/api/v1/runs/{id}",
       "/api/v1/runs/{id}/events",
       "/api/v1/servers",
+      "/api/v1/uploads",
     ]);
   });
 

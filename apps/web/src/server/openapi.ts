@@ -3,6 +3,7 @@ import {
   reportVisibilities,
   ZCellDto,
   ZCreatedRun,
+  ZCreatedUpload,
   ZCreateReport,
   ZLiveCellStatus,
   ZLivePoint,
@@ -15,6 +16,7 @@ import {
   ZRunListQuery,
   ZRunSnapshotEvent,
   ZServerList,
+  ZUploadQuery,
 } from "@perflab/contracts";
 import { z } from "zod";
 import type { CreatedReportDto, ReportDto } from "../lib/report-dto";
@@ -216,6 +218,44 @@ function buildDocument() {
         content: { "application/json": { schema: named("Report", ZReportDoc) } },
       },
       404: problem("No report lives at this address, or it has expired."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/uploads",
+    operationId: "uploadK6Results",
+    summary: "Store a CI job's k6 results as a finished run",
+    description:
+      "The body is the NDJSON perflab's k6 writes with `--out perflab=<file>` (a start line, one line per " +
+      "second with HDR histograms, an end line), at most 50 MiB; what was measured goes in the query string. " +
+      "The histograms are merged exactly as for runs the worker measures: the summary covers requests " +
+      "tagged phase=measure only. The run (source `api`), its one cell, the cell's summary and its " +
+      "per-second points are written in one transaction.",
+    request: {
+      query: ZUploadQuery,
+      body: {
+        required: true,
+        content: {
+          "application/x-ndjson": {
+            schema: z.string().describe("One JSON object per line, as perflab's k6 output wrote them."),
+          },
+        },
+      },
+    },
+    responses: {
+      201: {
+        description: "The run was stored; `location` holds its URL.",
+        headers,
+        content: { "application/json": { schema: named("CreatedUpload", ZCreatedUpload) } },
+      },
+      413: problem("The body is larger than 50 MiB."),
+      415: problem("The body is not NDJSON (send `content-type: application/x-ndjson`)."),
+      422: problem(
+        "A query parameter or the k6 output is invalid; `errors[].field` names the parameter, or the " +
+          "line as `line <n>` (1-based), or `(body)` when the start or end line is missing.",
+      ),
       500: problem("Unexpected server error."),
     },
   });

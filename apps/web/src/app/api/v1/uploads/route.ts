@@ -1,0 +1,27 @@
+import { getDb } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { readTextBody, requestOrigin, withProblems } from "@/server/http";
+import { createUpload, UPLOAD_MAX_BYTES } from "@/server/operations/create-upload";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** NDJSON by its registered and common names; each line is JSON, so application/json is taken too. */
+const ACCEPTED = new Set(["application/x-ndjson", "application/jsonl", "application/json", "text/plain"]);
+
+/** A CI job's k6 output (`--out perflab=<file>`), stored as a finished run; metadata in the query string. */
+export const POST = withProblems(async (request, _context, requestId) => {
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type && !ACCEPTED.has(type)) {
+    throw new AppError("unsupported_media_type", `The body must be NDJSON, not ${type}.`, [
+      { field: "content-type", message: "must be application/x-ndjson (or application/json)" },
+    ]);
+  }
+  const body = await readTextBody(request, UPLOAD_MAX_BYTES);
+  const query = Object.fromEntries(new URL(request.url).searchParams.entries());
+  const created = await createUpload({ db: getDb(), query, body, origin: requestOrigin(request) });
+  return Response.json(created, {
+    status: 201,
+    headers: { "x-request-id": requestId, location: created.url },
+  });
+});

@@ -1,0 +1,86 @@
+import { createLatencyHistogram, encodeHistogram } from "@perflab/metrics";
+import { describe, expect, it } from "vitest";
+import { AppError } from "../errors";
+import { parseK6Output } from "./create-upload";
+
+function hist(...micros: number[]): string {
+  const h = createLatencyHistogram();
+  for (const us of micros) h.recordValue(us);
+  return encodeHistogram(h);
+}
+
+const start = JSON.stringify({ type: "start", t: 1_700_000_000_000, k6: "k6 v1.8.1" });
+const end = JSON.stringify({ type: "end" });
+const interval = (t: number, phase: string, micros: number[], vus = 2) =>
+  JSON.stringify({
+    type: "interval",
+    t,
+    groups: [
+      {
+        phase,
+        method: "tools/call",
+        tool: "echo",
+        requests: micros.length,
+        failed: 0,
+        hist: hist(...micros),
+      },
+    ],
+    iterations: micros.length,
+    dataSent: 100,
+    dataReceived: 200,
+    vus,
+  });
+
+/** The problem an upload of `text` is refused with. */
+function refusal(text: string) {
+  try {
+    parseK6Output(text);
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    const app = error as AppError;
+    return { status: app.status, detail: app.message, fields: app.errors?.map((e) => e.field) };
+  }
+  throw new Error("the output was accepted");
+}
+
+describe("parseK6Output", () => {
+  it("merges the measured histograms and reads the k6 version and VUs", () => {
+    const text = [
+      start,
+      interval(1_700_000_000, "warmup", [50_000]),
+      interval(1_700_000_001, "measure", [1_000, 2_000], 3),
+      interval(1_700_000_002, "measure", [3_000, 4_000], 3),
+      end,
+      "",
+    ].join("\n");
+    const parsed = parseK6Output(text);
+    expect(parsed.start.k6).toBe("k6 v1.8.1");
+    expect(parsed.lines).toBe(5);
+    expect(parsed.maxVus).toBe(3);
+    const summary = parsed.aggregator.summary({ durationSec: 2 });
+    expect(summary.requests).toBe(4);
+    // The warm-up's 50 ms request is not in the measured percentiles.
+    expect(summary.latency.maxMs).toBeLessThan(5);
+  });
+
+  it("names a line that is not JSON or not perflab's output, by its 1-based number", () => {
+    expect(refusal([start, "{oops", end].join("\n"))).toMatchObject({ status: 422, fields: ["line 2"] });
+    expect(refusal([start, "", '{"type":"interval"}', end].join("\n"))).toMatchObject({
+      status: 422,
+      fields: ["line 3"],
+    });
+    const badHist = interval(1, "measure", [1_000]).replace(/"hist":"[^"]+"/, '"hist":"not-a-histogram"');
+    expect(refusal([start, badHist, end].join("\n"))).toMatchObject({ status: 422, fields: ["line 2"] });
+  });
+
+  it("wants the start line first, the end line last, and each once", () => {
+    expect(refusal("")).toMatchObject({ status: 422, fields: ["(body)"] });
+    expect(refusal([interval(1, "measure", [1_000]), end].join("\n")).fields).toEqual(["line 1"]);
+    expect(refusal([start, interval(1, "measure", [1_000])].join("\n"))).toMatchObject({
+      fields: ["(body)"],
+      detail: expect.stringContaining("no end line"),
+    });
+    expect(refusal([start, start, end].join("\n")).fields).toEqual(["line 2"]);
+    expect(refusal([start, end, interval(1, "measure", [1_000])].join("\n")).fields).toEqual(["line 3"]);
+  });
+});

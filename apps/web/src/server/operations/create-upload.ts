@@ -1,0 +1,279 @@
+import {
+  fieldErrors,
+  type TCreatedUpload,
+  type TK6OutputLine,
+  type TUploadQuery,
+  ZK6OutputLine,
+  ZUploadQuery,
+} from "@perflab/contracts";
+import type { Db, Prisma } from "@perflab/db";
+import { CellAggregator, cellSummaryRecord, type SecondPoint } from "@perflab/metrics";
+import { AppError } from "../errors";
+import { ensureDefaultWorkspace } from "./ensure-default-workspace";
+
+/** The largest k6 output an upload may carry: about a day of per-second lines with a few groups. */
+export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
+/** Rows per INSERT: 23 columns each stay well under Postgres' 65535 bind parameters. */
+const POINT_BATCH = 1_000;
+const OPERATION_METHOD = "tools/call";
+
+export type ParsedK6Output = {
+  start: Extract<TK6OutputLine, { type: "start" }>;
+  aggregator: CellAggregator;
+  lines: number;
+  /** Most VUs reported in a second with measured requests (or in any second, if none had). */
+  maxVus: number;
+  lastT: number;
+};
+
+const invalidLine = (line: number, message: string, detail: string) =>
+  new AppError("invalid", `Line ${line} of the k6 output ${detail}.`, [{ field: `line ${line}`, message }]);
+const invalidBody = (message: string, detail: string) =>
+  new AppError("invalid", detail, [{ field: "(body)", message }]);
+
+/**
+ * Reads the NDJSON perflab's k6 output writes, line by line, into the same aggregator the worker
+ * feeds: per-second HDR histograms are merged, never averaged. A line that is not JSON, not a
+ * perflab line or out of place (start first, end last) is refused with its 1-based line number.
+ */
+export function parseK6Output(text: string): ParsedK6Output {
+  const aggregator = new CellAggregator();
+  let start: ParsedK6Output["start"] | null = null;
+  let endLine: number | null = null;
+  let lines = 0;
+  let maxVus = 0;
+  let maxMeasureVus = 0;
+  let lastT = 0;
+  const rows = text.split("\n");
+  for (let i = 0; i < rows.length; i++) {
+    const raw = rows[i]!.trim();
+    if (!raw) continue;
+    const n = i + 1;
+    lines++;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw invalidLine(n, "is not valid JSON", "is not valid JSON");
+    }
+    const parsed = ZK6OutputLine.safeParse(json);
+    if (!parsed.success) {
+      const message = parsed.error.issues
+        .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
+        .join("; ");
+      throw invalidLine(n, message, "is not a line of perflab's k6 output");
+    }
+    const line = parsed.data;
+    if (endLine !== null) {
+      throw invalidLine(n, `comes after the end line (line ${endLine})`, "comes after the end line");
+    }
+    if (line.type === "start") {
+      if (start) throw invalidLine(n, "is a second start line", "is a second start line");
+      start = line;
+      continue;
+    }
+    if (!start) {
+      throw invalidLine(
+        n,
+        'comes before the start line ({"type":"start",...}), which must be the first line',
+        "comes before the start line",
+      );
+    }
+    if (line.type === "end") {
+      endLine = n;
+      continue;
+    }
+    try {
+      aggregator.addInterval(line);
+    } catch (error) {
+      throw invalidLine(
+        n,
+        `has a histogram that cannot be decoded: ${(error as Error).message}`,
+        "has a histogram that cannot be decoded",
+      );
+    }
+    lastT = Math.max(lastT, line.t);
+    maxVus = Math.max(maxVus, line.vus);
+    if (line.groups.some((g) => g.phase === "measure" && g.requests > 0)) {
+      maxMeasureVus = Math.max(maxMeasureVus, line.vus);
+    }
+  }
+  if (!start) {
+    throw invalidBody(
+      lines === 0 ? "is empty" : 'has no start line ({"type":"start",...})',
+      "The k6 output has no start line: upload the whole file k6 wrote with --out perflab=<file>.",
+    );
+  }
+  if (endLine === null) {
+    throw invalidBody(
+      'has no end line ({"type":"end"})',
+      "The k6 output has no end line: k6 did not finish writing it, so the measurement is incomplete.",
+    );
+  }
+  return { start, aggregator, lines, maxVus: maxMeasureVus || maxVus, lastT };
+}
+
+/** A per-second point as its `metric_points` row, `second` counted from the load's start. */
+function pointRecord(cellId: string, p: SecondPoint, loadStartT: number) {
+  const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
+  return {
+    cellId,
+    t: new Date(p.t * 1000),
+    second: p.t - loadStartT,
+    phase: p.phase,
+    requests: p.requests,
+    errors: p.errors,
+    ops: p.ops,
+    rps: p.rps,
+    latencyP50Ms: p.p50,
+    latencyP90Ms: p.p90,
+    latencyP95Ms: p.p95,
+    latencyP99Ms: p.p99,
+    latencyMaxMs: p.max,
+    latencyMeanMs: p.mean,
+    cpuPct: p.cpuPct,
+    rssBytes: big(p.rssBytes),
+    k6CpuPct: p.k6CpuPct,
+    k6RssBytes: big(p.k6RssBytes),
+    hostCpuPct: p.hostCpuPct,
+    netRxBytes: big(p.dataSent),
+    netTxBytes: big(p.dataReceived),
+    histogram: p.histogram,
+  };
+}
+
+/**
+ * Stores a CI job's k6 output as a finished run of one cell: the run (source api), the cell, its
+ * summary over the measured window and its per-second points, all in one transaction, so a
+ * failure leaves nothing behind.
+ */
+export async function createUpload({
+  db,
+  query,
+  body,
+  origin,
+}: {
+  db: Db;
+  /** The query string's parameters, as strings. */
+  query: Record<string, string>;
+  /** The NDJSON body. */
+  body: string;
+  /** Scheme and host the run's URL is built on. */
+  origin: string;
+}): Promise<TCreatedUpload> {
+  const parsedQuery = ZUploadQuery.safeParse(query);
+  if (!parsedQuery.success) {
+    throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsedQuery.error));
+  }
+  const meta: TUploadQuery = parsedQuery.data;
+  const output = parseK6Output(body);
+  const { start, aggregator } = output;
+  const summary = aggregator.summary({ durationSec: meta.durationSec });
+  if (summary.requests === 0) {
+    throw invalidBody(
+      "has no requests tagged phase=measure",
+      "The k6 output has no measured requests: was it written by perflab's scenario, and did the load reach the server?",
+    );
+  }
+  if (meta.k6Requests !== undefined && meta.k6Requests !== summary.requests) {
+    throw new AppError(
+      "invalid",
+      `The k6 output holds ${summary.requests} measured requests but k6 counted ${meta.k6Requests}: output was lost.`,
+      [
+        {
+          field: "k6Requests",
+          message: `does not match the ${summary.requests} measured requests in the output`,
+        },
+      ],
+    );
+  }
+  const points = aggregator.takeAllPoints();
+  const tool =
+    meta.tool ?? summary.operations.find((op) => op.method === OPERATION_METHOD && op.tool)?.tool ?? null;
+  const vus = meta.vus ?? Math.max(1, output.maxVus);
+  const params = tool ? { tool } : {};
+  const git = {
+    repo: meta.gitRepo,
+    branch: meta.gitBranch,
+    commit: meta.gitCommit,
+    pr: meta.gitPr,
+  };
+  const name = meta.name ?? `${meta.server} · CI upload`;
+  // Shaped like a matrix spec (the run page reads it as one), plus what only an upload has.
+  const spec = {
+    name,
+    servers: [meta.server],
+    scenarios: [{ id: meta.scenario, params }],
+    loadLevels: [{ vus }],
+    rounds: 1,
+    durationSec: meta.durationSec,
+    warmupSec: meta.warmupSec,
+    cooldownSec: 0,
+    driver: meta.driver,
+    git,
+    upload: { k6Version: start.k6, lines: output.lines, bytes: Buffer.byteLength(body, "utf8") },
+  };
+  const measureStart = start.t + meta.warmupSec * 1000;
+  const startedAt = new Date(start.t);
+  const finishedAt = new Date(Math.max(start.t, (output.lastT + 1) * 1000));
+  const loadStartT = Math.floor(start.t / 1000);
+  const workspace = await ensureDefaultWorkspace({ db });
+
+  const runId = await db.$transaction(
+    async (tx) => {
+      const run = await tx.run.create({
+        data: {
+          workspaceId: workspace.id,
+          source: "api",
+          status: "succeeded",
+          name,
+          spec: spec as unknown as Prisma.InputJsonValue,
+          gitRepo: meta.gitRepo ?? null,
+          gitBranch: meta.gitBranch ?? null,
+          gitCommit: meta.gitCommit ?? null,
+          gitPr: meta.gitPr ? Number(meta.gitPr) : null,
+          cellsTotal: 1,
+          cellsDone: 1,
+          cellsFailed: 0,
+          startedAt,
+          finishedAt,
+        },
+        select: { id: true },
+      });
+      const cell = await tx.cell.create({
+        data: {
+          runId: run.id,
+          index: 0,
+          serverName: meta.server,
+          scenario: meta.scenario,
+          loadLevel: { vus },
+          params,
+          round: 1,
+          durationSeconds: meta.durationSec,
+          warmupSeconds: meta.warmupSec,
+          status: "succeeded",
+          driver: meta.driver,
+          k6Version: start.k6,
+          startedAt,
+          measureStartedAt: new Date(measureStart),
+          measureEndedAt: new Date(measureStart + meta.durationSec * 1000),
+          finishedAt,
+        },
+        select: { id: true },
+      });
+      await tx.cellSummary.create({
+        data: { cellId: cell.id, ...cellSummaryRecord(summary, meta.k6Requests ?? null) },
+      });
+      for (let i = 0; i < points.length; i += POINT_BATCH) {
+        await tx.metricPoint.createMany({
+          data: points.slice(i, i + POINT_BATCH).map((p) => pointRecord(cell.id, p, loadStartT)),
+        });
+      }
+      return run.id;
+    },
+    // A day of points is tens of thousands of rows: more than the default 5 s.
+    { timeout: 120_000, maxWait: 10_000 },
+  );
+
+  return { runId, url: new URL(`/runs/${encodeURIComponent(runId)}`, origin).toString() };
+}

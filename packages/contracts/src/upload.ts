@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { driverIds } from "./matrix.ts";
+
+const text = (max: number) =>
+  z
+    .string({ error: "must be a string" })
+    .trim()
+    .min(1, "must not be empty")
+    .max(max, `must be at most ${max} characters`);
+const seconds = (max: number, min: number) =>
+  z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
+
+/**
+ * Query string of `POST /api/v1/uploads`: what the uploaded k6 output was measured against. The body
+ * is the NDJSON perflab's k6 output wrote (`--out perflab=<file>`); each value here arrives as a
+ * string, unknown keys are ignored.
+ */
+export const ZUploadQuery = z.object({
+  server: text(120).describe("The server that was measured; recorded as the cell's server name."),
+  durationSec: seconds(86_400, 1).describe(
+    "The measured window in seconds, as given to the scenario (DURATION); divides requests into req/s.",
+  ),
+  warmupSec: seconds(3_600, 0)
+    .default(0)
+    .describe("The warm-up before it (WARMUP); its requests are excluded by the script's phase tag."),
+  name: text(120).optional().describe("Run name; defaults to `<server> · CI upload`."),
+  scenario: text(64).default("mcp-tool-call").describe("The scenario the script ran."),
+  tool: text(120)
+    .optional()
+    .describe("The tool called; defaults to the tool of the output's tools/call requests."),
+  vus: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100_000, "must be at most 100000")
+    .optional()
+    .describe("Virtual users; defaults to the most VUs the output reports during measurement."),
+  driver: z
+    .enum(driverIds, { error: `must be one of ${driverIds.join(", ")}` })
+    .default("local")
+    .describe("How the CI job ran the server: a plain process (local) or a container (docker)."),
+  k6Requests: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(0, "must not be negative")
+    .optional()
+    .describe(
+      "k6's own count of measured requests (`http_reqs{phase:measure}` in its summary); when given, an upload whose output disagrees is refused.",
+    ),
+  gitRepo: text(500).optional(),
+  gitBranch: text(500).optional(),
+  gitCommit: text(200).optional(),
+  gitPr: z
+    .string()
+    .trim()
+    .regex(/^\d{1,9}$/, "must be a pull request number")
+    .optional()
+    .describe("Pull request number."),
+});
+export type TUploadQuery = z.output<typeof ZUploadQuery>;
+
+/** 201 of `POST /api/v1/uploads`. */
+export const ZCreatedUpload = z.object({
+  runId: z.string(),
+  url: z.string().describe("Absolute URL of the run page."),
+});
+export type TCreatedUpload = z.infer<typeof ZCreatedUpload>;

@@ -1,0 +1,249 @@
+/**
+ * CI uploads against the real stack: the real k6 with perflab's output loads the Go server, the
+ * NDJSON it wrote is posted to /api/v1/uploads, and the stored run's summary is the one the worker's
+ * aggregation gives for the same lines (k6's own count of measured requests included). Bad uploads
+ * are refused with the line or parameter named, and leave no run behind.
+ */
+import { execFile } from "node:child_process";
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { ZK6OutputLine } from "@perflab/contracts";
+import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { localDriver } from "../../apps/worker/src/drivers/local.ts";
+import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
+import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
+import { CellAggregator } from "../../packages/metrics/src/index.ts";
+import { freePort, repoRoot } from "../../scripts/lib/services.ts";
+import { testDb } from "./helpers.ts";
+
+type Problem = {
+  type: string;
+  status: number;
+  detail?: string;
+  errors?: { field: string; message: string }[];
+};
+type RunDetail = {
+  run: { id: string; source: string; status: string; name: string; spec: { servers: string[] } };
+  cells: {
+    status: string;
+    serverName: string;
+    driver: string;
+    k6Version: string | null;
+    durationSeconds: number;
+    warmupSeconds: number;
+    vus: number | null;
+    params: { tool?: string };
+    summary: {
+      requests: number;
+      httpRps: number;
+      latency: { p50: number | null; p99: number | null; maxMs: number | null };
+    } | null;
+  }[];
+};
+
+const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
+
+type OpenApiDoc = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
+  components: { schemas: Record<string, object> };
+};
+let doc: OpenApiDoc | null = null;
+
+/** Asserts a body against the schema the OpenAPI document declares for it (formats unchecked here). */
+async function expectConforms(
+  body: unknown,
+  route: string,
+  method: string,
+  status: number,
+  mediaType: string,
+) {
+  doc ??= (await (await fetch(url("/api/v1/openapi.json"))).json()) as OpenApiDoc;
+  const schema = doc.paths[route]?.[method]?.responses[String(status)]?.content?.[mediaType]?.schema;
+  expect(schema, `${method} ${route} ${status} ${mediaType}`).toBeDefined();
+  const check = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile({
+    ...schema,
+    components: doc.components,
+  });
+  expect(check(body), JSON.stringify(check.errors)).toBe(true);
+}
+const DURATION = 3;
+const WARMUP = 1;
+
+let server: RunningServer | null = null;
+let ndjson = "";
+let k6Measured = 0;
+
+function upload(body: string, query: string, contentType = "application/x-ndjson") {
+  return fetch(url(`/api/v1/uploads?${query}`), {
+    method: "POST",
+    headers: { "content-type": contentType },
+    body,
+  });
+}
+
+const baseQuery = `server=go&warmupSec=${WARMUP}&durationSec=${DURATION}`;
+
+beforeAll(async () => {
+  const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  server = await localDriver.start({ server: go, cellId: "uploads-test", port, env: {} });
+  await waitForHealthy({ baseUrl, mcpPath: go.mcpPath, timeoutMs: 30_000, exited: server.exited });
+  const dir = path.join(inject("tmpDir"), "uploads");
+  await mkdir(dir, { recursive: true });
+  const outFile = path.join(dir, "out.ndjson");
+  const summaryFile = path.join(dir, "summary.json");
+  // What a CI step runs: perflab's k6 with its output extension, writing the file to upload.
+  await promisify(execFile)(
+    path.join(repoRoot, ".perflab/bin/k6"),
+    [
+      "run",
+      "--no-usage-report",
+      "--quiet",
+      "--out",
+      `perflab=${outFile}`,
+      path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js"),
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        K6_NO_USAGE_REPORT: "true",
+        TARGET: baseUrl,
+        MCP_PATH: go.mcpPath,
+        VUS: "2",
+        WARMUP: String(WARMUP),
+        DURATION: String(DURATION),
+        TOOL: "echo",
+        ARGS: JSON.stringify({ message: "hello" }),
+        SUMMARY_PATH: summaryFile,
+      },
+      timeout: 60_000,
+    },
+  );
+  ndjson = await readFile(outFile, "utf8");
+  const summary = JSON.parse(await readFile(summaryFile, "utf8")) as {
+    metrics: Record<string, { values: { count: number } }>;
+  };
+  k6Measured = summary.metrics["http_reqs{phase:measure}"]!.values.count;
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop(5_000);
+});
+
+describe("POST /api/v1/uploads", () => {
+  it("stores k6's output as a succeeded run whose summary is the worker's aggregation of it", async () => {
+    expect(k6Measured).toBeGreaterThan(0);
+    const query =
+      `${baseQuery}&name=ci%20upload&gitRepo=acme%2Fmcp&gitBranch=main&gitCommit=abc123&gitPr=42` +
+      `&k6Requests=${k6Measured}`;
+    const response = await upload(ndjson, query);
+    const created = (await response.json()) as { runId: string; url: string };
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    expect(created.url).toMatch(new RegExp(`/runs/${created.runId}$`));
+    expect(response.headers.get("location")).toBe(created.url);
+    await expectConforms(created, "/api/v1/uploads", "post", 201, "application/json");
+
+    const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as RunDetail;
+    await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
+    expect(detail.run).toMatchObject({ source: "api", status: "succeeded", name: "ci upload" });
+    expect(detail.run.spec.servers).toEqual(["go"]);
+    expect(detail.cells).toHaveLength(1);
+    const cell = detail.cells[0]!;
+    expect(cell).toMatchObject({
+      status: "succeeded",
+      serverName: "go",
+      driver: "local",
+      durationSeconds: DURATION,
+      warmupSeconds: WARMUP,
+      vus: 2,
+      params: { tool: "echo" },
+    });
+    const start = ZK6OutputLine.parse(JSON.parse(ndjson.split("\n")[0]!));
+    expect(start.type === "start" && cell.k6Version === start.k6).toBe(true);
+    // k6's own count of the measured window is what perflab stored.
+    expect(cell.summary!.requests).toBe(k6Measured);
+    expect(cell.summary!.httpRps).toBeCloseTo(k6Measured / DURATION, 6);
+
+    // Percentiles are the merged histograms, exactly as the worker's aggregator computes them.
+    const aggregator = new CellAggregator();
+    for (const raw of ndjson.split("\n").filter(Boolean)) {
+      const line = ZK6OutputLine.parse(JSON.parse(raw));
+      if (line.type === "interval") aggregator.addInterval(line);
+    }
+    const expected = aggregator.summary({ durationSec: DURATION });
+    expect(cell.summary!.latency.p50).toBe(expected.latency.p50);
+    expect(cell.summary!.latency.p99).toBe(expected.latency.p99);
+    expect(cell.summary!.latency.maxMs).toBe(expected.latency.maxMs);
+
+    const db = testDb();
+    const run = await db.run.findUniqueOrThrow({
+      where: { id: created.runId },
+      include: { cells: { include: { summary: true } } },
+    });
+    expect([run.gitRepo, run.gitBranch, run.gitCommit, run.gitPr]).toEqual([
+      "acme/mcp",
+      "main",
+      "abc123",
+      42,
+    ]);
+    expect(run.cells[0]!.summary!.k6Requests).toBe(BigInt(k6Measured));
+    // The dashboard renders the uploaded run like any other.
+    const page = await fetch(created.url.replace(/^https?:\/\/[^/]+/, inject("webUrl")));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("ci upload");
+    const points = await db.metricPoint.findMany({
+      where: { cellId: run.cells[0]!.id, phase: "measure" },
+      orderBy: { t: "asc" },
+    });
+    expect(points.length).toBeGreaterThanOrEqual(3);
+    expect(points.reduce((sum, p) => sum + p.requests, 0)).toBeGreaterThanOrEqual(k6Measured);
+    expect(points.every((p) => p.histogram !== null || p.requests === 0)).toBe(true);
+  });
+
+  it("refuses bad uploads with the line or parameter named, and stores nothing", async () => {
+    const db = testDb();
+    const before = await db.run.count();
+    const lines = ndjson.split("\n").filter(Boolean);
+    const expectProblem = async (response: Response, status: number, field: string) => {
+      const problem = (await response.json()) as Problem;
+      expect(response.status, JSON.stringify(problem)).toBe(status);
+      expect(response.headers.get("content-type")).toContain("application/problem+json");
+      expect(problem.errors?.map((e) => e.field)).toContain(field);
+      await expectConforms(problem, "/api/v1/uploads", "post", status, "application/problem+json");
+      return problem;
+    };
+
+    const garbage = [...lines.slice(0, 2), "{not json", ...lines.slice(2)].join("\n");
+    const bad = await expectProblem(await upload(garbage, baseQuery), 422, "line 3");
+    expect(bad.detail).toContain("Line 3");
+
+    const wrongShape = [lines[0], '{"type":"interval","t":"soon"}', ...lines.slice(1)].join("\n");
+    await expectProblem(await upload(wrongShape, baseQuery), 422, "line 2");
+
+    await expectProblem(await upload(ndjson, `warmupSec=${WARMUP}&durationSec=${DURATION}`), 422, "server");
+    await expectProblem(await upload(ndjson, "server=go&durationSec=soon"), 422, "durationSec");
+
+    const noEnd = lines.filter((l) => !l.includes('"type":"end"')).join("\n");
+    expect((await expectProblem(await upload(noEnd, baseQuery), 422, "(body)")).detail).toMatch(
+      /no end line/,
+    );
+    const noStart = lines.slice(1).join("\n");
+    await expectProblem(await upload(noStart, baseQuery), 422, "line 1");
+    await expectProblem(await upload("", baseQuery), 422, "(body)");
+
+    await expectProblem(await upload(ndjson, `${baseQuery}&k6Requests=${k6Measured + 1}`), 422, "k6Requests");
+    await expectProblem(await upload(ndjson, baseQuery, "multipart/form-data"), 415, "content-type");
+    // Over the limit: refused by its length before the body is read.
+    await expectProblem(await upload("x".repeat(50 * 2 ** 20 + 1), baseQuery), 413, "(body)");
+
+    expect(await db.run.count()).toBe(before);
+  });
+});

@@ -25,14 +25,26 @@ async function stopAll(code: number) {
   for (const service of services.reverse()) await service.stop().catch(() => undefined);
   process.exit(code);
 }
-process.on("SIGINT", () => void stopAll(0));
-process.on("SIGTERM", () => void stopAll(0));
+/**
+ * Ctrl-C and SIGTERM stop every service in order. Libraries may hook these signals too (the embedded
+ * Postgres package exits the process once its own server stopped, orphaning Redis and the worker):
+ * after start-up, this handler is the only one.
+ */
+const onSignal = () => void stopAll(0);
+function ownSignals() {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, onSignal);
+  }
+}
+ownSignals();
 
 try {
   const redis = await startRedis({ dir: path.join(dataDir, "redis"), port: redisPort });
   services.push(redis);
   const pg = await startPostgres({ dir: path.join(dataDir, "postgres"), port: pgPort });
   services.push(pg);
+  ownSignals();
   const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
   services.push(worker);
   const web = await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port, host, log });

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
@@ -109,20 +110,28 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   } catch (error) {
     throw failure("start", error);
   }
+  // The package's stop() waits for an exit event; if Postgres already exited (a terminal's Ctrl-C
+  // reaches it too), that event is gone and stop() would wait forever.
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const exited = new Promise<void>((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  const stop = () => Promise.race([server.stop(), exited]);
 
   const credentials = `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
   const serverUrl = `postgresql://${credentials}@127.0.0.1:${options.port}`;
   try {
     await ensureDatabase(`${serverUrl}/postgres`, database);
   } catch (error) {
-    await server.stop();
+    await stop();
     throw failure("create database", error);
   }
 
   return {
     url: `${serverUrl}/${encodeURIComponent(database)}`,
     port: options.port,
-    stop: () => server.stop(),
+    stop,
   };
 }
 

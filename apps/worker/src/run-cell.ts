@@ -1,5 +1,6 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma } from "@perflab/db";
@@ -34,8 +35,6 @@ export type CellDeps = {
 
 /** A failure with a reason a user can act on; it ends the cell `failed`, and the run goes on. */
 class CellFailure extends Error {}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function publish(deps: Pick<CellDeps, "publisher" | "log">, runId: string, event: TLiveEvent) {
   await deps.publisher.publish(runChannel(runId), JSON.stringify(event)).catch((error) => {

@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, X
 import { type Comparison, type ComparisonGroup, compareCells, type Stat, type Workload } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatRate, formatRatio } from "@/lib/format";
+import { axisStyle, axisTick } from "./series-chart";
 import { panel } from "./ui";
 
 /** One colour per server, by its place in the run: the same on every chart of the page. */
@@ -177,16 +178,10 @@ function CompareChart({
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 4, left: 0 }} barCategoryGap="22%">
             <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
-            <XAxis
-              dataKey="level"
-              tick={{ fill: "currentColor", fontSize: 12 }}
-              stroke="currentColor"
-              strokeOpacity={0.3}
-            />
+            <XAxis dataKey="level" tick={axisTick(12)} {...axisStyle} />
             <YAxis
-              tick={{ fill: "currentColor", fontSize: 11 }}
-              stroke="currentColor"
-              strokeOpacity={0.3}
+              tick={axisTick(11)}
+              {...axisStyle}
               width={52}
               tickFormatter={(v: number) => (Math.abs(v) >= 1000 ? formatInt(v) : String(v))}
             />

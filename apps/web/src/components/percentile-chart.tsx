@@ -3,7 +3,7 @@
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { CellDto, LatencyDto } from "@/lib/dto";
 import { cellLabel } from "@/lib/labels";
-import { tooltipStyle } from "./series-chart";
+import { axisStyle, axisTick, tooltipStyle } from "./series-chart";
 
 const percentiles: { key: keyof LatencyDto; label: string }[] = [
   { key: "p50", label: "p50" },
@@ -31,18 +31,8 @@ export function PercentileChart({ cells }: { cells: CellDto[] }) {
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={rows} margin={{ top: 4, right: 12, bottom: 4, left: 0 }}>
             <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
-            <XAxis
-              dataKey="percentile"
-              tick={{ fill: "currentColor", fontSize: 12 }}
-              stroke="currentColor"
-              strokeOpacity={0.3}
-            />
-            <YAxis
-              tick={{ fill: "currentColor", fontSize: 11 }}
-              stroke="currentColor"
-              strokeOpacity={0.3}
-              width={56}
-            />
+            <XAxis dataKey="percentile" tick={axisTick(12)} {...axisStyle} />
+            <YAxis tick={axisTick(11)} {...axisStyle} width={56} />
             <Tooltip
               contentStyle={tooltipStyle}
               cursor={{ fill: "currentColor", fillOpacity: 0.06 }}

@@ -15,6 +15,10 @@ import {
 export type Series = { key: string; name: string; color: string };
 export type ChartRow = { second: number } & Record<string, number | null>;
 
+/** One axis look for every chart: ink follows the text colour (dark mode), lines stay faint. */
+export const axisStyle = { stroke: "currentColor", strokeOpacity: 0.3 } as const;
+export const axisTick = (fontSize: number) => ({ fill: "currentColor", fontSize });
+
 export const tooltipStyle = {
   background: "var(--chart-tooltip-bg)",
   border: "1px solid var(--chart-tooltip-border)",
@@ -64,18 +68,11 @@ export function SeriesChart({
               type="number"
               domain={[0, Math.max(endSecond, 1)]}
               allowDecimals={false}
-              tick={{ fill: "currentColor", fontSize: 11 }}
-              stroke="currentColor"
-              strokeOpacity={0.3}
+              tick={axisTick(11)}
+              {...axisStyle}
               unit=" s"
             />
-            <YAxis
-              tick={{ fill: "currentColor", fontSize: 11 }}
-              stroke="currentColor"
-              strokeOpacity={0.3}
-              width={56}
-              allowDecimals
-            />
+            <YAxis tick={axisTick(11)} {...axisStyle} width={56} allowDecimals />
             <Tooltip
               contentStyle={tooltipStyle}
               labelFormatter={(second) => `${second} s`}

@@ -74,7 +74,12 @@ export default async function setup(project: TestProject) {
     const worker = startWorker({
       databaseUrl: pg.url,
       redisUrl: redis.url,
-      env: { PERFLAB_SERVERS_DIR: serversDir, PERFLAB_WORK_DIR: path.join(tmpDir, "work") },
+      env: {
+        PERFLAB_SERVERS_DIR: serversDir,
+        PERFLAB_WORK_DIR: path.join(tmpDir, "work"),
+        // See vitest.config.ts: workers on other Redis instances share this Postgres.
+        PERFLAB_RECONCILE_GRACE_MS: String(3_600_000),
+      },
       log,
     });
     services.push(worker);

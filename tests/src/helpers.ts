@@ -31,7 +31,7 @@ type CellInput = {
  */
 export async function queueRun(
   cells: CellInput[],
-  options: { redisUrl?: string } = {},
+  options: { redisUrl?: string; enqueue?: boolean } = {},
 ): Promise<{ runId: string; cellIds: string[] }> {
   const db = testDb();
   const workspace = await db.workspace.upsert({
@@ -62,6 +62,7 @@ export async function queueRun(
     },
     include: { cells: { orderBy: { index: "asc" } } },
   });
+  if (options.enqueue === false) return { runId: run.id, cellIds: run.cells.map((c) => c.id) };
   const queue = new Queue(QUEUE_CELLS, { connection: redisConnection(options.redisUrl) });
   await queue.addBulk(
     run.cells.map((c) => ({

@@ -36,6 +36,14 @@ export const env = createEnv({
       .enum(["0", "1"])
       .default("0")
       .transform((v) => v === "1"),
+    /** The Docker engine (unix://, tcp:// or ssh://); unset: the default socket. */
+    DOCKER_HOST: z.string().optional(),
+    /**
+     * Pending cells that no job will run (see reconcile.ts) are repaired every interval; runs younger
+     * than the grace period are left to the request creating them.
+     */
+    PERFLAB_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    PERFLAB_RECONCILE_GRACE_MS: z.coerce.number().int().nonnegative().default(60_000),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   },
   runtimeEnv: process.env,

@@ -94,6 +94,7 @@ export async function runCell(
     cellsDone: cell.run.cellsDone,
     cellsTotal: cell.run.cellsTotal,
   });
+  cellLog.info({ driver: cell.driver, vus: (cell.loadLevel as { vus?: number }).vus }, "cell started");
   await stage("starting server");
 
   const workDir = path.join(env.PERFLAB_WORK_DIR, cell.id);
@@ -105,10 +106,11 @@ export async function runCell(
     error: "unknown failure",
   };
   try {
-    if (input.signal?.aborted) throw new CellFailure("the worker was shut down before the cell started");
+    if (input.signal?.aborted)
+      throw new CellFailure(abortReason(input.signal, "the worker was shut down before the cell started"));
     if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
     if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
-    const dockerHost = process.env.DOCKER_HOST ?? "";
+    const dockerHost = env.DOCKER_HOST ?? "";
     if (
       deps.k6.kind === "docker" &&
       cell.driver === "local" &&
@@ -274,7 +276,8 @@ export async function runCell(
     const k6Result = await k6.done;
     sink.push(aggregator.takeAllPoints());
     await sink.flush();
-    if (input.signal?.aborted) throw new CellFailure("the worker was shut down during the cell");
+    if (input.signal?.aborted)
+      throw new CellFailure(abortReason(input.signal, "the worker was shut down during the cell"));
 
     const exit = serverExit as ExitInfo | null;
     if (exit?.oomKilled)
@@ -297,7 +300,12 @@ export async function runCell(
     }
     const summary = aggregator.summary({ durationSec: cell.durationSeconds });
     const k6Requests = k6MeasuredRequests(k6Result.summary);
-    if (k6Requests !== null && k6Requests !== summary.requests) {
+    if (k6Requests === null) {
+      throw new CellFailure(
+        "k6's end-of-test summary has no request count for the measured window, so perflab's count could not be checked against it: the result was not kept",
+      );
+    }
+    if (k6Requests !== summary.requests) {
       throw new CellFailure(
         `perflab ingested ${summary.requests} measured requests but k6 counted ${k6Requests}: output was lost, the result was not kept`,
       );
@@ -344,6 +352,7 @@ export async function runCell(
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
   await finishCell(deps, cell.id, cell.runId, outcome);
+  cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
   const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;
   if (cooldownSec > 0 && !input.signal?.aborted) {
     // The cell is already final; cooldown only keeps the host quiet before the next cell.
@@ -361,6 +370,12 @@ function serverBuild(server: CatalogEntry, image: string | null, imageId: string
     image,
     imageId,
   };
+}
+
+/** A named reason (the host lock was lost) or, for a plain abort, the worker's shutdown. */
+function abortReason(signal: AbortSignal, shutdown: string): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error && reason.name !== "AbortError" ? reason.message : shutdown;
 }
 
 function lastLines(text: string, n: number): string {

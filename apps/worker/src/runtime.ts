@@ -1,6 +1,6 @@
-import { JOB_CELL_RUN, QUEUE_CELLS, ZCellJob } from "@perflab/contracts";
+import { JOB_CELL_RUN, QUEUE_CELLS, type TCellJob, ZCellJob } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
-import { UnrecoverableError, Worker } from "bullmq";
+import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { createDockerDriver, k6ImageTag } from "./drivers/docker.ts";
 import { localDriver } from "./drivers/local.ts";
@@ -9,6 +9,7 @@ import type { Driver, DriverId } from "./drivers/types.ts";
 import type { WorkerEnv } from "./env.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
+import { reconcileCells } from "./reconcile.ts";
 import { finishCell, runCell } from "./run-cell.ts";
 import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
@@ -66,22 +67,43 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   const shutdown = new AbortController();
   const worker = new Worker(
     QUEUE_CELLS,
-    async (job) => {
+    async (job, token) => {
       if (job.name !== JOB_CELL_RUN) throw new UnrecoverableError(`unknown job ${job.name}`);
       const parsed = ZCellJob.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`bad job payload: ${parsed.error.message}`);
+      const { cellId, runId } = parsed.data;
+      // Stopping before the cell started is not a failure of the cell: it goes back to the queue.
+      const requeue = async () => {
+        await job.moveToDelayed(Date.now(), token);
+        log.info({ cellId }, "worker stopping: the cell goes back to the queue");
+        throw new DelayedError();
+      };
       const lock = await acquireHostLock({
         redis: publisher,
         hostId: env.PERFLAB_HOST_ID,
         signal: shutdown.signal,
-        onWait: () =>
-          log.info({ cellId: parsed.data.cellId }, "waiting for the host: another cell is running"),
+        onWait: () => log.info({ cellId }, "waiting for the host: another cell is running"),
+      }).catch(async (error: Error) => {
+        if (shutdown.signal.aborted) return requeue();
+        throw error;
       });
       try {
+        if (shutdown.signal.aborted) return await requeue();
         await runCell(
           { db, publisher, env, drivers, fixtures, k6, k6Version: version, log },
-          { cellId: parsed.data.cellId, signal: shutdown.signal },
+          { cellId, signal: AbortSignal.any([shutdown.signal, lock.lost]) },
         );
+      } catch (error) {
+        if (error instanceof DelayedError) throw error;
+        // runCell records every failure it can name; this is what escaped it (the database went
+        // away mid-cell, say). Record it if the database answers; if not, the reconciler will.
+        await finishCell({ db, publisher, log }, cellId, runId, {
+          status: "failed",
+          error: `internal error: ${(error as Error).message}`,
+        }).catch((recordError) =>
+          log.error({ cellId, err: recordError }, "could not record the cell's failure"),
+        );
+        throw error;
       } finally {
         await lock.release();
       }
@@ -89,7 +111,8 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     {
       connection: workerConnection,
       concurrency: 1,
-      // A killed worker's job comes back once; runCell then records why the cell failed.
+      // A killed worker's job comes back after its lock expires; runCell then records why the cell
+      // failed. Several stalls are allowed so a worker paused by a busy host is not failed twice.
       maxStalledCount: 5,
       lockDuration: 30_000,
     },
@@ -97,12 +120,24 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   worker.on("error", (error) => log.error({ err: error }, "worker error"));
   worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "job failed"));
   await worker.waitUntilReady();
+
+  // Cells Postgres calls pending that no job will run: repaired at start, then every minute.
+  const queue = new Queue<TCellJob>(QUEUE_CELLS, { connection: publisher });
+  queue.on("error", (error) => log.warn({ err: error }, "redis (queue) error"));
+  const reconcile = () =>
+    reconcileCells({ db, queue, publisher, log }, { graceMs: env.PERFLAB_RECONCILE_GRACE_MS }).catch(
+      (error) => log.warn({ err: error }, "could not check for stranded cells; will try again"),
+    );
+  await reconcile();
+  const reconcileTimer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
   log.info({ hostId: env.PERFLAB_HOST_ID, k6: version, k6Runner: k6.kind }, "worker ready");
 
   return {
     async close() {
       shutdown.abort();
+      clearInterval(reconcileTimer);
       await worker.close();
+      await queue.close().catch(() => undefined);
       await fixtures.close();
       await Promise.allSettled([workerConnection.quit(), publisher.quit()]);
       await db.$disconnect();

@@ -64,6 +64,72 @@ describe("matrix spec", () => {
     ).toBe("scenarios.0.params.arguments");
   });
 
+  it("reads numeric strings from a form but refuses booleans, arrays and blanks", () => {
+    expect(schema.parse({ ...valid, loadLevels: [{ vus: "12" }], durationSec: "30" })).toMatchObject({
+      loadLevels: [{ vus: 12 }],
+      durationSec: 30,
+    });
+    for (const vus of [true, [20], "", "ten", null]) {
+      expect(errorsOf({ ...valid, loadLevels: [{ vus }] })).toContainEqual({
+        field: "loadLevels.0.vus",
+        message: "must be a number",
+      });
+    }
+    expect(errorsOf({ ...valid, durationSec: false })[0]).toEqual({
+      field: "durationSec",
+      message: "must be a number",
+    });
+  });
+
+  it("names a misspelt or unknown field instead of dropping it", () => {
+    expect(errorsOf({ ...valid, warmup: 10 })).toEqual([
+      { field: "warmup", message: "is not a known field" },
+    ]);
+    expect(errorsOf({ ...valid, loadLevels: [{ vus: 5, rps: 100 }] })).toContainEqual({
+      field: "loadLevels.0.rps",
+      message: "is not a known field",
+    });
+    expect(errorsOf({ ...valid, git: { sha: "abc" } })).toContainEqual({
+      field: "git.sha",
+      message: "is not a known field",
+    });
+    expect(
+      errorsOf({ ...valid, scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", args: {} } }] }),
+    ).toContainEqual({ field: "scenarios.0.params.args", message: "is not a known field" });
+  });
+
+  it("refuses a pull request that is not a number", () => {
+    expect(errorsOf({ ...valid, git: { pr: "feature-x" } })).toContainEqual({
+      field: "git.pr",
+      message: "must be a pull request number",
+    });
+    expect(schema.parse({ ...valid, git: { pr: 42 } }).git?.pr).toBe("42");
+  });
+
+  it("bounds a matrix in cells and in hours", () => {
+    const many = { ...valid, loadLevels: Array.from({ length: 26 }, (_, i) => ({ vus: i + 1 })), rounds: 20 };
+    expect(errorsOf(many)).toContainEqual({
+      field: "loadLevels",
+      message: "the matrix has 520 cells (servers × scenarios × load levels × rounds); at most 500",
+    });
+    const long = {
+      ...valid,
+      loadLevels: [{ vus: 1 }, { vus: 2 }],
+      rounds: 4,
+      durationSec: 86_400,
+      warmupSec: 0,
+    };
+    expect(errorsOf(long)).toContainEqual({
+      field: "durationSec",
+      message: "the matrix would run for 192 hours; at most 168 (7 days) per run",
+    });
+    // Seven 24-hour cells fit (with the default 2 s cooldown each: just over 168 h is refused).
+    expect(
+      schema.safeParse({ ...valid, loadLevels: [{ vus: 1 }], rounds: 6, durationSec: 86_400, warmupSec: 0 })
+        .success,
+    ).toBe(true);
+  });
+
   it("expands rounds outermost so rounds interleave across servers", () => {
     const spec = createMatrixSpecSchema({
       servers: [

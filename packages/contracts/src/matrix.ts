@@ -3,57 +3,79 @@ import { scenarioCatalog, scenarioIds } from "./scenarios.ts";
 
 export const driverIds = ["local", "docker"] as const;
 
-const ZScenarioSelection = z.object({
+/**
+ * A number, or a numeric string from a form field or a query string. Booleans, arrays and blank
+ * strings are refused (plain `z.coerce` would read `true` as 1 and `[20]` as 20).
+ */
+function numeric(schema: z.ZodNumber) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+    schema,
+  );
+}
+const number = () => z.number({ error: "must be a number" });
+
+/** Most cells one matrix may queue, and the longest it may keep a host busy, so a typo cannot. */
+export const MAX_MATRIX_CELLS = 500;
+export const MAX_MATRIX_HOURS = 7 * 24;
+
+const ZScenarioSelection = z.strictObject({
   id: z.string().min(1),
   params: z.record(z.string(), z.unknown()).default({}),
 });
 
-const ZLoadLevel = z.object({
-  vus: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(5000, "must be at most 5000"),
+const ZLoadLevel = z.strictObject({
+  vus: numeric(
+    number().int("must be a whole number").min(1, "must be at least 1").max(5000, "must be at most 5000"),
+  ),
 });
 
 /** The matrix as any client sends it; `createMatrixSpecSchema` adds checks against the server catalog. */
-export const ZMatrixSpecInput = z.object({
+export const ZMatrixSpecInput = z.strictObject({
   name: z.string().trim().max(120).optional(),
   servers: z.array(z.string().min(1)).min(1, "choose at least one server"),
   scenarios: z.array(ZScenarioSelection).min(1, "choose at least one scenario"),
-  loadLevels: z.array(ZLoadLevel).min(1, "add at least one load level"),
-  rounds: z.coerce.number().int("must be a whole number").min(1, "must be at least 1").max(20).default(1),
-  durationSec: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1 second")
-    .max(86_400, "must be at most 24 hours"),
-  warmupSec: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(0, "must not be negative")
-    .max(3_600, "must be at most 1 hour")
-    .default(0),
-  cooldownSec: z.coerce.number().int().min(0, "must not be negative").max(600).default(2),
+  loadLevels: z.array(ZLoadLevel).min(1, "add at least one load level").max(50, "at most 50 load levels"),
+  rounds: numeric(
+    number().int("must be a whole number").min(1, "must be at least 1").max(20, "must be at most 20"),
+  ).default(1),
+  durationSec: numeric(
+    number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1 second")
+      .max(86_400, "must be at most 24 hours"),
+  ),
+  warmupSec: numeric(
+    number()
+      .int("must be a whole number")
+      .min(0, "must not be negative")
+      .max(3_600, "must be at most 1 hour"),
+  ).default(0),
+  cooldownSec: numeric(
+    number().int("must be a whole number").min(0, "must not be negative").max(600, "must be at most 600"),
+  ).default(2),
   driver: z.enum(driverIds).default("local"),
   /** Resource limits per server; applied by the docker driver, recorded for every cell. */
   limits: z
-    .object({
-      cpus: z.coerce.number().min(0.1, "must be at least 0.1").max(256).optional(),
-      memoryMb: z.coerce
-        .number()
-        .int("must be a whole number")
-        .min(32, "must be at least 32 MB")
-        .max(1_048_576)
-        .optional(),
+    .strictObject({
+      cpus: numeric(number().min(0.1, "must be at least 0.1").max(256, "must be at most 256")).optional(),
+      memoryMb: numeric(
+        number()
+          .int("must be a whole number")
+          .min(32, "must be at least 32 MB")
+          .max(1_048_576, "must be at most 1 TB"),
+      ).optional(),
     })
     .optional(),
   git: z
-    .object({
-      repo: z.string().optional(),
-      branch: z.string().optional(),
-      commit: z.string().optional(),
-      pr: z.string().optional(),
+    .strictObject({
+      repo: z.string().max(200).optional(),
+      branch: z.string().max(200).optional(),
+      commit: z.string().max(64).optional(),
+      pr: z
+        .union([z.number().int().positive(), z.string().regex(/^\d{1,9}$/, "must be a pull request number")])
+        .transform(String)
+        .optional(),
     })
     .optional(),
 });
@@ -69,6 +91,22 @@ export type CatalogView = { servers: { name: string; tools: string[] }[] };
 export function createMatrixSpecSchema(catalog: CatalogView) {
   const servers = new Map(catalog.servers.map((s) => [s.name, s]));
   return ZMatrixSpecInput.superRefine((spec, ctx) => {
+    const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * spec.rounds;
+    if (cells > MAX_MATRIX_CELLS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["loadLevels"],
+        message: `the matrix has ${cells} cells (servers × scenarios × load levels × rounds); at most ${MAX_MATRIX_CELLS}`,
+      });
+    }
+    const hours = (cells * (spec.durationSec + spec.warmupSec + spec.cooldownSec)) / 3600;
+    if (cells <= MAX_MATRIX_CELLS && hours > MAX_MATRIX_HOURS) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["durationSec"],
+        message: `the matrix would run for ${Math.round(hours)} hours; at most ${MAX_MATRIX_HOURS} (7 days) per run`,
+      });
+    }
     spec.servers.forEach((name, i) => {
       if (!servers.has(name))
         ctx.addIssue({ code: "custom", path: ["servers", i], message: `unknown server "${name}"` });
@@ -89,6 +127,16 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
       const params = entry.params.safeParse(scenario.params);
       if (!params.success) {
         for (const issue of params.error.issues) {
+          if (issue.code === "unrecognized_keys") {
+            for (const key of issue.keys) {
+              ctx.addIssue({
+                code: "custom",
+                path: ["scenarios", i, "params", ...issue.path, key],
+                message: "is not a known field",
+              });
+            }
+            continue;
+          }
           ctx.addIssue({
             code: "custom",
             path: ["scenarios", i, "params", ...issue.path],

@@ -14,8 +14,14 @@ export type TProblem = z.infer<typeof ZProblem>;
 
 /** Flattens zod issues to `field` paths such as `loadLevels.0.vus`. */
 export function fieldErrors(error: z.ZodError): { field: string; message: string }[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.map(String).join(".") || "(body)",
-    message: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    // A misspelt or unknown field is named itself, rather than its parent object.
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        field: [...issue.path.map(String), key].join("."),
+        message: "is not a known field",
+      }));
+    }
+    return [{ field: issue.path.map(String).join(".") || "(body)", message: issue.message }];
+  });
 }

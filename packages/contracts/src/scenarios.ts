@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { benchmarkDocument } from "./benchmark-document.ts";
 
 /** JSON object of tool arguments; the form sends it as text, the API as an object. */
 const ZToolArguments = z.preprocess(
@@ -14,7 +15,7 @@ const ZToolArguments = z.preprocess(
   z.record(z.string(), z.unknown()),
 );
 
-export const ZMcpToolCallParams = z.object({
+export const ZMcpToolCallParams = z.strictObject({
   tool: z.string().min(1, "choose a tool"),
   arguments: ZToolArguments.default({}),
 });
@@ -37,7 +38,7 @@ export const scenarioIds = Object.keys(scenarioCatalog) as ScenarioId[];
 export const defaultToolArguments: Record<string, Record<string, unknown>> = {
   echo: { message: "hello" },
   fibonacci: { n: 20 },
-  validate_document: { document: { id: "3f2b8c1e-9a4d-4e7b-8c21-5d6e7f8a9b0c" } },
+  validate_document: { document: benchmarkDocument },
   transform_data: { size: 1000 },
   sleep: { ms: 10 },
   fetch_upstream: { delay_ms: 50 },

@@ -1,15 +1,8 @@
-import { JOB_CELL_RUN, QUEUE_CELLS, type TCellJob, ZCellJob } from "@perflab/contracts";
+import { CELL_JOB_OPTIONS, JOB_CELL_RUN, QUEUE_CELLS, type TCellJob, ZCellJob } from "@perflab/contracts";
 import { type BulkJobOptions, Queue } from "bullmq";
 import { createProducerConnection } from "./redis";
 
-const DAY_SECONDS = 24 * 3600;
-
-/** A benchmark is never retried: a second attempt would measure a different machine state. */
-export const defaultCellJobOptions: Readonly<BulkJobOptions> = Object.freeze({
-  attempts: 1,
-  removeOnComplete: { age: 7 * DAY_SECONDS },
-  removeOnFail: { age: 30 * DAY_SECONDS },
-});
+export const defaultCellJobOptions: Readonly<BulkJobOptions> = CELL_JOB_OPTIONS;
 
 export type CellQueue = Queue<TCellJob, unknown, typeof JOB_CELL_RUN>;
 

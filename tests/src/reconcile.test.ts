@@ -1,0 +1,144 @@
+import path from "node:path";
+import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
+import { queueRun, redisConnection, testDb, waitForRun } from "./helpers.ts";
+
+const started: Service[] = [];
+afterAll(async () => {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+});
+
+async function waitFor<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | null | undefined | false>,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe("no pending cell is stranded", () => {
+  it("re-enqueues a queued cell with no job or an ended job, and fails a running cell nobody runs", async () => {
+    const db = testDb();
+    // Each case in its own run; the grace period keeps the reconciler off runs being created now.
+    const missing = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }], {
+      enqueue: false,
+    });
+    const ended = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }], {
+      enqueue: false,
+    });
+    const abandoned = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }], {
+      enqueue: false,
+    });
+    const fresh = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }], {
+      enqueue: false,
+    });
+    // A job that already ended under the cell's id (here it failed: a name no worker knows).
+    const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
+    await queue.add(
+      "unknown.job",
+      { runId: ended.runId, cellId: ended.cellIds[0]! },
+      { jobId: ended.cellIds[0]! },
+    );
+    await waitFor("the unknown job to fail", 30_000, async () =>
+      (await queue.getJob(ended.cellIds[0]!))?.isFailed(),
+    );
+    await db.cell.update({
+      where: { id: abandoned.cellIds[0]! },
+      data: { status: "running", startedAt: new Date() },
+    });
+    const longAgo = new Date(Date.now() - 10 * 60_000);
+    await db.run.updateMany({
+      where: { id: { in: [missing.runId, ended.runId, abandoned.runId] } },
+      data: { createdAt: longAgo },
+    });
+
+    const worker = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: inject("redisUrl"),
+      env: {
+        PERFLAB_SERVERS_DIR: inject("serversDir"),
+        PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-reconcile"),
+        PERFLAB_RECONCILE_GRACE_MS: String(5 * 60_000),
+        PERFLAB_RECONCILE_INTERVAL_MS: "1000",
+      },
+    });
+    started.push(worker);
+    try {
+      for (const { runId } of [missing, ended]) {
+        const run = await waitForRun(runId, 90_000);
+        expect(run.status).toBe("succeeded");
+      }
+      const run = await waitForRun(abandoned.runId, 30_000);
+      expect(run.status).toBe("failed");
+      const cell = await db.cell.findUniqueOrThrow({ where: { id: abandoned.cellIds[0]! } });
+      expect(cell.status).toBe("failed");
+      expect(cell.error).toMatch(/no worker was running this cell any more \(its job was missing\)/);
+      // Inside the grace period a run belongs to whoever is creating it: left alone.
+      const untouched = await db.cell.findUniqueOrThrow({ where: { id: fresh.cellIds[0]! } });
+      expect(untouched.status).toBe("queued");
+      expect(await queue.getJob(fresh.cellIds[0]!)).toBeUndefined();
+      expect(worker.exitReason()).toBeNull();
+    } finally {
+      await db.run.delete({ where: { id: fresh.runId } });
+      await queue.close();
+    }
+  });
+
+  it("a worker stopped while its cell waits for the host puts the cell back in the queue", async () => {
+    const dir = path.join(inject("tmpDir"), "reconcile-redis");
+    const redis = await startRedis({ dir, port: await freePort() });
+    started.push({ name: "redis", stop: () => redis.stop() });
+    const hostId = "reconcile-host";
+    const env = {
+      PERFLAB_SERVERS_DIR: inject("serversDir"),
+      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-reconcile-2"),
+      PERFLAB_HOST_ID: hostId,
+    };
+    // Another cell "holds" the host.
+    const client = new Redis(redis.url);
+    await client.set(`perflab:host-lock:${hostId}`, "someone-else", "PX", 120_000);
+    const logs: string[] = [];
+    const first = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: redis.url,
+      env,
+      log: (line) => logs.push(line),
+    });
+    started.push(first);
+    const { runId, cellIds } = await queueRun(
+      [{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }],
+      { redisUrl: redis.url },
+    );
+    await waitFor("the worker to wait for the host", 60_000, async () =>
+      logs.some((l) => l.includes("waiting for the host") && l.includes(cellIds[0]!)),
+    );
+    await first.stop();
+    expect(first.exitReason()).toMatch(/^worker exited \(0\)/);
+
+    const db = testDb();
+    const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+    expect([cell.status, cell.error, cell.attempts]).toEqual(["queued", null, 0]);
+    const queue = new Queue(QUEUE_CELLS, { connection: redisConnection(redis.url) });
+    const job = await queue.getJob(cellIds[0]!);
+    expect(job?.name).toBe(JOB_CELL_RUN);
+    expect(["delayed", "waiting"]).toContain(await job!.getState());
+    await queue.close();
+
+    // The host frees up; the next worker runs the cell.
+    await client.del(`perflab:host-lock:${hostId}`);
+    await client.quit();
+    const second = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(second);
+    const run = await waitForRun(runId, 90_000);
+    expect(run.status).toBe("succeeded");
+  });
+});

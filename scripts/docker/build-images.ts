@@ -350,9 +350,9 @@ async function appImages(): Promise<void> {
     "./.perflab/debian-root",
     "./.perflab/docker-build",
     "./.perflab/build",
+    // Build output only: every server's manifest, Dockerfile and sources stay, so compose's web and
+    // worker list all of them and the worker computes the same image tags as this script.
     "./servers/*/target",
-    "./servers/rust",
-    "./servers/java",
     "./apps/web/.next/cache",
     "./coverage",
     "./.perflab/*.log",

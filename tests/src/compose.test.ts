@@ -10,6 +10,7 @@ import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
@@ -84,6 +85,7 @@ type CellDto = {
   status: string;
   driver: string;
   image: string | null;
+  imageId: string | null;
   limits: { cpus: number; memoryMb: number } | null;
   error: string | null;
   logTail: string | null;
@@ -263,11 +265,29 @@ describe("docker-compose.yml: the shared-lab deployment runs cells end to end", 
     for (const cell of result.cells) {
       expectMeasured(cell, tail);
       expect(cell.driver).toBe("docker");
-      expect(cell.image).toBeTruthy();
+      expect(cell.image).toBe(await serverImageTag(go));
+      const inspected = spawnSync("docker", ["image", "inspect", "-f", "{{.Id}}", cell.image!], {
+        encoding: "utf8",
+      });
+      expect(cell.imageId).toBe(inspected.stdout.trim());
       expect(cell.limits).toMatchObject({ cpus: expect.any(Number), memoryMb: expect.any(Number) });
     }
     expect(result.run.status).toBe("succeeded");
   }, 240_000);
+
+  it("lists every reference server, and keeps its queue in a Redis that neither evicts nor forgets", async () => {
+    const body = (await (await fetch(`${webUrl}/api/v1/servers`)).json()) as { servers: { name: string }[] };
+    const expected = loadServerCatalog(path.join(repoRoot, "servers")).map((s) => s.name);
+    expect(expected).toEqual(expect.arrayContaining(["bun", "go", "java", "node", "python", "rust"]));
+    expect(body.servers.map((s) => s.name).sort()).toEqual([...expected].sort());
+    const redis = new Redis(Number(composeEnv.PERFLAB_REDIS_PORT), "127.0.0.1");
+    try {
+      expect(await redis.config("GET", "maxmemory-policy")).toEqual(["maxmemory-policy", "noeviction"]);
+      expect(await redis.config("GET", "appendonly")).toEqual(["appendonly", "yes"]);
+    } finally {
+      redis.disconnect();
+    }
+  });
 
   it("fails a fixture cell with the variable's name when the fixtures service is down", async () => {
     await compose(["stop", "-t", "5", "fixtures"]);

@@ -52,3 +52,24 @@ export async function waitForPort(
   }
   throw new Error(`nothing listens on 127.0.0.1:${port} after ${timeoutMs} ms`);
 }
+
+/**
+ * Whether the Docker engine at `dockerHost` (DOCKER_HOST; empty for the default socket) runs on
+ * this machine. Containers use host networking and bind 127.0.0.1, so the worker's health wait,
+ * runtime polling, local k6 and fixtures reach a container's server only on the engine's own
+ * loopback: a unix socket, or tcp/ssh to a loopback or to one of this machine's own addresses.
+ */
+export function engineIsLocal(dockerHost: string): boolean {
+  if (!dockerHost || dockerHost.startsWith("unix://") || dockerHost.startsWith("npipe://")) return true;
+  let host: string;
+  try {
+    host = new URL(dockerHost).hostname.replace(/^\[|\]$/g, "");
+  } catch {
+    return false;
+  }
+  if (host === "localhost" || host === "::1" || /^127\./.test(host)) return true;
+  const own = Object.values(os.networkInterfaces())
+    .flat()
+    .map((i) => i?.address);
+  return own.includes(host) || host === os.hostname();
+}

@@ -14,7 +14,7 @@ import type { Redis } from "ioredis";
 import { CELL_ENV, OWNER_ENV, ownerMarker } from "./drivers/orphans.ts";
 import type { CellLimits, Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.ts";
 import type { WorkerEnv } from "./env.ts";
-import { freePort, hostFingerprint } from "./host.ts";
+import { engineIsLocal, freePort, hostFingerprint } from "./host.ts";
 import type { Logger } from "./logger.ts";
 import type { Fixtures } from "./stages/fixtures.ts";
 import { waitForHealthy } from "./stages/health.ts";
@@ -111,15 +111,11 @@ export async function runCell(
     if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
     if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
     const dockerHost = env.DOCKER_HOST ?? "";
-    if (
-      deps.k6.kind === "docker" &&
-      cell.driver === "local" &&
-      dockerHost &&
-      !dockerHost.startsWith("unix://")
-    ) {
-      // k6 on a remote engine's host network would load that machine's loopback, not this server.
+    if ((cell.driver === "docker" || deps.k6.kind === "docker") && !engineIsLocal(dockerHost)) {
+      // Host networking puts the server (and a k6 container) on the engine machine's loopback,
+      // which this worker's health wait, runtime polling and fixtures cannot reach.
       throw new CellFailure(
-        `a local-driver cell cannot be measured by k6 in a container on the remote engine ${dockerHost}: use the docker driver or PERFLAB_K6_RUNNER=local`,
+        `the Docker engine at DOCKER_HOST=${dockerHost} is on another machine: perflab measures containers on the engine's own loopback, so run the worker on that machine (docker-compose.yml does) and point DOCKER_HOST at its local socket`,
       );
     }
     const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];

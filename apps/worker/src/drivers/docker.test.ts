@@ -1,3 +1,6 @@
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   cpusetFor,
@@ -8,6 +11,7 @@ import {
   LABEL_OWNER,
   resolveLimits,
   resourcesFromStats,
+  sourceHash,
 } from "./docker.ts";
 import type { Driver } from "./types.ts";
 
@@ -106,4 +110,46 @@ describe("isOrphan", () => {
 it("registers as the worker's docker driver without contacting the engine", () => {
   const driver: Driver = createDockerDriver({ hostId: "lab-1" });
   expect(driver.id).toBe("docker");
+});
+
+describe("sourceHash", () => {
+  async function repo(dockerfile: string) {
+    const root = await mkdtemp(path.join(os.tmpdir(), "perflab-hash-"));
+    await mkdir(path.join(root, "servers/x/src"), { recursive: true });
+    await mkdir(path.join(root, "servers/contract"), { recursive: true });
+    await writeFile(path.join(root, "servers/x/Dockerfile"), dockerfile);
+    await writeFile(path.join(root, "servers/x/src/main.ts"), "console.log(1)");
+    await writeFile(path.join(root, "servers/contract/schema.json"), "{}");
+    await writeFile(path.join(root, "pnpm-lock.yaml"), "lockfileVersion: 9");
+    return { root, dir: path.join(root, "servers/x") };
+  }
+  const rootDockerfile = [
+    "# Build context: the repository root",
+    "FROM node AS build",
+    "COPY pnpm-lock.yaml ./",
+    "COPY --chown=1:1 servers/x/ servers/x/",
+    "FROM node",
+    "COPY --from=build /out/ ./",
+    "COPY servers/contract/ /app/servers/contract/",
+  ].join("\n");
+
+  it("changes with any repository file a root-context Dockerfile copies", async () => {
+    const { root, dir } = await repo(rootDockerfile);
+    const first = await sourceHash(dir, ["src/**/*.ts"]);
+    expect(await sourceHash(dir, ["src/**/*.ts"])).toBe(first);
+    await writeFile(path.join(root, "pnpm-lock.yaml"), "lockfileVersion: 10");
+    const second = await sourceHash(dir, ["src/**/*.ts"]);
+    expect(second).not.toBe(first);
+    await writeFile(path.join(root, "servers/contract/schema.json"), '{"type":"object"}');
+    expect(await sourceHash(dir, ["src/**/*.ts"])).not.toBe(second);
+  });
+
+  it("ignores the rest of the repository for a Dockerfile built from its own folder", async () => {
+    const { root, dir } = await repo("FROM golang\nCOPY . .\n");
+    const first = await sourceHash(dir, ["src/**/*.ts"]);
+    await writeFile(path.join(root, "pnpm-lock.yaml"), "lockfileVersion: 10");
+    expect(await sourceHash(dir, ["src/**/*.ts"])).toBe(first);
+    await writeFile(path.join(dir, "src/main.ts"), "console.log(2)");
+    expect(await sourceHash(dir, ["src/**/*.ts"])).not.toBe(first);
+  });
 });

@@ -106,12 +106,45 @@ function pidAlive(pid: number): boolean {
   }
 }
 
-/** Hash of what an image is built from: the server's build inputs, manifest and Docker files. */
+const IGNORED = [
+  "**/node_modules/**",
+  "**/target/**",
+  "bin/**",
+  "dist/**",
+  "**/.venv/**",
+  "**/__pycache__/**",
+];
+
+/**
+ * The repository files a root-context Dockerfile copies (its `COPY` sources other than `--from`
+ * stages), relative to the repository root: for the Node and Bun images that is the lock file, the
+ * workspace's root configuration and the shared contract folder, none of which is in the server's
+ * own folder.
+ */
+async function rootContextFiles(dockerfile: string, root: string): Promise<string[]> {
+  const patterns: string[] = [];
+  for (const line of dockerfile.split("\n")) {
+    const match = /^\s*COPY\s+(.*)$/i.exec(line);
+    if (!match || /--from=/.test(match[1]!)) continue;
+    const args = match[1]!.split(/\s+/).filter((a) => a && !a.startsWith("--"));
+    for (const source of args.slice(0, -1)) {
+      const clean = source.replace(/\/+$/, "");
+      patterns.push(clean, `${clean}/**`);
+    }
+  }
+  if (patterns.length === 0) return [];
+  return glob(patterns, { cwd: root, ignore: IGNORED.map((p) => `**/${p}`), dot: true, onlyFiles: true });
+}
+
+/**
+ * Hash of what an image is built from: the server's build inputs, manifest and Docker files, and
+ * for a Dockerfile built from the repository root, every repository file it copies.
+ */
 export async function sourceHash(dir: string, inputs: string[]): Promise<string> {
   const files = (
     await glob([...inputs, "perflab.json", "Dockerfile", ".dockerignore"], {
       cwd: dir,
-      ignore: ["**/node_modules/**", "**/target/**", "bin/**", "dist/**", "**/.venv/**", "**/__pycache__/**"],
+      ignore: IGNORED,
       dot: true,
     })
   ).sort();
@@ -121,6 +154,15 @@ export async function sourceHash(dir: string, inputs: string[]): Promise<string>
       .update(file)
       .update("\0")
       .update(await readFile(path.join(dir, file)));
+  const dockerfile = await readFile(path.join(dir, "Dockerfile"), "utf8").catch(() => "");
+  if (/Build context: the repository root/i.test(dockerfile)) {
+    const root = path.resolve(dir, "../..");
+    for (const file of [...new Set(await rootContextFiles(dockerfile, root))].sort())
+      hash
+        .update(`/${file}`)
+        .update("\0")
+        .update(await readFile(path.join(root, file)));
+  }
   return hash.digest("hex").slice(0, 12);
 }
 

@@ -2,7 +2,7 @@ import type { NextConfig } from "next";
 
 const config: NextConfig = {
   // Workspace packages ship TypeScript source (with .ts import extensions) and are compiled here.
-  transpilePackages: ["@perflab/contracts", "@perflab/metrics", "@perflab/db"],
+  transpilePackages: ["@perflab/contracts", "@perflab/scenarios", "@perflab/metrics", "@perflab/db"],
   // Loaded from node_modules at run time rather than bundled: native/optional deps and Lua script loaders.
   serverExternalPackages: ["bullmq", "ioredis", "@prisma/client", "@prisma/adapter-pg", "pg"],
   poweredByHeader: false,

@@ -1,7 +1,13 @@
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fixtureTools, runChannel, scenarioCatalog, type TLiveEvent } from "@perflab/contracts";
+import {
+  fixtureTools,
+  mcpToolCallEnv,
+  runChannel,
+  scenarioCatalog,
+  type TLiveEvent,
+} from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma } from "@perflab/db";
 import {
@@ -197,13 +203,15 @@ export async function runCell(
         script: path.join(env.PERFLAB_SCENARIOS_DIR, entry.script),
         env: {
           ...marker,
-          TARGET: baseUrl,
-          MCP_PATH: server.mcpPath,
-          VUS: String(vus),
-          DURATION: String(cell.durationSeconds),
-          WARMUP: String(cell.warmupSeconds),
-          TOOL: params.tool,
-          ARGS: JSON.stringify(params.arguments),
+          ...mcpToolCallEnv({
+            target: baseUrl,
+            mcpPath: server.mcpPath,
+            vus,
+            durationSec: cell.durationSeconds,
+            warmupSec: cell.warmupSeconds,
+            tool: params.tool,
+            arguments: params.arguments,
+          }),
         },
         timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,
         cell: { id: cell.id, runId: cell.runId, owner: marker[OWNER_ENV] },

@@ -1,0 +1,58 @@
+import { z } from "zod";
+import { benchmarkDocument } from "./benchmark-document.ts";
+
+/** JSON object of tool arguments; the form sends it as text, the API as an object. */
+const ZToolArguments = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== "string") return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+      return z.NEVER;
+    }
+  },
+  z.record(z.string(), z.unknown()),
+);
+
+export const ZMcpToolCallParams = z.strictObject({
+  tool: z.string().min(1, "choose a tool"),
+  arguments: ZToolArguments.default({}),
+});
+
+export const scenarioCatalog = {
+  "mcp-tool-call": {
+    title: "MCP tool call",
+    description:
+      "Each VU opens an MCP session (initialize → notifications/initialized), then calls one tool in a loop. Closed model (VUs).",
+    script: "mcp-tool-call.js",
+    params: ZMcpToolCallParams,
+    defaultParams: { tool: "echo", arguments: { message: "hello" } },
+  },
+} as const;
+
+export type ScenarioId = keyof typeof scenarioCatalog;
+export const scenarioIds = Object.keys(scenarioCatalog) as ScenarioId[];
+
+/** Default arguments per contract tool, so the form starts from a valid call. */
+export const defaultToolArguments: Record<string, Record<string, unknown>> = {
+  echo: { message: "hello" },
+  fibonacci: { n: 20 },
+  validate_document: { document: benchmarkDocument },
+  transform_data: { size: 1000 },
+  sleep: { ms: 10 },
+  fetch_upstream: { delay_ms: 50 },
+  search_products: { query: "lamp", limit: 10 },
+  get_user_cart: { user_id: 42 },
+  checkout: { user_id: 42, items: [{ product_id: 7, quantity: 2 }] },
+  get_user: { id: 42 },
+};
+
+/** Tools that call the fixtures (servers/fixtures): the worker starts and resets them before such a cell. */
+export const fixtureTools: ReadonlySet<string> = new Set([
+  "fetch_upstream",
+  "search_products",
+  "get_user_cart",
+  "checkout",
+  "get_user",
+]);

@@ -1,0 +1,42 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { mcpToolCallEnv, ZMcpToolCallRun } from "./mcp-tool-call.ts";
+
+const script = readFileSync(path.resolve(import.meta.dirname, "../k6/mcp-tool-call.js"), "utf8");
+const base = { target: "http://127.0.0.1:8080", vus: 10, durationSec: 20, tool: "echo" };
+
+describe("the mcp-tool-call scenario's parameters", () => {
+  it("become the environment the k6 script reads", () => {
+    const env = mcpToolCallEnv({ ...base, warmupSec: 5, arguments: { message: "hi" } });
+    expect(env).toEqual({
+      TARGET: "http://127.0.0.1:8080",
+      MCP_PATH: "/mcp",
+      VUS: "10",
+      DURATION: "20",
+      WARMUP: "5",
+      TOOL: "echo",
+      ARGS: '{"message":"hi"}',
+    });
+    const read = new Set(
+      [...script.matchAll(/__ENV\.([A-Z_]+)|positiveInt\("([A-Z_]+)"|nonNegativeInt\("([A-Z_]+)"/g)].map(
+        (m) => m[1] ?? m[2] ?? m[3],
+      ),
+    );
+    for (const name of Object.keys(env)) expect(read, name).toContain(name);
+  });
+
+  it("rejects zero or negative VUs, negative durations and a missing tool, naming the field", () => {
+    const fields = (input: object) => {
+      const result = ZMcpToolCallRun.safeParse(input);
+      return result.success ? [] : result.error.issues.map((i) => i.path.join("."));
+    };
+    expect(fields({ ...base, vus: 0 })).toEqual(["vus"]);
+    expect(fields({ ...base, vus: -1 })).toEqual(["vus"]);
+    expect(fields({ ...base, durationSec: -5 })).toEqual(["durationSec"]);
+    expect(fields({ ...base, warmupSec: -1 })).toEqual(["warmupSec"]);
+    expect(fields({ ...base, tool: "" })).toEqual(["tool"]);
+    expect(fields({ ...base, target: "ftp://127.0.0.1" })).toEqual(["target"]);
+    expect(fields({ ...base, arguments: "{not json" })).toEqual(["arguments"]);
+  });
+});

@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { ZMcpToolCallParams } from "./catalog.ts";
+
+/**
+ * Everything one run of k6/mcp-tool-call.js takes: the load (VUs, measured duration, warm-up) and
+ * the call (tool and arguments). The worker builds the script's environment from it with
+ * `mcpToolCallEnv`, and a user running the script by hand sets the same variables.
+ */
+export const ZMcpToolCallRun = z.strictObject({
+  target: z.url({ protocol: /^https?$/, error: "must be an http:// URL" }),
+  mcpPath: z.string().startsWith("/", "must start with /").default("/mcp"),
+  vus: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(5000, "must be at most 5000"),
+  durationSec: z.number().int("must be a whole number").min(1, "must be at least 1 second"),
+  warmupSec: z.number().int("must be a whole number").min(0, "must not be negative").default(0),
+  ...ZMcpToolCallParams.shape,
+});
+export type TMcpToolCallRun = z.input<typeof ZMcpToolCallRun>;
+
+/** The script's environment variables (k6/mcp-tool-call.js reads exactly these, see its header). */
+export function mcpToolCallEnv(input: TMcpToolCallRun): Record<string, string> {
+  const run = ZMcpToolCallRun.parse(input);
+  return {
+    TARGET: run.target,
+    MCP_PATH: run.mcpPath,
+    VUS: String(run.vus),
+    DURATION: String(run.durationSec),
+    WARMUP: String(run.warmupSec),
+    TOOL: run.tool,
+    ARGS: JSON.stringify(run.arguments),
+  };
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"sync"
@@ -41,6 +42,8 @@ func newBackends() *backends {
 		http: &http.Client{
 			Timeout: 15 * time.Second,
 			Transport: &http.Transport{
+				// The contract's 2 s connect limit; a zero Dialer would wait for the OS.
+				DialContext:         (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 				MaxIdleConns:        1024,
 				MaxIdleConnsPerHost: 256,
 				IdleConnTimeout:     90 * time.Second,

@@ -18,23 +18,43 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// maxBodyBytes is the contract's request body limit (section 2): a 1 MiB echo
+// message of control characters is 6 MiB once JSON-escaped; larger bodies get 413.
+const maxBodyBytes = 8 << 20
+
 type config struct {
 	port         string
 	stateless    bool
 	jsonResponse bool
 }
 
-func loadConfig() (config, error) {
-	cfg := config{
-		port:         os.Getenv("PORT"),
-		stateless:    os.Getenv("MCP_STATELESS") == "1",
-		jsonResponse: os.Getenv("MCP_JSON_RESPONSE") == "1",
+// envFlag reads a 0/1 switch: unset, "" and "0" are off, "1" is on, anything
+// else is an error, so the server never starts in a mode it was not asked for.
+func envFlag(name string) (bool, error) {
+	switch v := os.Getenv(name); v {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s must be 0 or 1, got %q", name, v)
 	}
+}
+
+func loadConfig() (config, error) {
+	cfg := config{port: os.Getenv("PORT")}
 	if cfg.port == "" {
 		cfg.port = "8080"
 	}
 	if p, err := strconv.Atoi(cfg.port); err != nil || p < 1 || p > 65535 {
 		return cfg, fmt.Errorf("PORT must be 1..65535, got %q", cfg.port)
+	}
+	var err error
+	if cfg.stateless, err = envFlag("MCP_STATELESS"); err != nil {
+		return cfg, err
+	}
+	if cfg.jsonResponse, err = envFlag("MCP_JSON_RESPONSE"); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -63,8 +83,9 @@ func run() error {
 	server := mcp.NewServer(&mcp.Implementation{Name: "perflab-go", Version: "1.0.0"}, nil)
 	registerTools(server, b, dv)
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Stateless:    cfg.stateless,
-		JSONResponse: cfg.jsonResponse,
+		Stateless:           cfg.stateless,
+		JSONResponse:        cfg.jsonResponse,
+		MaxRequestBodyBytes: maxBodyBytes,
 	})
 
 	shuttingDown := make(chan struct{})

@@ -17,6 +17,28 @@ var update = flag.Bool("update", false, "rewrite ../contract/vectors.json from t
 
 const vectorsPath = "../contract/vectors.json"
 
+func TestModeFlagsAcceptOnlyZeroOrOne(t *testing.T) {
+	t.Setenv("PORT", "")
+	for value, want := range map[string]bool{"": false, "0": false, "1": true} {
+		t.Setenv("MCP_STATELESS", value)
+		t.Setenv("MCP_JSON_RESPONSE", value)
+		cfg, err := loadConfig()
+		if err != nil || cfg.stateless != want || cfg.jsonResponse != want {
+			t.Fatalf("%q: got %+v, %v", value, cfg, err)
+		}
+	}
+	for _, name := range []string{"MCP_STATELESS", "MCP_JSON_RESPONSE"} {
+		for _, value := range []string{"true", "yes", "2", " 1"} {
+			t.Setenv("MCP_STATELESS", "")
+			t.Setenv("MCP_JSON_RESPONSE", "")
+			t.Setenv(name, value)
+			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), name+" must be 0 or 1") {
+				t.Fatalf("%s=%q: want a configuration error, got %v", name, value, err)
+			}
+		}
+	}
+}
+
 func TestPadMessageReachesExactByteLength(t *testing.T) {
 	for _, size := range []int{0, 1, 63, 64, 65, 1024, 10240, 102400, 1048576} {
 		got := padMessage("hello", size)

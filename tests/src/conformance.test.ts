@@ -1,13 +1,19 @@
 /**
  * Conformance of every reference server to servers/CONTRACT.md, through the official MCP
- * TypeScript SDK client over Streamable HTTP: same tools and schemas, same results, clean errors,
- * 100 concurrent sessions, GET stream and DELETE, and the common /debug/runtime shape.
+ * TypeScript SDK client over Streamable HTTP: the contract's tools and schemas, the golden vectors,
+ * every tool and plain route, clean errors for bad arguments, 100 concurrent sessions, GET stream and
+ * DELETE, the common /debug/runtime shape, and a second pass in stateless mode (MCP_STATELESS=1,
+ * without backends). The Go server is the reference: it runs first, and every other server's tool
+ * list and non-golden results (I/O tools, sleep, 1 MiB echo, /rest/users) must equal its own.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import http from "node:http";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { Fixtures, localDriver, type RunningServer, waitForHealthy } from "@perflab/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -21,18 +27,116 @@ type Vector = {
   text_bytes?: number;
   text_sha256?: string;
 };
+type Call = { name: string; arguments: Record<string, unknown> };
+
 const vectors = JSON.parse(readFileSync(path.join(repoRoot, "servers/contract/vectors.json"), "utf8"))
   .tools as Vector[];
 const catalog = loadServerCatalog();
 const silent = { info() {}, debug() {}, warn() {}, error() {} } as never;
 
-/** I/O tool calls whose results every server must return identically after a fixture reset. */
-const ioCalls: { tool: string; arguments: Record<string, unknown> }[] = [
-  { tool: "fetch_upstream", arguments: { delay_ms: 5 } },
-  { tool: "search_products", arguments: { query: "lamp", limit: 3 } },
-  { tool: "get_user_cart", arguments: { user_id: 1000 } },
+/** The first implementation; every other server is compared with it, so it runs first. */
+const REFERENCE = "go";
+const ordered = [
+  ...catalog.filter((s) => s.name === REFERENCE),
+  ...catalog.filter((s) => s.name !== REFERENCE),
+];
+
+const MIB = 1_048_576;
+/** 16 UTF-8 bytes that JSON must escape (quote, backslash, control characters) plus non-ASCII. */
+const PAYLOAD_UNIT = 'pay"load\\<>&\n\té';
+/** The "in" side of the payload sweep: a message of exactly 1 MiB (the largest allowed). */
+const bigMessage = PAYLOAD_UNIT.repeat(MIB / Buffer.byteLength(PAYLOAD_UNIT));
+
+/** Section 4: the ten tools, their descriptions and input schemas. */
+const int = (minimum: number, maximum: number) => ({ type: "integer", minimum, maximum });
+const contractTools: { name: string; description: string; inputSchema: unknown }[] = [
   {
-    tool: "checkout",
+    name: "echo",
+    description: "Returns the message, padded to pad_to_bytes bytes.",
+    inputSchema: {
+      type: "object",
+      properties: { message: { type: "string" }, pad_to_bytes: int(0, MIB) },
+      required: ["message"],
+    },
+  },
+  {
+    name: "fibonacci",
+    description: "Computes the n-th Fibonacci number by naive recursion.",
+    inputSchema: { type: "object", properties: { n: int(0, 35) }, required: ["n"] },
+  },
+  {
+    name: "validate_document",
+    description: "Validates a document against the perflab order schema.",
+    inputSchema: { type: "object", properties: { document: { type: "object" } }, required: ["document"] },
+  },
+  {
+    name: "transform_data",
+    description: "Generates, sorts, groups and aggregates size records.",
+    inputSchema: { type: "object", properties: { size: int(1, 100000) }, required: ["size"] },
+  },
+  {
+    name: "sleep",
+    description: "Waits ms milliseconds, like a database call.",
+    inputSchema: { type: "object", properties: { ms: int(0, 10000) }, required: ["ms"] },
+  },
+  {
+    name: "fetch_upstream",
+    description: "Fetches the fixture API's /delay endpoint.",
+    inputSchema: { type: "object", properties: { delay_ms: int(0, 10000) }, required: ["delay_ms"] },
+  },
+  {
+    name: "search_products",
+    description: "Searches products and returns the most popular ones.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", pattern: "^[a-z]{1,32}$" },
+        limit: { ...int(1, 50), default: 10 },
+      },
+      required: ["query"],
+    },
+  },
+  {
+    name: "get_user_cart",
+    description: "Returns a user's cart, recommended product and recent orders.",
+    inputSchema: { type: "object", properties: { user_id: int(1, 1000) }, required: ["user_id"] },
+  },
+  {
+    name: "checkout",
+    description: "Prices items and records an order for a user.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        user_id: int(1, 1000),
+        items: {
+          type: "array",
+          minItems: 1,
+          maxItems: 10,
+          items: {
+            type: "object",
+            properties: { product_id: int(1, 100000), quantity: int(1, 10) },
+            required: ["product_id", "quantity"],
+          },
+        },
+      },
+      required: ["user_id", "items"],
+    },
+  },
+  {
+    name: "get_user",
+    description: "Looks up a user by primary key in Postgres.",
+    inputSchema: { type: "object", properties: { id: int(1, 100000) }, required: ["id"] },
+  },
+];
+
+/** I/O tool calls whose results every server must return identically after a fixture reset. */
+const ioCalls: Call[] = [
+  { name: "fetch_upstream", arguments: { delay_ms: 5 } },
+  { name: "search_products", arguments: { query: "lamp", limit: 3 } },
+  { name: "search_products", arguments: { query: "toys" } },
+  { name: "get_user_cart", arguments: { user_id: 1000 } },
+  {
+    name: "checkout",
     arguments: {
       user_id: 7,
       items: [
@@ -41,19 +145,309 @@ const ioCalls: { tool: string; arguments: Record<string, unknown> }[] = [
       ],
     },
   },
-  { tool: "checkout", arguments: { user_id: 8, items: [{ product_id: 1, quantity: 1 }] } },
-  { tool: "get_user", arguments: { id: 42 } },
+  { name: "checkout", arguments: { user_id: 8, items: [{ product_id: 1, quantity: 1 }] } },
+  { name: "get_user_cart", arguments: { user_id: 7 } },
+  { name: "search_products", arguments: { query: "lamp", limit: 1 } },
+  { name: "get_user", arguments: { id: 42 } },
 ];
+/** Results fixed by the contract alone (sections 4.6, 4.10 and 5.3). */
+const user42 = '{"id":42,"name":"User 42","email":"user42@example.com","created_at":"2024-01-01T00:42:00Z"}';
+const ioExact: Record<string, string> = { fetch_upstream: '{"delay_ms":5}', get_user: user42 };
+
+/** Arguments section 4 rejects (missing, wrong type, out of range, against the schema). */
+const badCalls: Call[] = [
+  { name: "echo", arguments: {} },
+  { name: "echo", arguments: { message: 42 } },
+  { name: "echo", arguments: { message: `${bigMessage}x` } },
+  { name: "echo", arguments: { message: "hi", pad_to_bytes: MIB + 1 } },
+  { name: "echo", arguments: { message: "hi", pad_to_bytes: -1 } },
+  { name: "fibonacci", arguments: { n: 36 } },
+  { name: "fibonacci", arguments: { n: -1 } },
+  { name: "fibonacci", arguments: { n: "ten" } },
+  { name: "fibonacci", arguments: {} },
+  { name: "validate_document", arguments: { document: "not an object" } },
+  { name: "validate_document", arguments: { document: [1, 2] } },
+  { name: "validate_document", arguments: {} },
+  { name: "transform_data", arguments: { size: 100001 } },
+  { name: "transform_data", arguments: { size: 0 } },
+  { name: "transform_data", arguments: {} },
+  { name: "sleep", arguments: { ms: -1 } },
+  { name: "sleep", arguments: { ms: 10001 } },
+  { name: "sleep", arguments: {} },
+  { name: "fetch_upstream", arguments: { delay_ms: 10001 } },
+  { name: "fetch_upstream", arguments: { delay_ms: -1 } },
+  { name: "search_products", arguments: { query: "" } },
+  { name: "search_products", arguments: { query: "Lamp" } },
+  { name: "search_products", arguments: { query: "a".repeat(33) } },
+  { name: "search_products", arguments: { query: "lamp", limit: 0 } },
+  { name: "search_products", arguments: { query: "lamp", limit: 51 } },
+  { name: "get_user_cart", arguments: { user_id: 0 } },
+  { name: "get_user_cart", arguments: { user_id: 1001 } },
+  { name: "checkout", arguments: { user_id: 1, items: [] } },
+  {
+    name: "checkout",
+    arguments: { user_id: 1, items: Array.from({ length: 11 }, () => ({ product_id: 1, quantity: 1 })) },
+  },
+  { name: "checkout", arguments: { user_id: 1, items: [{ product_id: 0, quantity: 1 }] } },
+  { name: "checkout", arguments: { user_id: 1, items: [{ product_id: 1, quantity: 11 }] } },
+  { name: "checkout", arguments: { user_id: 1, items: [{ product_id: 1 }] } },
+  { name: "checkout", arguments: { user_id: 1001, items: [{ product_id: 1, quantity: 1 }] } },
+  { name: "get_user", arguments: { id: 0 } },
+  { name: "get_user", arguments: { id: 100001 } },
+  { name: "get_user", arguments: { id: "42" } },
+];
+
+/** Valid calls of the tools that need a backend (stateless pass runs without any). */
+const backendCalls: Call[] = [
+  { name: "fetch_upstream", arguments: { delay_ms: 1 } },
+  { name: "search_products", arguments: { query: "lamp" } },
+  { name: "get_user_cart", arguments: { user_id: 1 } },
+  { name: "checkout", arguments: { user_id: 1, items: [{ product_id: 1, quantity: 1 }] } },
+  { name: "get_user", arguments: { id: 1 } },
+];
+
+/** Golden vectors the stateless pass repeats. */
+const statelessVectors = [
+  'echo "hello" padded to 70',
+  'echo "héllo" padded to 8',
+  "fibonacci 30",
+  "transform_data 1000",
+  "validate_document nested items",
+];
+
+/** Section 7: `/debug/runtime` keys in order, and what each runtime reports where they differ. */
+const runtimeKeys = [
+  "runtime",
+  "pid",
+  "uptime_ms",
+  "parallelism",
+  "heap_used_bytes",
+  "heap_total_bytes",
+  "rss_bytes",
+  "gc_count",
+  "gc_pause_total_ms",
+  "threads",
+  "goroutines",
+  "mcp",
+];
+/** "integer": a whole number; "number": any number; "null"; or an exact value. */
+type Expect = "integer" | "number" | "null" | "integer|null" | 0;
+const runtimeFields = ["heap_used_bytes", "heap_total_bytes", "gc_count", "gc_pause_total_ms", "goroutines"];
+/** Section 7's per-runtime table: `null` means the runtime has no such figure, never zero. */
+const perRuntime: Record<string, Record<string, Expect>> = {
+  go: {
+    heap_used_bytes: "integer",
+    heap_total_bytes: "integer",
+    gc_count: "integer",
+    gc_pause_total_ms: "number",
+    goroutines: "integer",
+  },
+  java: {
+    heap_used_bytes: "integer",
+    heap_total_bytes: "integer",
+    gc_count: "integer",
+    // The GC MXBeans' times are whole milliseconds.
+    gc_pause_total_ms: "integer",
+    goroutines: "integer|null",
+  },
+  node: {
+    heap_used_bytes: "integer",
+    heap_total_bytes: "integer",
+    gc_count: "integer",
+    gc_pause_total_ms: "number",
+    goroutines: "null",
+  },
+  // JavaScriptCore emits no gc entries to perf_hooks.
+  bun: {
+    heap_used_bytes: "integer",
+    heap_total_bytes: "integer",
+    gc_count: "null",
+    gc_pause_total_ms: "null",
+    goroutines: "null",
+  },
+  python: {
+    heap_used_bytes: "null",
+    heap_total_bytes: "null",
+    gc_count: "integer",
+    gc_pause_total_ms: "null",
+    goroutines: "null",
+  },
+  // No garbage collector: 0 and 0 are exact.
+  rust: {
+    heap_used_bytes: "null",
+    heap_total_bytes: "null",
+    gc_count: 0,
+    gc_pause_total_ms: 0,
+    goroutines: "null",
+  },
+};
 
 const textOf = (result: unknown) => {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((c) => c.text ?? "").join("");
 };
 
+/** Section 3: a result is exactly one text content and no structuredContent; null when it is. */
+function shapeProblem(result: unknown): string | null {
+  const r = result as { content?: { type?: string; text?: unknown }[]; structuredContent?: unknown };
+  if (!Array.isArray(r.content) || r.content.length !== 1) return `${r.content?.length ?? 0} contents`;
+  if (r.content[0]!.type !== "text" || typeof r.content[0]!.text !== "string") return "content is not text";
+  if (r.structuredContent !== undefined) return "structuredContent present";
+  return null;
+}
+
+/** The TEXT of a successful tools/call, after checking the result's shape. */
+function successText(result: unknown, what: string): string {
+  expect((result as { isError?: boolean }).isError ?? false, `${what}: ${textOf(result).slice(0, 300)}`).toBe(
+    false,
+  );
+  expect(shapeProblem(result), `${what}: result shape`).toBeNull();
+  return textOf(result);
+}
+
+/** Why a call that must be rejected was not ("" when it was: an isError result or JSON-RPC -32602). */
+async function notRejected(client: Client, call: Call): Promise<string> {
+  try {
+    const result = await client.callTool(call);
+    if (!result.isError) return `accepted: ${textOf(result).slice(0, 120)}`;
+    const problem = shapeProblem(result);
+    return problem ? `isError result with ${problem}` : "";
+  } catch (error) {
+    if (error instanceof McpError) {
+      // The contract fixes -32602 for bad arguments; an unknown tool may get another code.
+      return error.code === -32602 || call.name === "no_such_tool" ? "" : `JSON-RPC error ${error.code}`;
+    }
+    return `no JSON-RPC answer: ${(error as Error).message}`;
+  }
+}
+
+const describeCall = (call: Call) => `${call.name} ${JSON.stringify(call.arguments).slice(0, 80)}`;
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** What each server returned, by check; every server's results must equal the reference's. */
+const observed = new Map<string, Map<string, unknown>>();
+function sameAsReference(server: string, key: string, value: unknown) {
+  const own = observed.get(server) ?? new Map<string, unknown>();
+  observed.set(server, own);
+  own.set(key, value);
+  if (server === REFERENCE) return;
+  const reference = observed.get(REFERENCE);
+  if (!reference?.has(key)) {
+    throw new Error(`no ${REFERENCE} result for "${key}": the ${REFERENCE} server must run and pass first`);
+  }
+  expect(value, `${key}: ${server} vs ${REFERENCE}`).toEqual(reference.get(key));
+}
+
+const mcpHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+const initialize = (id: number, protocolVersion: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: {
+    protocolVersion,
+    capabilities: {},
+    clientInfo: { name: "perflab-conformance", version: "1.0.0" },
+  },
+});
+type Answer = {
+  status: number;
+  contentType: string;
+  sessionId: string | null;
+  body: string;
+  // biome-ignore lint/suspicious/noExplicitAny: a JSON-RPC message as parsed
+  message: any;
+};
+
+/** A raw POST to the MCP endpoint, without the SDK, to see status codes and headers. */
+async function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...mcpHeaders, ...headers },
+    body: JSON.stringify(message),
+  });
+  const body = await response.text();
+  const contentType = response.headers.get("content-type") ?? "";
+  return {
+    status: response.status,
+    contentType,
+    sessionId: response.headers.get("mcp-session-id"),
+    body,
+    message: parseMessage(contentType, body),
+  };
+}
+
+/**
+ * The JSON body, or the first SSE event with data (comments and an empty priming event may precede it);
+ * undefined for an empty or non-JSON body (error statuses may come with plain text).
+ */
+function parseMessage(contentType: string, body: string): unknown {
+  if (!body.trim()) return undefined;
+  if (!contentType.includes("text/event-stream")) {
+    try {
+      return JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  for (const event of body.split(/\r?\n\r?\n/)) {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).replace(/^ /, ""))
+      .join("\n");
+    if (data.trim()) return JSON.parse(data);
+  }
+  return undefined;
+}
+
+/**
+ * A POST through node:http, which (unlike fetch) sends the Host header given and still reads the answer
+ * of a server that answers a too-large body before reading all of it.
+ */
+function httpPost(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; reset?: boolean }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const request = http.request(
+      url,
+      { method: "POST", headers: { ...mcpHeaders, ...headers, "content-length": Buffer.byteLength(body) } },
+      (response) => {
+        answered = true;
+        let text = "";
+        response.setEncoding("utf8").on("data", (chunk: string) => {
+          text += chunk;
+        });
+        const done = () => resolve({ status: response.statusCode ?? 0, body: text });
+        response.on("end", done).on("error", done);
+      },
+    );
+    // A server may answer 413 and close the connection while the body is still being sent; the
+    // client may then see the reset before it reads the answer (status 0, `reset`).
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      if (error.code === "ECONNRESET" || error.code === "EPIPE")
+        resolve({ status: 0, body: "", reset: true });
+      else reject(error);
+    });
+    request.end(body);
+  });
+}
+
+/** A plain route: status, content type and the body as text (canonical JSON is compared byte for byte). */
+async function route(url: string) {
+  const response = await fetch(url);
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type") ?? "",
+    body: await response.text(),
+  };
+}
+
 let fixtures: Fixtures;
 let backends: Record<string, string>;
-const toolLists = new Map<string, unknown>();
-const ioResults = new Map<string, string[]>();
 
 beforeAll(async () => {
   fixtures = new Fixtures({
@@ -68,185 +462,442 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
-it("finds every reference server's manifest", () => {
-  expect(catalog.map((s) => s.name)).toContain("go");
+it("finds every reference server's manifest, the Go reference first", () => {
+  expect(ordered[0]?.name, `servers/${REFERENCE}/perflab.json is the reference and must exist`).toBe(
+    REFERENCE,
+  );
   for (const server of catalog) expect(server.tools.length).toBeGreaterThan(0);
+  expect(Buffer.byteLength(bigMessage)).toBe(MIB);
 });
 
-describe.each(catalog.map((s) => [s.name, s] as [string, CatalogEntry]))("server %s", (name, server) => {
-  let running: RunningServer;
-  let baseUrl: string;
-  const clients: Client[] = [];
-
-  async function connect(): Promise<Client> {
-    const client = new Client({ name: "perflab-conformance", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${server.mcpPath}`)));
-    clients.push(client);
-    return client;
-  }
-
-  beforeAll(async () => {
-    await fixtures.reset();
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    running = await localDriver.start({ server, cellId: `conformance-${name}`, port, env: backends });
-    await waitForHealthy({
-      baseUrl,
-      mcpPath: server.mcpPath,
-      timeoutMs: 60_000,
-      exited: running.exited,
-    }).catch((error) => {
-      throw new Error(`${name} did not become healthy: ${error.message}\n${running.logTail()}`);
-    });
-  });
-
-  afterAll(async () => {
-    await Promise.allSettled(clients.map((c) => c.close()));
-    const exit = await running?.stop(5_000);
-    // Graceful on SIGTERM: exit 0 (or killed by the signal itself on runtimes that re-raise it).
-    expect(exit?.exitCode === 0 || exit?.signal === "SIGTERM").toBe(true);
-  });
-
-  it("lists the contract's tools with the same input schemas as every other server", async () => {
-    const client = await connect();
-    const { tools } = await client.listTools();
-    const normalized = tools
-      .map((t) => ({ name: t.name, description: t.description, inputSchema: stripSdkExtras(t.inputSchema) }))
-      .sort((a, b) => a.name.localeCompare(b.name));
-    expect(normalized.map((t) => t.name)).toEqual([...server.tools].sort());
-    toolLists.set(name, normalized);
-    const reference = toolLists.get("go") ?? normalized;
-    expect(normalized).toEqual((reference as typeof normalized).filter((t) => server.tools.includes(t.name)));
-  });
-
-  it.each(vectors.map((v) => [v.name, v] as [string, Vector]))(
-    "returns the golden result: %s",
-    async (_, vector) => {
-      if (!server.tools.includes(vector.tool)) return;
-      const client = clients[0] ?? (await connect());
-      const result = await client.callTool({ name: vector.tool, arguments: vector.arguments });
-      expect(result.isError ?? false).toBe(false);
-      const text = textOf(result);
-      if (vector.text !== undefined) expect(text).toBe(vector.text);
-      else {
-        expect(Buffer.byteLength(text)).toBe(Number(vector.text_bytes));
-        expect(createHash("sha256").update(text).digest("hex")).toBe(vector.text_sha256);
-      }
+/** Starts a server and waits for its health check; the caller stops it. */
+async function start(server: CatalogEntry, cell: string, env: Record<string, string>) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const running = await localDriver.start({ server, cellId: `conformance-${cell}`, port, env });
+  await waitForHealthy({ baseUrl, mcpPath: server.mcpPath, timeoutMs: 60_000, exited: running.exited }).catch(
+    (error) => {
+      throw new Error(`${cell} did not become healthy: ${error.message}\n${running.logTail()}`);
     },
   );
+  return { running, baseUrl, port };
+}
 
-  it("returns the same I/O tool results as every other server after a fixture reset", async () => {
-    const client = clients[0] ?? (await connect());
-    const texts: string[] = [];
-    for (const call of ioCalls.filter((c) => server.tools.includes(c.tool))) {
-      const result = await client.callTool({ name: call.tool, arguments: call.arguments });
-      expect(result.isError ?? false, `${call.tool}: ${textOf(result)}`).toBe(false);
-      texts.push(textOf(result));
-    }
-    ioResults.set(name, texts);
-    const reference = ioResults.get("go");
-    if (reference && server.tools.length === 10) expect(texts).toEqual(reference);
+/** Graceful on SIGTERM: exit 0 (or killed by the signal itself on runtimes that re-raise it). */
+async function stop(running: RunningServer | undefined) {
+  if (!running) return;
+  const exit = await running.stop(5_000);
+  expect(exit.exitCode === 0 || exit.signal === "SIGTERM", `exit ${JSON.stringify(exit)}`).toBe(true);
+}
+
+function expectRuntime(name: string, body: Record<string, unknown>, mcp: Record<string, unknown>) {
+  expect(Object.keys(body)).toEqual(runtimeKeys);
+  expect(body).toMatchObject({
+    runtime: { name: expect.any(String), version: expect.any(String) },
+    pid: expect.any(Number),
+    uptime_ms: expect.any(Number),
+    parallelism: expect.any(Number),
+    rss_bytes: expect.any(Number),
+    threads: expect.any(Number),
   });
+  expect(body.mcp).toEqual(mcp);
+  const runtime = (body.runtime as { name: string }).name;
+  expect(["go", "node", "bun", "python", "rust", "java"]).toContain(runtime);
+  if (name in perRuntime) expect(runtime).toBe(name);
+  expect(Number.isInteger(body.parallelism) && (body.parallelism as number) >= 1, "parallelism").toBe(true);
+  expect(Number.isInteger(body.threads) && (body.threads as number) >= 1, "threads").toBe(true);
+  expect(body.rss_bytes).toBeGreaterThan(1_000_000);
+  const rules: Record<string, Expect | "number|null"> = perRuntime[runtime] ?? {};
+  for (const key of runtimeFields) {
+    const rule = rules[key] ?? "number|null";
+    const value = body[key];
+    const what = `${key} of ${runtime} = ${JSON.stringify(value)}, expected ${rule}`;
+    if (rule === 0) expect(value, what).toBe(0);
+    else if (rule === "null") expect(value, what).toBeNull();
+    else if (rule === "number") expect(typeof value === "number" && value >= 0, what).toBe(true);
+    else if (rule === "integer") expect(Number.isInteger(value) && (value as number) >= 0, what).toBe(true);
+    else expect(value === null || (Number.isInteger(value) && (value as number) >= 0), what).toBe(true);
+  }
+}
 
-  it("answers bad arguments with an error and stays up", async () => {
-    const client = clients[0] ?? (await connect());
-    for (const bad of [
-      { name: "fibonacci", arguments: { n: 36 } },
-      { name: "fibonacci", arguments: { n: "ten" } },
-      { name: "echo", arguments: {} },
-      { name: "no_such_tool", arguments: {} },
-    ]) {
-      const outcome = await client.callTool(bad).then(
-        (r) => (r.isError ? "tool error" : `unexpected success: ${textOf(r)}`),
-        () => "json-rpc error",
-      );
-      expect(["tool error", "json-rpc error"], `${bad.name} ${JSON.stringify(bad.arguments)}`).toContain(
-        outcome,
-      );
+for (const server of ordered) {
+  const name = server.name;
+
+  describe(`server ${name}`, () => {
+    let running: RunningServer;
+    let baseUrl: string;
+    let mcpUrl: string;
+    const clients: Client[] = [];
+
+    async function connect(): Promise<Client> {
+      const client = new Client({ name: "perflab-conformance", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+      clients.push(client);
+      return client;
     }
-    const health = await fetch(`${baseUrl}${server.healthPath}`);
-    expect(health.status).toBe(200);
-  });
+    const session = async () => clients[0] ?? (await connect());
 
-  it("serves 100 concurrent sessions", async () => {
-    const sessions = await Promise.all(Array.from({ length: 100 }, () => connect()));
-    const results = await Promise.all(
-      sessions.map((c, i) => c.callTool({ name: "echo", arguments: { message: `s${i}` } })),
+    beforeAll(async () => {
+      await fixtures.reset();
+      ({ running, baseUrl } = await start(server, name, backends));
+      mcpUrl = `${baseUrl}${server.mcpPath}`;
+    });
+
+    afterAll(async () => {
+      await Promise.allSettled(clients.map((c) => c.close()));
+      await stop(running);
+    });
+
+    it("initializes with serverInfo perflab-<name> 1.0.0 and the tools capability only", async () => {
+      const client = await session();
+      expect(client.getServerVersion()).toMatchObject({ name: `perflab-${name}`, version: "1.0.0" });
+      const capabilities = client.getServerCapabilities();
+      expect(capabilities?.tools).toBeDefined();
+      expect(capabilities?.prompts).toBeUndefined();
+      expect(capabilities?.resources).toBeUndefined();
+      expect(client.getInstructions()).toBeUndefined();
+    });
+
+    it("lists the contract's tools with the same descriptions and input schemas as Go", async () => {
+      const { tools } = await (await session()).listTools();
+      const normalized = tools
+        .map((t) => ({
+          name: t.name,
+          description: t.description,
+          inputSchema: stripSdkExtras(t.inputSchema),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+      expect(normalized.map((t) => t.name)).toEqual([...server.tools].sort());
+      const own = (list: typeof normalized) => list.filter((t) => server.tools.includes(t.name));
+      if (name === REFERENCE) {
+        observed.set(REFERENCE, new Map([["tools/list", normalized]]));
+        const contract = [...contractTools].sort((a, b) => a.name.localeCompare(b.name));
+        expect(normalized).toEqual(own(contract));
+      } else {
+        const reference = observed.get(REFERENCE)?.get("tools/list") as typeof normalized | undefined;
+        if (!reference) throw new Error(`no ${REFERENCE} tools/list: the ${REFERENCE} server must run first`);
+        expect(normalized).toEqual(own(reference));
+      }
+    });
+
+    it.each(vectors.map((v) => [v.name, v] as [string, Vector]))(
+      "returns the golden result: %s",
+      async (_, vector) => {
+        if (!server.tools.includes(vector.tool)) return;
+        const result = await (await session()).callTool({ name: vector.tool, arguments: vector.arguments });
+        const text = successText(result, vector.name);
+        if (vector.text !== undefined) expect(text).toBe(vector.text);
+        else {
+          expect(Buffer.byteLength(text)).toBe(Number(vector.text_bytes));
+          expect(sha256(text)).toBe(vector.text_sha256);
+        }
+      },
     );
-    expect(results.map(textOf)).toEqual(results.map((_, i) => `s${i}`));
-    await Promise.all(sessions.map((c) => c.close()));
-  });
 
-  it("opens the GET stream and ends the session with DELETE", async () => {
-    const init = await fetch(`${baseUrl}${server.mcpPath}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "conformance", version: "1" },
+    it("returns the same I/O tool results as Go after a fixture reset", async () => {
+      const client = await session();
+      for (const [i, call] of ioCalls.entries()) {
+        if (!server.tools.includes(call.name)) continue;
+        const text = successText(await client.callTool(call), describeCall(call));
+        if (ioExact[call.name]) expect(text, describeCall(call)).toBe(ioExact[call.name]);
+        expect(() => JSON.parse(text), describeCall(call)).not.toThrow();
+        sameAsReference(name, `io ${i}: ${describeCall(call)}`, text);
+      }
+    });
+
+    it.runIf(server.tools.includes("sleep"))(
+      "sleeps on a timer: sleep 10 takes at least 10 ms and other calls are answered meanwhile",
+      async () => {
+        const client = await session();
+        const started = performance.now();
+        const text = successText(await client.callTool({ name: "sleep", arguments: { ms: 10 } }), "sleep 10");
+        expect(performance.now() - started).toBeGreaterThanOrEqual(10);
+        expect(text).toBe('{"slept_ms":10}');
+        sameAsReference(name, "sleep 10", text);
+
+        let sleeping = true;
+        const long = client.callTool({ name: "sleep", arguments: { ms: 500 } }).then((r) => {
+          sleeping = false;
+          return r;
+        });
+        const echo = await client.callTool({ name: "echo", arguments: { message: "meanwhile" } });
+        expect(sleeping, "echo answered while sleep 500 runs").toBe(true);
+        expect(successText(echo, "echo")).toBe("meanwhile");
+        expect(successText(await long, "sleep 500")).toBe('{"slept_ms":500}');
+      },
+    );
+
+    it("echoes a 1 MiB message (JSON-escaped on the wire) unchanged, as Go does", async () => {
+      const client = await session();
+      for (const args of [{ message: bigMessage }, { message: bigMessage, pad_to_bytes: MIB }]) {
+        const text = successText(await client.callTool({ name: "echo", arguments: args }), "echo 1 MiB");
+        expect(Buffer.byteLength(text)).toBe(MIB);
+        expect(text === bigMessage, "echo of 1 MiB returns the message unchanged").toBe(true);
+        sameAsReference(name, `echo 1 MiB ${"pad_to_bytes" in args ? "padded" : "plain"}`, sha256(text));
+      }
+    });
+
+    it("serves the plain routes: /health, /rest/time and /rest/users/:id", async () => {
+      const json = /^application\/json\b/;
+      const health = await route(`${baseUrl}/health`);
+      expect(health).toMatchObject({ status: 200, body: '{"status":"ok"}' });
+      expect(health.contentType).toMatch(json);
+
+      const before = Date.now();
+      const time = await route(`${baseUrl}/rest/time`);
+      expect(time.status).toBe(200);
+      expect(time.contentType).toMatch(json);
+      expect(time.body).toMatch(/^\{"now_ms":\d+\}$/);
+      const now = JSON.parse(time.body).now_ms as number;
+      expect(now).toBeGreaterThanOrEqual(before - 1_000);
+      expect(now).toBeLessThanOrEqual(Date.now() + 1_000);
+
+      const user = await route(`${baseUrl}/rest/users/42`);
+      expect(user).toMatchObject({ status: 200, body: user42 });
+      expect(user.contentType).toMatch(json);
+      sameAsReference(name, "GET /rest/users/42", user.body);
+
+      for (const id of ["100001", "999999999"]) {
+        const missing = await route(`${baseUrl}/rest/users/${id}`);
+        expect(missing, `GET /rest/users/${id}`).toMatchObject({
+          status: 404,
+          body: '{"error":"not found"}',
+        });
+        expect(missing.contentType).toMatch(json);
+      }
+      for (const id of ["0", "abc", "01", "-1", "1.5", "1234567890", "42x"]) {
+        const bad = await route(`${baseUrl}/rest/users/${id}`);
+        expect(bad, `GET /rest/users/${id}`).toMatchObject({ status: 400, body: '{"error":"invalid id"}' });
+        expect(bad.contentType).toMatch(json);
+      }
+    });
+
+    it("answers bad arguments with an error and stays up", async () => {
+      const client = await session();
+      const failures: string[] = [];
+      for (const call of [...badCalls, { name: "no_such_tool", arguments: {} }]) {
+        if (call.name !== "no_such_tool" && !server.tools.includes(call.name)) continue;
+        const why = await notRejected(client, call);
+        if (why) failures.push(`${describeCall(call)}: ${why}`);
+      }
+      expect(failures).toEqual([]);
+      const health = await fetch(`${baseUrl}${server.healthPath}`);
+      expect(health.status).toBe(200);
+      const after = await client.callTool({ name: "fibonacci", arguments: { n: 10 } });
+      expect(successText(after, "fibonacci 10 after bad calls")).toBe('{"n":10,"value":55}');
+    });
+
+    it("serves 100 concurrent sessions", async () => {
+      const sessions = await Promise.all(Array.from({ length: 100 }, () => connect()));
+      const results = await Promise.all(
+        sessions.map((c, i) => c.callTool({ name: "echo", arguments: { message: `s${i}` } })),
+      );
+      expect(results.map((r, i) => successText(r, `session ${i}`))).toEqual(results.map((_, i) => `s${i}`));
+      await Promise.all(sessions.map((c) => c.close()));
+    });
+
+    it("opens the GET stream and ends the session with DELETE", async () => {
+      const init = await post(mcpUrl, initialize(1, "2025-06-18"));
+      expect(init.status).toBe(200);
+      expect(init.contentType, "a POST is answered with SSE by default").toMatch(/^text\/event-stream\b/);
+      expect(init.message?.result?.protocolVersion).toBe("2025-06-18");
+      expect(init.message?.result?.serverInfo).toMatchObject({ name: `perflab-${name}`, version: "1.0.0" });
+      const sessionId = init.sessionId;
+      expect(sessionId).toBeTruthy();
+      const headers = { "mcp-session-id": sessionId!, "mcp-protocol-version": "2025-06-18" };
+      const notified = await post(mcpUrl, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
+      expect(notified.status, "a POST of notifications only is answered 202").toBe(202);
+      expect(notified.body).toBe("");
+
+      const abort = new AbortController();
+      const stream = await fetch(mcpUrl, {
+        headers: { ...headers, accept: "text/event-stream" },
+        signal: abort.signal,
+      });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
+      abort.abort();
+
+      const unknown = await post(
+        mcpUrl,
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        {
+          ...headers,
+          "mcp-session-id": "00000000-0000-4000-8000-000000000000",
         },
-      }),
+      );
+      expect(unknown.status, "an unknown session is 404").toBe(404);
+
+      const del = await fetch(mcpUrl, { method: "DELETE", headers });
+      expect([200, 204]).toContain(del.status);
+      const after = await post(mcpUrl, { jsonrpc: "2.0", id: 3, method: "tools/list" }, headers);
+      expect(after.status, "a deleted session is 404").toBe(404);
     });
-    expect(init.status).toBe(200);
-    await init.text();
-    const sessionId = init.headers.get("mcp-session-id");
-    expect(sessionId).toBeTruthy();
-    const headers = { "mcp-session-id": sessionId!, "mcp-protocol-version": "2025-06-18" };
-    await fetch(`${baseUrl}${server.mcpPath}`, {
-      method: "POST",
-      headers: {
-        ...headers,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-    }).then((r) => r.text());
-    const abort = new AbortController();
-    const stream = await fetch(`${baseUrl}${server.mcpPath}`, {
-      headers: { ...headers, accept: "text/event-stream" },
-      signal: abort.signal,
+
+    it("reports runtime memory in the common /debug/runtime shape", async () => {
+      const response = await fetch(`${baseUrl}/debug/runtime`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/^application\/json\b/);
+      const body = await response.json();
+      expectRuntime(name, body, { stateless: false, json_response: false, sessions: expect.any(Number) });
     });
-    expect(stream.status).toBe(200);
-    expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
-    abort.abort();
-    const del = await fetch(`${baseUrl}${server.mcpPath}`, { method: "DELETE", headers });
-    expect([200, 202, 204]).toContain(del.status);
-    const after = await fetch(`${baseUrl}${server.mcpPath}`, {
-      method: "POST",
-      headers: {
-        ...headers,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
-    });
-    expect(after.status).toBe(404);
   });
 
-  it("reports runtime memory in the common /debug/runtime shape", async () => {
-    const body = await (await fetch(`${baseUrl}/debug/runtime`)).json();
-    expect(body).toMatchObject({
-      runtime: { name: expect.any(String), version: expect.any(String) },
-      pid: expect.any(Number),
-      uptime_ms: expect.any(Number),
-      parallelism: expect.any(Number),
-      rss_bytes: expect.any(Number),
-      threads: expect.any(Number),
-      mcp: { stateless: false, json_response: false, sessions: expect.any(Number) },
+  describe(`server ${name}, stateless and without backends`, () => {
+    let running: RunningServer;
+    let baseUrl: string;
+    let mcpUrl: string;
+    let port: number;
+    let client: Client;
+    let transport: StreamableHTTPClientTransport;
+
+    beforeAll(async () => {
+      // No REDIS_URL, FIXTURE_API_URL or DATABASE_URL: backends are connected lazily (section 1).
+      ({ running, baseUrl, port } = await start(server, `${name}-stateless`, { MCP_STATELESS: "1" }));
+      mcpUrl = `${baseUrl}${server.mcpPath}`;
     });
-    expect("goroutines" in body).toBe(true);
-    // Runtimes without a managed heap or GC counters (Rust, CPython, Bun) report null, not a made-up 0.
-    for (const key of ["heap_used_bytes", "heap_total_bytes", "gc_count", "gc_pause_total_ms"]) {
-      expect(body[key] === null || typeof body[key] === "number", key).toBe(true);
-    }
-    expect(body.rss_bytes).toBeGreaterThan(1_000_000);
+
+    afterAll(async () => {
+      await client?.close().catch(() => undefined);
+      await stop(running);
+    });
+
+    it("initializes through the SDK without a session id", async () => {
+      client = new Client({ name: "perflab-conformance", version: "1.0.0" });
+      transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
+      await client.connect(transport);
+      expect(client.getServerVersion()).toMatchObject({ name: `perflab-${name}`, version: "1.0.0" });
+      expect(transport.sessionId).toBeUndefined();
+      const init = await post(mcpUrl, initialize(1, "2025-11-25"));
+      expect(init.status).toBe(200);
+      expect(init.contentType).toMatch(/^text\/event-stream\b/);
+      expect(init.sessionId, "no Mcp-Session-Id when stateless").toBeNull();
+      expect(init.message?.result?.protocolVersion).toBe("2025-11-25");
+    });
+
+    it("answers tools/list and tools/call without initialize, with Host 127.0.0.1 or localhost", async () => {
+      const headers = { "mcp-protocol-version": "2025-11-25" };
+      const list = await post(mcpUrl, { jsonrpc: "2.0", id: 1, method: "tools/list" }, headers);
+      expect(list.status).toBe(200);
+      const names = (list.message?.result?.tools ?? []).map((t: { name: string }) => t.name).sort();
+      expect(names).toEqual([...server.tools].sort());
+      const call = await post(
+        mcpUrl,
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "fibonacci", arguments: { n: 10 } } },
+        headers,
+      );
+      expect(call.status).toBe(200);
+      expect(call.message?.result?.content).toEqual([{ type: "text", text: '{"n":10,"value":55}' }]);
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+        const list = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list" });
+        const answer = await httpPost(mcpUrl, list, { host });
+        expect(answer.status, `Host: ${host}`).toBe(200);
+      }
+    });
+
+    it("returns golden results and sleeps", async () => {
+      for (const vectorName of statelessVectors) {
+        const vector = vectors.find((v) => v.name === vectorName);
+        expect(vector, `vector "${vectorName}" in vectors.json`).toBeDefined();
+        if (!server.tools.includes(vector!.tool)) continue;
+        const result = await client.callTool({ name: vector!.tool, arguments: vector!.arguments });
+        expect(successText(result, vectorName)).toBe(vector!.text);
+      }
+      if (server.tools.includes("sleep")) {
+        const started = performance.now();
+        const text = successText(await client.callTool({ name: "sleep", arguments: { ms: 10 } }), "sleep 10");
+        expect(performance.now() - started).toBeGreaterThanOrEqual(10);
+        expect(text).toBe('{"slept_ms":10}');
+      }
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          client.callTool({ name: "echo", arguments: { message: `c${i}` } }),
+        ),
+      );
+      expect(results.map((r, i) => successText(r, `echo c${i}`))).toEqual(results.map((_, i) => `c${i}`));
+    });
+
+    it("fails backend tools with backend_unavailable and stays up", async () => {
+      for (const call of backendCalls.filter((c) => server.tools.includes(c.name))) {
+        const result = await client.callTool(call);
+        expect(result.isError, `${describeCall(call)}: ${textOf(result)}`).toBe(true);
+        expect(shapeProblem(result), describeCall(call)).toBeNull();
+        expect(textOf(result), describeCall(call)).toMatch(/^backend_unavailable:/);
+      }
+      const users = await route(`${baseUrl}/rest/users/1`);
+      expect(users).toMatchObject({ status: 503, body: '{"error":"database unavailable"}' });
+      const time = await route(`${baseUrl}/rest/time`);
+      expect(time.status).toBe(200);
+      expect((await fetch(`${baseUrl}${server.healthPath}`)).status).toBe(200);
+    });
+
+    it("accepts request bodies up to 8 MiB (a 1 MiB echo of control characters) and answers 413 above", async () => {
+      // Every byte of this message is JSON-escaped as \u0001: the worst case of section 2, 6 MiB.
+      const message = "\u0001".repeat(MIB);
+      const call = (id: number) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "echo", arguments: { message } },
+      });
+      const headers = { "mcp-protocol-version": "2025-11-25" };
+      const escaped = JSON.stringify(call(1));
+      expect(Buffer.byteLength(escaped)).toBeGreaterThan(6 * MIB);
+      // JSON allows whitespace after the message: pad to exactly the limit, then one byte more.
+      const limit = 8 * MIB;
+      const atLimit = await httpPost(mcpUrl, escaped.padEnd(limit, " "), headers);
+      expect(atLimit.status, "a body of exactly 8 MiB").toBe(200);
+      const content = (parseMessage("text/event-stream", atLimit.body) as { result?: { content?: unknown } })
+        ?.result?.content;
+      expect(content, "echo of 1 MiB of U+0001").toEqual([{ type: "text", text: message }]);
+      const tooLarge = await httpPost(mcpUrl, JSON.stringify(call(2)).padEnd(limit + 1, " "), headers);
+      // 413, or (section 2 allows it) the connection closed before the client read the 413.
+      expect(tooLarge.reset ? "reset" : tooLarge.status, "a body of 8 MiB + 1 byte").toSatisfy(
+        (outcome: unknown) => outcome === 413 || outcome === "reset",
+      );
+      expect((await fetch(`${baseUrl}${server.healthPath}`)).status).toBe(200);
+    });
+
+    it("refuses to start with an MCP_STATELESS or MCP_JSON_RESPONSE value the contract does not allow", async () => {
+      for (const env of [{ MCP_STATELESS: "true" }, { MCP_JSON_RESPONSE: "yes" }] as Record<
+        string,
+        string
+      >[]) {
+        const bad = await localDriver.start({
+          server,
+          cellId: `conformance-${name}-bad-env`,
+          port: await freePort(),
+          env,
+        });
+        let timer: NodeJS.Timeout | undefined;
+        const exit = await Promise.race([
+          bad.exited,
+          new Promise<null>((resolve) => {
+            timer = setTimeout(() => resolve(null), 15_000);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!exit) await bad.stop(1_000);
+        const what = `${JSON.stringify(env)}: ${exit ? JSON.stringify(exit) : "still running after 15 s"}`;
+        expect(exit !== null && exit.exitCode !== null && exit.exitCode !== 0, what).toBe(true);
+      }
+    });
+
+    it("answers GET and DELETE /mcp with 405", async () => {
+      const get = await fetch(mcpUrl, { headers: { accept: "text/event-stream" } });
+      await get.body?.cancel();
+      expect(get.status).toBe(405);
+      const del = await fetch(mcpUrl, { method: "DELETE" });
+      await del.body?.cancel();
+      expect(del.status).toBe(405);
+    });
+
+    it("reports stateless mode in /debug/runtime", async () => {
+      const body = await (await fetch(`${baseUrl}/debug/runtime`)).json();
+      expectRuntime(name, body, { stateless: true, json_response: false, sessions: null });
+    });
   });
-});
+}
 
 /** SDKs add `$schema`, `additionalProperties` and the like; the contract compares the rest. */
 function stripSdkExtras(schema: unknown): unknown {

@@ -4,8 +4,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 
-/** The contract's minimum; a 1 MiB echo message plus JSON escaping fits. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** The contract's limit: a 1 MiB echo message of control characters is 6 MiB JSON-escaped; 413 above. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface McpOptions {
   stateless: boolean;

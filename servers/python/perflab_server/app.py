@@ -28,8 +28,8 @@ from .tools import TOOL_DEFS, call_tool, make_handlers
 from .validate import DocumentValidator
 
 NAME = "python"
-# Bodies up to 4 MiB must be accepted; the SDK's default limit is exactly 4 MiB,
-# so leave room for JSON escaping of a 1 MiB message.
+# The contract's body limit (the SDK's default is 4 MiB): a 1 MiB echo message of
+# control characters is 6 MiB once JSON-escaped. The SDK answers 413 above it.
 MAX_BODY_BYTES = 8 * 1024 * 1024
 
 

@@ -28,7 +28,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Whole exit, in-flight requests included, stays inside the contract's 5 s.
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(4500);
-/// Above the contract's 4 MiB minimum so a 1 MiB echo with JSON escaping always fits.
+/// The contract's body limit (rmcp's default is 4 MiB): a 1 MiB echo message of
+/// control characters is 6 MiB once JSON-escaped. rmcp answers 413 above it.
 const MAX_BODY_BYTES: usize = 8 << 20;
 
 struct Config {

@@ -36,8 +36,17 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /** Wires the MCP SDK's servlet transport, the plain routes and the backends into embedded Jetty. */
 final class App {
-  /** Jetty's default pool size: tool calls block their request thread (the servlet transport waits). */
-  static final int MAX_THREADS = 200;
+  /** The most VUs a perflab matrix may ask for (packages/contracts/src/matrix.ts). */
+  static final int MAX_VUS = 5000;
+  /**
+   * A tool call holds its request thread until it answers (the servlet transport waits, and sleep
+   * and fetch_upstream wait on that thread), so the pool must not cap concurrency below what a
+   * matrix can ask for: one request in flight per VU, plus Jetty's acceptor, selectors and
+   * reserved threads. Threads start on demand and retire after 60 s idle. Jetty's default is 200.
+   */
+  static final int MAX_THREADS = MAX_VUS + 100;
+  /** CONTRACT.md section 2: a 1 MiB echo message of control characters is 6 MiB JSON-escaped. */
+  static final int MAX_BODY_BYTES = 8 * 1024 * 1024;
   /**
    * In-flight requests get 3.5 s on SIGTERM: stopping the pool and the JVM's exit take up to
    * another second on a busy machine, and the contract allows 5 s in all.
@@ -108,7 +117,8 @@ final class App {
     // Reactor's boundedElastic pool, so CPU work competes with request handling (CONTRACT.md 4.2).
     if (cfg.stateless()) {
       HttpServletStatelessServerTransport transport = HttpServletStatelessServerTransport.builder()
-          .jsonMapper(json).messageEndpoint("/mcp").httpHeaderValidator(hosts).build();
+          .jsonMapper(json).messageEndpoint("/mcp").httpHeaderValidator(hosts)
+          .maxRequestSize(MAX_BODY_BYTES).build();
       List<McpStatelessServerFeatures.SyncToolSpecification> specs = Tools.DEFS.stream()
           .map(d -> McpStatelessServerFeatures.SyncToolSpecification.builder()
               .tool(tool(json, d))
@@ -123,7 +133,7 @@ final class App {
     // message the contract does not allow; TransportFilter sends SSE comments instead.
     // sessionSweepInterval(null): sessions have no idle timeout, they live until DELETE.
     HttpServletStreamableServerTransportProvider provider = HttpServletStreamableServerTransportProvider.builder()
-        .jsonMapper(json).mcpEndpoint("/mcp").httpHeaderValidator(hosts)
+        .jsonMapper(json).mcpEndpoint("/mcp").httpHeaderValidator(hosts).maxRequestSize(MAX_BODY_BYTES)
         .keepAliveInterval(null).sessionSweepInterval(null).build();
     List<McpServerFeatures.SyncToolSpecification> specs = Tools.DEFS.stream()
         .map(d -> McpServerFeatures.SyncToolSpecification.builder()

@@ -138,6 +138,7 @@ final class Backends implements AutoCloseable {
       }
     }
     cfg.setMaximumPoolSize(25);
+    cfg.setMinimumIdle(0); // connections open on demand (the default fills the pool to 25 at once)
     cfg.setConnectionTimeout(5000); // waiting for a free connection under load
     cfg.setInitializationFailTimeout(-1); // start even if Postgres is down; calls then fail
     cfg.addDataSourceProperty("connectTimeout", "2"); // seconds, pgjdbc's TCP connect limit

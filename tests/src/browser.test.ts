@@ -85,15 +85,35 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(0);
       const first = await points();
       await expect.poll(points, { timeout: 20_000 }).toBeGreaterThan(first);
+      // The only cell is running: the progress bar moves with its seconds, short of done.
+      const progress = page.getByTestId("run-progress").getByRole("progressbar");
+      const shown = Number(await progress.getAttribute("aria-valuenow"));
+      expect(shown).toBeGreaterThan(0);
+      expect(shown).toBeLessThan(1);
 
       await expect
         .poll(() => page.getByTestId("run-status").textContent(), { timeout: 60_000 })
         .toMatch(/succeeded/i);
       const summary = page.getByTestId("summary-table");
       await summary.waitFor({ timeout: 15_000 });
-      const text = (await summary.textContent()) ?? "";
-      expect(text).toMatch(/p99/i);
-      expect(text).toMatch(/go/i);
+      // The numbers on the page are the stored summary's.
+      const runId = new URL(page.url()).pathname.split("/").at(-1)!;
+      const detail = (await (await fetch(`${inject("webUrl")}/api/v1/runs/${runId}`)).json()) as {
+        cells: { serverName: string; summary: { requests: number; latency: { p99: number } } | null }[];
+      };
+      const stored = detail.cells[0]!.summary!;
+      const row = await summary.evaluate((table: HTMLTableElement) => {
+        const headings = Array.from(table.tHead!.rows[0]!.cells).map((th) => th.textContent?.trim() ?? "");
+        const cells = Array.from(table.tBodies[0]!.rows[0]!.cells).map((td) => td.textContent?.trim() ?? "");
+        return Object.fromEntries(headings.map((h, i) => [h, cells[i]]));
+      });
+      expect(row.Cell).toMatch(/go/);
+      expect(Number(row.Requests!.replace(/[^0-9]/g, ""))).toBe(stored.requests);
+      const p99 = Number.parseFloat(row.p99!) * (row.p99!.endsWith(" s") ? 1000 : 1);
+      expect(Math.abs(p99 - stored.latency.p99)).toBeLessThanOrEqual(
+        Math.max(0.01, stored.latency.p99 * 0.005),
+      );
+      expect(await page.getByTestId("percentile-chart").getAttribute("data-cells")).toBe("1");
     });
   });
 

@@ -1,12 +1,23 @@
-export function ProgressBar({ done, total, failed = 0 }: { done: number; total: number; failed?: number }) {
-  const pct = total > 0 ? Math.min(100, (done / total) * 100) : 0;
+export function ProgressBar({
+  done,
+  total,
+  failed = 0,
+  progress = done,
+}: {
+  done: number;
+  total: number;
+  failed?: number;
+  /** Cells done plus the running cells' elapsed share; the bar shows it, the label counts cells. */
+  progress?: number;
+}) {
+  const pct = total > 0 ? Math.min(100, (progress / total) * 100) : 0;
   return (
     <div className="flex items-center gap-2">
       <div
         role="progressbar"
         aria-valuemin={0}
         aria-valuemax={total}
-        aria-valuenow={done}
+        aria-valuenow={Math.round(progress * 100) / 100}
         aria-label="Cells done"
         className="h-2 w-full min-w-16 overflow-hidden rounded-full bg-zinc-200 dark:bg-zinc-800"
       >

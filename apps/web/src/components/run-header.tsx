@@ -4,12 +4,13 @@ import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { panel } from "./ui";
 
-export type Connection = "connecting" | "live" | "reconnecting" | "closed";
+export type Connection = "connecting" | "live" | "reconnecting" | "unavailable" | "closed";
 
 const connectionText: Record<Connection, string> = {
   connecting: "connecting…",
   live: "live",
   reconnecting: "reconnecting…",
+  unavailable: "live updates unavailable; retrying…",
   closed: "",
 };
 
@@ -25,10 +26,13 @@ function SpecItem({ label, children }: { label: string; children: React.ReactNod
 export function RunHeader({
   run,
   connection,
+  progress,
   actions,
 }: {
   run: RunDto;
   connection: Connection;
+  /** Cells done plus the running cells' elapsed share (see runProgress). */
+  progress?: number;
   /** Buttons for the run (Share); none on a frozen report. */
   actions?: React.ReactNode;
 }) {
@@ -52,7 +56,12 @@ export function RunHeader({
         </span>
       </div>
       <div data-testid="run-progress" className="max-w-md">
-        <ProgressBar done={run.cellsDone} total={run.cellsTotal} failed={run.cellsFailed} />
+        <ProgressBar
+          done={run.cellsDone}
+          total={run.cellsTotal}
+          failed={run.cellsFailed}
+          progress={progress ?? run.cellsDone}
+        />
       </div>
       {actions}
       {run.error && <p className="text-sm text-rose-600 dark:text-rose-400">{run.error}</p>}

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useReducer, useRef, useState } from "react";
 import { isComparable } from "@/lib/compare";
 import { type CellDto, type RunDto, terminalCellStatuses, terminalRunStatuses } from "@/lib/dto";
-import { defaultChartCell, type RunAction, reduceRunState } from "@/lib/run-state";
+import { defaultChartCell, type RunAction, reduceRunState, runProgress } from "@/lib/run-state";
 import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
 import { LiveCharts } from "./live-charts";
@@ -28,15 +28,25 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
     dispatch({ type: "props", run, cells });
   }, [run, cells]);
 
+  // EventSource retries a dropped stream by itself, but gives up for good on an error answer (the
+  // events route answers 503 while Redis is down): then open a new one, backing off to 30 s.
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     const source = new EventSource(`/api/v1/runs/${run.id}/events`);
+    let retry: ReturnType<typeof setTimeout> | undefined;
     const close = () => {
       source.close();
       setConnection("closed");
     };
     source.onopen = () => setConnection("live");
-    source.onerror = () =>
-      setConnection(source.readyState === EventSource.CLOSED ? "closed" : "reconnecting");
+    source.onerror = () => {
+      if (source.readyState !== EventSource.CLOSED) {
+        setConnection("reconnecting");
+        return;
+      }
+      setConnection("unavailable");
+      retry = setTimeout(() => setAttempt((n) => n + 1), Math.min(30_000, 2_000 * 2 ** Math.min(attempt, 4)));
+    };
     source.onmessage = (message) => {
       const event = JSON.parse(message.data) as RunAction;
       dispatch(event);
@@ -51,8 +61,11 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
         router.refresh();
       }
     };
-    return () => source.close();
-  }, [run.id, router]);
+    return () => {
+      clearTimeout(retry);
+      source.close();
+    };
+  }, [run.id, router, attempt]);
 
   const chartCellId = picked ?? defaultChartCell(state);
   const chartCell = state.cells.find((c) => c.id === chartCellId);
@@ -62,6 +75,7 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
       <RunHeader
         run={state.run}
         connection={connection}
+        progress={runProgress(state)}
         actions={terminalRunStatuses.includes(state.run.status) && <ShareReport runId={state.run.id} />}
       />
       {isComparable(state.cells) && (

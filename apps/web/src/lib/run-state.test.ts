@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CellDto, RunDto } from "./dto";
-import { defaultChartCell, type RunState, reduceRunState } from "./run-state";
+import { defaultChartCell, type RunState, reduceRunState, runProgress } from "./run-state";
 
 const run: RunDto = {
   id: "r1",
@@ -109,5 +109,26 @@ describe("reduceRunState", () => {
     const running = reduceRunState(initial, { type: "cell", cellId: "c2", status: "running" });
     expect(defaultChartCell(running)).toBe("c2");
     expect(defaultChartCell(reduceRunState(initial, point("c1", 0)))).toBe("c1");
+  });
+});
+
+describe("runProgress", () => {
+  it("moves during a running cell by its elapsed seconds, and never reaches the next cell early", () => {
+    const running: RunState = {
+      run: { ...run, status: "running", cellsDone: 1 },
+      cells: [
+        { ...cell("c1", 0), status: "succeeded" },
+        { ...cell("c2", 1), status: "running" },
+      ],
+      points: { c2: [point("c2", 1), point("c2", 2), point("c2", 3)] },
+    };
+    // 3 of 12 seconds (2 s warm-up + 10 s measured) into the second cell.
+    expect(runProgress(running)).toBeCloseTo(1.25, 5);
+    const overrun = {
+      ...running,
+      points: { c2: Array.from({ length: 20 }, (_, i) => point("c2", i + 1)) },
+    };
+    expect(runProgress(overrun)).toBeCloseTo(1.99, 5);
+    expect(runProgress(initial)).toBe(0);
   });
 });

@@ -67,3 +67,18 @@ export function defaultChartCell(state: RunState): string | null {
   const withPoints = state.cells.filter((c) => (state.points[c.id]?.length ?? 0) > 0);
   return withPoints[withPoints.length - 1]?.id ?? state.cells[0]?.id ?? null;
 }
+
+/**
+ * Cells done plus the elapsed share of each running cell (one live point per second of its warm-up
+ * and measured window), so the progress bar moves during a cell, not only between cells.
+ */
+export function runProgress(state: RunState): number {
+  let progress = state.run.cellsDone;
+  for (const cell of state.cells) {
+    if (cell.status !== "running") continue;
+    const seconds = cell.warmupSeconds + cell.durationSeconds;
+    const points = state.points[cell.id]?.length ?? 0;
+    if (seconds > 0) progress += Math.min(0.99, points / seconds);
+  }
+  return Math.min(progress, state.run.cellsTotal);
+}

@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { freePort, repoRoot, waitForPort } from "../scripts/lib/services.ts";
-import { bareK6Echo, machine, mean, sd, startLab } from "./lib.ts";
+import { bareK6Echo, machine, mean, pairedRatio, sd, startLab } from "./lib.ts";
 
 const [rounds = 5, durationSec = 10, vus = 10] = process.argv.slice(2).map(Number);
 const warmupSec = 2;
@@ -50,7 +50,8 @@ const lab = await startLab();
 
 /** Worker CPU over the steady part of the measured window (the per-cell setup is a one-off cost). */
 async function workerCpuDuringLoad(): Promise<number> {
-  for (;;) {
+  const deadline = Date.now() + (warmupSec + durationSec + 120) * 1000;
+  while (Date.now() < deadline) {
     const cell = await lab.db.cell.findFirst({
       where: { status: "running", measureStartedAt: { not: null } },
     });
@@ -65,6 +66,7 @@ async function workerCpuDuringLoad(): Promise<number> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  return Number.NaN;
 }
 
 async function viaPerflab(): Promise<{ rps: number; p99: number; workerCpuPct: number }> {
@@ -113,7 +115,18 @@ try {
       2,
     )} ms`,
   );
-  console.log(`RPS ratio perflab / bare: ${(mean(perflabRps) / mean(bareRps)).toFixed(3)}`);
+  console.log(`RPS ratio perflab / bare (of the means): ${(mean(perflabRps) / mean(bareRps)).toFixed(3)}`);
+  const paired = pairedRatio(bareRps, perflabRps);
+  console.log(
+    `RPS ratio perflab / bare, paired by round: ${paired.ratio.toFixed(3)} (95 % CI ${paired.low.toFixed(3)}–${paired.high.toFixed(3)}, ${paired.n} pairs)`,
+  );
+  const p99 = pairedRatio(
+    results.bare.map((r) => r.p99),
+    results.perflab.map((r) => r.p99),
+  );
+  console.log(
+    `tools/call p99 ratio perflab / bare, paired: ${p99.ratio.toFixed(3)} (95 % CI ${p99.low.toFixed(3)}–${p99.high.toFixed(3)})`,
+  );
   console.log(
     `worker CPU during the measured window: ${fmt(results.perflab.map((r) => r.workerCpuPct))} % of one core`,
   );

@@ -137,6 +137,17 @@ describe("the Go server in a container", () => {
     expect(info.Config.Env).toContain(`PORT=${port}`);
   });
 
+  it("pins the container to the cell's cpuset", async () => {
+    const { server } = await startGo({ limits: { cpuset: "0", memoryMb: 256 } });
+    const info = await driver.docker.getContainer(server.containerId).inspect();
+    expect(info.HostConfig.CpusetCpus).toBe("0");
+    expect(info.HostConfig.NanoCpus).toBe(1_000_000_000);
+    expect(server.appliedLimits).toEqual({ cpus: 1, memoryBytes: 256 * MB, cpuset: "0" });
+    await expect(startGo({ limits: { cpuset: "0-511" } })).rejects.toThrow(
+      /names CPUs the engine's machine does not have/,
+    );
+  });
+
   it("defaults to 2 vCPU and 2 GB capped to the engine's machine", async () => {
     const { server } = await startGo();
     const info = await driver.docker.getContainer(server.containerId).inspect();

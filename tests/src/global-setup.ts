@@ -27,8 +27,34 @@ declare module "vitest" {
   }
 }
 
-/** Servers the tests need beside the reference ones: one that dies before it is healthy. */
+/** A test-only server: a manifest whose start command is a shell line (the Go server's tools). */
+async function writeShellServer(dir: string, name: string, shell: string) {
+  await mkdir(path.join(dir, name));
+  await writeFile(
+    path.join(dir, `${name}/perflab.json`),
+    JSON.stringify({
+      name,
+      displayName: `${name} (test)`,
+      language: "shell",
+      runtime: "bash",
+      sdk: { name: "none", version: "0" },
+      build: { command: "true", inputs: [] },
+      start: { command: ["bash", "-c", shell], env: {} },
+      tools: ["echo"],
+    }),
+  );
+}
+
+/**
+ * Servers the tests need beside the reference ones: one that dies before it is healthy, one killed
+ * 3 s after it starts (mid-load), one whose process group ignores SIGTERM, one that never answers.
+ */
 async function writeTestServers(dir: string) {
+  const go = path.join(repoRoot, "servers/go/bin/server");
+  await writeShellServer(dir, "crashes", `exec timeout -s KILL 3 ${go}`);
+  // The Go server stops on SIGTERM; the shell and its sleep ignore it, so only SIGKILL ends the group.
+  await writeShellServer(dir, "stubborn", `trap '' TERM; ${go} & wait $!; sleep 600`);
+  await writeShellServer(dir, "silent", "echo 'starting'; exec sleep 600");
   await mkdir(dir, { recursive: true });
   // Every reference server, as the web app's catalog has them, plus the test-only ones.
   for (const server of loadServerCatalog(path.join(repoRoot, "servers"))) {

@@ -158,7 +158,11 @@ export async function runCell(
         port,
         // What was enforced, not what was asked (the run's spec keeps that): none for a plain process.
         limits: applied
-          ? { cpus: applied.cpus, memoryMb: Math.round(applied.memoryBytes / 2 ** 20) }
+          ? {
+              cpus: applied.cpus,
+              memoryMb: Math.round(applied.memoryBytes / 2 ** 20),
+              ...(applied.cpuset ? { cpuset: applied.cpuset } : {}),
+            }
           : Prisma.DbNull,
         serverBuild: serverBuild(server, running.image ?? null, running.imageId ?? null),
       },

@@ -76,7 +76,8 @@ export const ZCellDto = z.object({
   stage: z.string().nullable(),
   driver: z.string(),
   /** Limits the driver enforced (null for a plain process). */
-  limits: z.object({ cpus: z.number(), memoryMb: z.number() }).nullable(),
+  /** What the driver enforced: CPU quota, memory, and the CPUs the container was pinned to (if any). */
+  limits: z.object({ cpus: z.number(), memoryMb: z.number(), cpuset: z.string().nullable() }).nullable(),
   /** Container image tag and content id (sha256:…), when the cell ran in a container. */
   image: z.string().nullable(),
   imageId: z.string().nullable(),

@@ -98,6 +98,18 @@ describe("matrix spec", () => {
     ).toContainEqual({ field: "scenarios.0.params.args", message: "is not a known field" });
   });
 
+  it("takes a cpuset as a CPU list and names it when it is not one", () => {
+    expect(schema.parse({ ...valid, driver: "docker", limits: { cpuset: "0-1,3" } }).limits).toEqual({
+      cpuset: "0-1,3",
+    });
+    for (const cpuset of ["0-", "a", "1;2", " 0"]) {
+      expect(errorsOf({ ...valid, limits: { cpuset } })).toContainEqual({
+        field: "limits.cpuset",
+        message: "must be a CPU list such as 0-1 or 0,2",
+      });
+    }
+  });
+
   it("refuses a pull request that is not a number", () => {
     expect(errorsOf({ ...valid, git: { pr: "feature-x" } })).toContainEqual({
       field: "git.pr",

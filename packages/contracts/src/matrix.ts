@@ -59,6 +59,11 @@ export const ZMatrixSpecInput = z.strictObject({
   limits: z
     .strictObject({
       cpus: numeric(number().min(0.1, "must be at least 0.1").max(256, "must be at most 256")).optional(),
+      /** CPUs the container may run on (cpuset), e.g. "0-1" or "0,2"; the engine's machine must have them. */
+      cpuset: z
+        .string()
+        .regex(/^\d{1,4}(-\d{1,4})?(,\d{1,4}(-\d{1,4})?)*$/, "must be a CPU list such as 0-1 or 0,2")
+        .optional(),
       memoryMb: numeric(
         number()
           .int("must be a whole number")

@@ -54,7 +54,9 @@ export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
                   <td className={`${td} font-medium`}>{cellLabel(cell)}</td>
                   <td className={td}>{cell.driver}</td>
                   <td className={td}>
-                    {cell.limits ? `${cell.limits.cpus} vCPU · ${cell.limits.memoryMb} MB` : "none"}
+                    {cell.limits
+                      ? `${cell.limits.cpus} vCPU · ${cell.limits.memoryMb} MB${cell.limits.cpuset ? ` · CPUs ${cell.limits.cpuset}` : ""}`
+                      : "none"}
                   </td>
                   <td className={td}>{runtimeOf(build)}</td>
                   <td className={`${td} font-mono text-xs`}>

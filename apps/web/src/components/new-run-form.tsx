@@ -43,6 +43,7 @@ type FormState = {
   driver: "local" | "docker";
   cpus: string;
   memoryMb: string;
+  cpuset: string;
 };
 
 const fields = {
@@ -58,6 +59,7 @@ const fields = {
   driver: { exact: ["driver"] },
   cpus: { exact: ["limits.cpus"] },
   memoryMb: { exact: ["limits.memoryMb"] },
+  cpuset: { exact: ["limits.cpuset"] },
 } satisfies Record<keyof FormState, FieldMatch>;
 
 const argsFor = (tool: string) => JSON.stringify(defaultToolArguments[tool] ?? {}, null, 2);
@@ -94,11 +96,12 @@ function toSpecInput(form: FormState) {
     rounds: form.rounds,
     driver: form.driver,
     // Limits apply to containers; empty fields mean the driver's defaults (2 vCPU / 2 GB for docker).
-    ...(form.cpus.trim() || form.memoryMb.trim()
+    ...(form.cpus.trim() || form.memoryMb.trim() || form.cpuset.trim()
       ? {
           limits: {
             ...(form.cpus.trim() ? { cpus: form.cpus } : {}),
             ...(form.memoryMb.trim() ? { memoryMb: form.memoryMb } : {}),
+            ...(form.cpuset.trim() ? { cpuset: form.cpuset.trim() } : {}),
           },
         }
       : {}),
@@ -127,6 +130,7 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
     driver: "local",
     cpus: "",
     memoryMb: "",
+    cpuset: "",
   });
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [attempted, setAttempted] = useState(false);
@@ -471,6 +475,27 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
             form.driver === "docker" ? "Default 2048, capped to the host" : "Applied by the docker driver"
           }
         />
+        <FormField
+          id="cpuset"
+          label="CPU set"
+          errors={err("cpuset")}
+          hint={
+            form.driver === "docker"
+              ? "Pin to CPUs, e.g. 0-1 or 0,2; empty: any"
+              : "Applied by the docker driver"
+          }
+        >
+          <input
+            id="cpuset"
+            type="text"
+            inputMode="numeric"
+            placeholder="any"
+            className={`${inputClass} tabular-nums`}
+            value={form.cpuset}
+            onChange={(e) => update({ cpuset: e.target.value })}
+            {...aria("cpuset")}
+          />
+        </FormField>
       </div>
 
       <div className="flex items-center justify-between gap-4 border-t border-zinc-200 pt-5 dark:border-zinc-800">

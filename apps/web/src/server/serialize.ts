@@ -99,7 +99,7 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     status: cell.status,
     stage: null,
     driver: cell.driver,
-    limits: (cell.limits as { cpus: number; memoryMb: number } | null) ?? null,
+    limits: limitsOf(cell.limits),
     image: ((cell.serverBuild as { image?: string | null } | null)?.image ?? null) || null,
     imageId: ((cell.serverBuild as { imageId?: string | null } | null)?.imageId ?? null) || null,
     idleRssBytes: cell.idleRssBytes === null ? null : Number(cell.idleRssBytes),
@@ -137,4 +137,9 @@ export function serializePoint(point: Omit<MetricPoint, "histogram" | "runtime">
     rssBytes: num(point.rssBytes),
     k6CpuPct: point.k6CpuPct,
   };
+}
+
+function limitsOf(value: unknown): { cpus: number; memoryMb: number; cpuset: string | null } | null {
+  const limits = value as { cpus: number; memoryMb: number; cpuset?: string } | null;
+  return limits ? { cpus: limits.cpus, memoryMb: limits.memoryMb, cpuset: limits.cpuset ?? null } : null;
 }

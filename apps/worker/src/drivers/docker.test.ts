@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   cpusetFor,
+  cpusetIds,
   createDockerDriver,
   exitInfoFromState,
   isOrphan,
@@ -22,19 +23,36 @@ describe("resolveLimits", () => {
     expect(resolveLimits(undefined, { cpus: 8, memoryBytes: 64 * GB })).toEqual({
       cpus: 2,
       memoryBytes: 2 * GB,
+      cpuset: null,
     });
   });
   it("caps the limits to what the engine's machine has", () => {
     expect(resolveLimits({ cpus: 16, memoryMb: 65_536 }, { cpus: 2, memoryBytes: 4 * GB })).toEqual({
       cpus: 2,
       memoryBytes: 4 * GB,
+      cpuset: null,
     });
   });
   it("keeps fractional CPUs and small memory limits as asked", () => {
     expect(resolveLimits({ cpus: 0.5, memoryMb: 32 }, { cpus: 2, memoryBytes: 4 * GB })).toEqual({
       cpus: 0.5,
       memoryBytes: 32 * 1024 * 1024,
+      cpuset: null,
     });
+  });
+  it("pins to the cell's cpuset, sizing the quota to it unless a CPU count is given", () => {
+    const host = { cpus: 8, memoryBytes: 64 * GB };
+    expect(resolveLimits({ cpuset: "3" }, host)).toMatchObject({ cpus: 1, cpuset: "3" });
+    expect(resolveLimits({ cpuset: "0-3,6" }, host)).toMatchObject({ cpus: 2, cpuset: "0-3,6" });
+    expect(resolveLimits({ cpuset: "0-3", cpus: 0.5 }, host)).toMatchObject({ cpus: 0.5, cpuset: "0-3" });
+    // More CPU time than the set has cannot be used: capped to the set's size.
+    expect(resolveLimits({ cpuset: "1,2", cpus: 6 }, host)).toMatchObject({ cpus: 2, cpuset: "1,2" });
+    expect(cpusetIds("0-2,5,1")).toEqual([0, 1, 2, 5]);
+  });
+  it("refuses a cpuset naming CPUs the machine does not have", () => {
+    expect(() => resolveLimits({ cpuset: "0-3" }, { cpus: 2, memoryBytes: GB })).toThrow(
+      'cpuset "0-3" names CPUs the engine\'s machine does not have (it has CPUs 0-1)',
+    );
   });
 });
 
@@ -84,7 +102,9 @@ describe("exitInfoFromState", () => {
 
 describe("isOrphan", () => {
   const self = { hostId: "lab-1", pid: 100, instance: "me" };
-  const alive = (pid: number) => pid === 100 || pid === 200;
+  // pid 200 runs, started at tick 5000; pid 400 runs too, but is a process that started later.
+  const alive = (pid: number, start: string | null) =>
+    pid === 100 || (pid === 200 && (start === null || start === "5000")) || (pid === 400 && start === null);
   const labels = (owner: string, instance = "other") => ({
     [LABEL_OWNER]: owner,
     [LABEL_INSTANCE]: instance,
@@ -101,6 +121,12 @@ describe("isOrphan", () => {
   it("tells its own containers from those of an earlier worker with the same pid", () => {
     expect(isOrphan(labels("lab-1:100", "me"), self, alive)).toBe(false);
     expect(isOrphan(labels("lab-1:100", "before-restart"), self, alive)).toBe(true);
+  });
+  it("tells a live worker from an unrelated process that reuses its pid", () => {
+    expect(isOrphan(labels("lab-1:200@5000"), self, alive)).toBe(false);
+    expect(isOrphan(labels("lab-1:200@4000"), self, alive)).toBe(true);
+    expect(isOrphan(labels("lab-1:400@1234"), self, alive)).toBe(true);
+    expect(isOrphan(labels("lab-1:300@1234"), self, alive)).toBe(true);
   });
   it("handles host ids that contain colons", () => {
     expect(isOrphan(labels("a:b:300"), { ...self, hostId: "a:b" }, alive)).toBe(true);

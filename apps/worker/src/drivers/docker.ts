@@ -7,7 +7,7 @@ import type { CatalogEntry } from "@perflab/contracts/server-catalog";
 import Docker from "dockerode";
 import { glob } from "tinyglobby";
 import { LogTail } from "./local.ts";
-import { OWNER_ENV, ownerMarker } from "./orphans.ts";
+import { OWNER_ENV, ownerAlive, ownerMarker, parseOwner } from "./orphans.ts";
 import type { CellLimits, Driver, ExitInfo, RunningServer, ServerResources, StartRequest } from "./types.ts";
 
 export const LABEL_CELL = "perflab.cell";
@@ -20,16 +20,41 @@ export const LABEL_INSTANCE = "perflab.instance";
 
 export type DockerStartRequest = StartRequest;
 export type EngineCapacity = { cpus: number; memoryBytes: number };
-export type ResolvedLimits = { cpus: number; memoryBytes: number };
+export type ResolvedLimits = { cpus: number; memoryBytes: number; cpuset: string | null };
 
 export const DEFAULT_LIMITS = { cpus: 2, memoryMb: 2048 } as const;
 const MB = 1024 * 1024;
 
-/** The cell's limits, defaulting to 2 vCPU / 2 GB and never more than the engine's machine has. */
+/** The CPU ids of a cpuset list ("0-1,3" → [0, 1, 3]). */
+export function cpusetIds(list: string): number[] {
+  const ids = new Set<number>();
+  for (const part of list.split(",")) {
+    const [from, to = from] = part.split("-").map(Number);
+    for (let id = from!; id <= to!; id++) ids.add(id);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/**
+ * The cell's limits, defaulting to 2 vCPU / 2 GB and never more than the engine's machine has. A
+ * cpuset must name CPUs the machine has; without a CPU count it also caps the quota to its size.
+ */
 export function resolveLimits(limits: CellLimits | undefined, capacity: EngineCapacity): ResolvedLimits {
-  const cpus = Math.min(limits?.cpus ?? DEFAULT_LIMITS.cpus, capacity.cpus);
+  let cpus = Math.min(limits?.cpus ?? DEFAULT_LIMITS.cpus, capacity.cpus);
+  let cpuset: string | null = null;
+  if (limits?.cpuset) {
+    const ids = cpusetIds(limits.cpuset);
+    const missing = ids.filter((id) => id >= capacity.cpus);
+    if (ids.length === 0 || missing.length > 0) {
+      throw new Error(
+        `cpuset "${limits.cpuset}" names CPUs the engine's machine does not have (it has CPUs 0-${capacity.cpus - 1})`,
+      );
+    }
+    cpuset = limits.cpuset;
+    cpus = Math.min(limits.cpus ?? Math.min(DEFAULT_LIMITS.cpus, ids.length), ids.length);
+  }
   const memoryBytes = Math.min((limits?.memoryMb ?? DEFAULT_LIMITS.memoryMb) * MB, capacity.memoryBytes);
-  return { cpus, memoryBytes: Math.floor(memoryBytes) };
+  return { cpus, memoryBytes: Math.floor(memoryBytes), cpuset };
 }
 
 /** First `count` CPUs as a cpuset ("0-1"), for runtimes that size pools from visible CPUs. */
@@ -79,31 +104,19 @@ async function hostOomKills(): Promise<number | null> {
 }
 
 /**
- * Whether a labelled container belongs to a worker of this host that is gone: its pid is dead, or
- * its pid is ours but it was made by an earlier process (a restarted container worker is pid 1 again).
+ * Whether a labelled container belongs to a worker of this host that is gone: its pid is dead or
+ * now another process (a different start time), or its pid is ours but it was made by an earlier
+ * process (a restarted container worker is pid 1 again).
  */
 export function isOrphan(
   labels: Record<string, string>,
   self: { hostId: string; pid: number; instance: string },
-  pidAlive: (pid: number) => boolean,
+  alive: (pid: number, start: string | null) => boolean,
 ): boolean {
-  const owner = labels[LABEL_OWNER];
-  if (!owner) return false;
-  const sep = owner.lastIndexOf(":");
-  if (owner.slice(0, sep) !== self.hostId) return false;
-  const pid = Number(owner.slice(sep + 1));
-  if (!Number.isInteger(pid)) return false;
-  if (pid === self.pid) return labels[LABEL_INSTANCE] !== self.instance;
-  return !pidAlive(pid);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  const owner = parseOwner(labels[LABEL_OWNER] ?? "");
+  if (!owner || owner.hostId !== self.hostId) return false;
+  if (owner.pid === self.pid) return labels[LABEL_INSTANCE] !== self.instance;
+  return !alive(owner.pid, owner.start);
 }
 
 const IGNORED = [
@@ -270,7 +283,12 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           // No NAT or bridge in the measured path: the server listens on the host's 127.0.0.1.
           NetworkMode: "host",
           NanoCpus: Math.round(limits.cpus * 1e9),
-          ...(options.cpuset ? { CpusetCpus: cpusetFor(limits.cpus, host.cpus) } : {}),
+          // The cell's own cpuset, or (PERFLAB_DOCKER_CPUSET=1) the first CPUs its quota covers.
+          ...(limits.cpuset
+            ? { CpusetCpus: limits.cpuset }
+            : options.cpuset
+              ? { CpusetCpus: cpusetFor(limits.cpus, host.cpus) }
+              : {}),
           Memory: limits.memoryBytes,
           MemorySwap: limits.memoryBytes,
           PidsLimit: options.pidsLimit ?? 4096,
@@ -323,7 +341,10 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       return {
         containerId: container.id,
         limits,
-        appliedLimits: limits,
+        appliedLimits: {
+          ...limits,
+          cpuset: limits.cpuset ?? (options.cpuset ? cpusetFor(limits.cpus, host.cpus) : null),
+        },
         image,
         imageId,
         startedAt,
@@ -367,7 +388,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       const self = { hostId, pid: process.pid, instance };
       const cells = new Set<string>();
       for (const info of containers) {
-        if (!isOrphan(info.Labels, self, pidAlive)) continue;
+        if (!isOrphan(info.Labels, self, ownerAlive)) continue;
         await docker
           .getContainer(info.Id)
           .remove({ force: true, v: true })

@@ -1,18 +1,48 @@
+import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 
 /** Environment marker on every process the worker starts: which worker (host and pid) owns it. */
 export const OWNER_ENV = "PERFLAB_OWNER";
 export const CELL_ENV = "PERFLAB_CELL";
 
-export const ownerMarker = (hostId: string) => `${hostId}:${process.pid}`;
+/**
+ * When a process started, in clock ticks since boot (/proc/<pid>/stat field 22), or null where
+ * /proc cannot say (another pid namespace). With the pid it names one process for good: a pid
+ * reused by an unrelated process has another start time.
+ */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
 
-function isAlive(pid: number): boolean {
+/** `<hostId>:<pid>@<start time>`: the worker process that owns a server, k6 or container. */
+export const ownerMarker = (hostId: string) =>
+  `${hostId}:${process.pid}@${processStartTime(process.pid) ?? "?"}`;
+
+/** The parts of an owner marker; markers without a start time (older workers) still parse. */
+export function parseOwner(owner: string): { hostId: string; pid: number; start: string | null } | null {
+  const sep = owner.lastIndexOf(":");
+  if (sep < 0) return null;
+  const [pidText, start] = owner.slice(sep + 1).split("@");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  return { hostId: owner.slice(0, sep), pid, start: start && start !== "?" ? start : null };
+}
+
+/** Whether the owner named by (pid, start time) still runs: the pid is live and is still that process. */
+export function ownerAlive(pid: number, start: string | null): boolean {
   try {
     process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  if (start === null) return true;
+  const now = processStartTime(pid);
+  return now === null || now === start;
 }
 
 /**
@@ -36,12 +66,10 @@ export async function reapOrphanProcesses(hostId: string): Promise<string[]> {
         return [kv.slice(0, i), kv.slice(i + 1)] as const;
       }),
     );
-    const owner = vars.get(OWNER_ENV);
-    if (!owner) continue;
-    const sep = owner.lastIndexOf(":");
-    if (owner.slice(0, sep) !== hostId) continue;
-    const ownerPid = Number(owner.slice(sep + 1));
-    if (ownerPid === process.pid || isAlive(ownerPid)) continue;
+    const owner = parseOwner(vars.get(OWNER_ENV) ?? "");
+    if (!owner || owner.hostId !== hostId) continue;
+    if (owner.pid === process.pid && owner.start === processStartTime(process.pid)) continue;
+    if (owner.pid !== process.pid && ownerAlive(owner.pid, owner.start)) continue;
     const cell = vars.get(CELL_ENV);
     if (cell) cells.add(cell);
     try {

@@ -3,7 +3,7 @@ import type { CatalogEntry } from "@perflab/contracts/server-catalog";
 export type DriverId = "local" | "docker";
 
 /** Resource limits asked for by the cell; drivers that cannot enforce them record none. */
-export type CellLimits = { cpus?: number; memoryMb?: number };
+export type CellLimits = { cpus?: number; memoryMb?: number; cpuset?: string };
 
 export type StartRequest = {
   server: CatalogEntry;
@@ -26,7 +26,7 @@ export type ServerResources = { cpuSeconds: number; rssBytes: number };
 export interface RunningServer {
   readonly startedAt: number;
   /** Limits actually applied (after capping to the machine), or null when the driver applies none. */
-  readonly appliedLimits?: { cpus: number; memoryBytes: number } | null;
+  readonly appliedLimits?: { cpus: number; memoryBytes: number; cpuset: string | null } | null;
   /** What ran: the image's tag for containers… */
   readonly image?: string | null;
   /** …and its content id (sha256:…), which names exactly the bytes that ran. */

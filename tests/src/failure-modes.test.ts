@@ -1,0 +1,145 @@
+/**
+ * How a cell ends when something other than the measurement goes wrong: every case ends the cell in
+ * a terminal state with a reason a user can act on, leaves no process behind, and lets the run go on.
+ * The test-only servers (crashes, stubborn, silent) are written by global-setup.ts.
+ */
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
+import { queueRun, testDb, waitForRun } from "./helpers.ts";
+
+const started: Service[] = [];
+afterAll(async () => {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+});
+
+/** Processes whose environment carries the cell's id (the worker marks every server it starts). */
+function processesOfCell(cellId: string): number[] {
+  const out = execFileSync(
+    "bash",
+    ["-c", `grep -l -s -a 'PERFLAB_CELL=${cellId}' /proc/[0-9]*/environ || true`],
+    {
+      encoding: "utf8",
+    },
+  );
+  return out
+    .split("\n")
+    .filter(Boolean)
+    .map((file) => Number(file.split("/")[2]));
+}
+
+async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("a cell whose server misbehaves", () => {
+  it("fails a cell whose server dies mid-load, stops k6 at once, and runs the next cell", async () => {
+    const { runId, cellIds } = await queueRun([
+      { serverName: "crashes", vus: 2, durationSeconds: 20, warmupSeconds: 0 },
+      { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+    ]);
+    const run = await waitForRun(runId, 90_000);
+    const db = testDb();
+    const [crashed, next] = await Promise.all(
+      cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id } })),
+    );
+    expect(crashed!.status).toBe("failed");
+    expect(crashed!.error).toMatch(/^server exited during the load \(exit code 137\)/);
+    expect(crashed!.exitCode).toBe(137);
+    // Killed 3 s after start: the cell ended long before its 20 s, so k6 did not go on alone.
+    expect(crashed!.finishedAt!.getTime() - crashed!.startedAt!.getTime()).toBeLessThan(15_000);
+    expect(await db.cellSummary.count({ where: { cellId: crashed!.id } })).toBe(0);
+    expect(next!.status).toBe("succeeded");
+    expect(run.status).toBe("partial");
+    expect(processesOfCell(crashed!.id)).toEqual([]);
+  });
+
+  it("kills a server that ignores SIGTERM after the grace period, and keeps its measurement", async () => {
+    const { runId, cellIds } = await queueRun([
+      { serverName: "stubborn", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+    ]);
+    const run = await waitForRun(runId, 90_000);
+    const cell = await testDb().cell.findUniqueOrThrow({
+      where: { id: cellIds[0]! },
+      include: { summary: true },
+    });
+    expect([cell.status, cell.error]).toEqual(["succeeded", null]);
+    expect(cell.exitSignal).toBe("SIGKILL");
+    expect(cell.summary!.requests).toBe(cell.summary!.k6Requests);
+    expect(run.status).toBe("succeeded");
+    expect(processesOfCell(cell.id)).toEqual([]);
+  });
+});
+
+describe("a worker with a short health timeout and its own queue", () => {
+  const env = {
+    PERFLAB_SERVERS_DIR: inject("serversDir"),
+    PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-failures"),
+    PERFLAB_HOST_ID: "failure-modes",
+    PERFLAB_HEALTH_TIMEOUT_MS: "3000",
+  };
+  let redisUrl = "";
+
+  it("fails a cell whose server never answers MCP within the health timeout, and stops it", async () => {
+    const redis = await startRedis({
+      dir: path.join(inject("tmpDir"), "redis-failures"),
+      port: await freePort(),
+    });
+    started.push({ name: "redis", stop: () => redis.stop() });
+    redisUrl = redis.url;
+    const worker = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl, env });
+    started.push(worker);
+    const { runId, cellIds } = await queueRun(
+      [{ serverName: "silent", vus: 1, durationSeconds: 2, warmupSeconds: 0 }],
+      {
+        redisUrl,
+      },
+    );
+    const run = await waitForRun(runId, 60_000);
+    const cell = await testDb().cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+    expect(run.status).toBe("failed");
+    expect(cell.status).toBe("failed");
+    expect(cell.error).toBe("server did not answer an MCP initialize within 3000 ms");
+    expect(cell.logTail).toContain("starting");
+    expect(processesOfCell(cell.id)).toEqual([]);
+    await worker.stop();
+  });
+
+  it("records a cell stopped by the worker's SIGTERM as failed with that reason, and stops its server", async () => {
+    const logs: string[] = [];
+    const worker = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl,
+      env,
+      log: (l) => logs.push(l),
+    });
+    started.push(worker);
+    const { runId, cellIds } = await queueRun(
+      [{ serverName: "go", vus: 2, durationSeconds: 30, warmupSeconds: 0 }],
+      {
+        redisUrl,
+      },
+    );
+    const db = testDb();
+    await until("the cell to measure", async () => {
+      const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+      return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + 2_000;
+    });
+    const stopping = Date.now();
+    await worker.stop();
+    // Graceful: the worker ended the cell itself (no SIGKILL of the worker after 15 s).
+    expect(Date.now() - stopping).toBeLessThan(14_000);
+    expect(worker.exitReason()).toMatch(/^worker exited \(0\)/);
+    const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+    expect(cell.status).toBe("failed");
+    expect(cell.error).toBe("the worker was shut down during the cell");
+    const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+    expect([run.status, run.cellsDone]).toEqual(["failed", 1]);
+    expect(processesOfCell(cell.id)).toEqual([]);
+  });
+});

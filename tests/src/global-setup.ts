@@ -50,16 +50,16 @@ async function writeShellServer(dir: string, name: string, shell: string) {
  * 3 s after it starts (mid-load), one whose process group ignores SIGTERM, one that never answers.
  */
 async function writeTestServers(dir: string) {
-  const go = path.join(repoRoot, "servers/go/bin/server");
-  await writeShellServer(dir, "crashes", `exec timeout -s KILL 3 ${go}`);
-  // The Go server stops on SIGTERM; the shell and its sleep ignore it, so only SIGKILL ends the group.
-  await writeShellServer(dir, "stubborn", `trap '' TERM; ${go} & wait $!; sleep 600`);
-  await writeShellServer(dir, "silent", "echo 'starting'; exec sleep 600");
   await mkdir(dir, { recursive: true });
   // Every reference server, as the web app's catalog has them, plus the test-only ones.
   for (const server of loadServerCatalog(path.join(repoRoot, "servers"))) {
     await symlink(server.dir, path.join(dir, server.name));
   }
+  const go = path.join(repoRoot, "servers/go/bin/server");
+  await writeShellServer(dir, "crashes", `exec timeout -s KILL 3 ${go}`);
+  // The Go server stops on SIGTERM; the shell and its sleep ignore it, so only SIGKILL ends the group.
+  await writeShellServer(dir, "stubborn", `trap '' TERM; ${go} & wait $!; sleep 600`);
+  await writeShellServer(dir, "silent", "echo 'starting'; exec sleep 600");
   await mkdir(path.join(dir, "broken"));
   await writeFile(
     path.join(dir, "broken/perflab.json"),

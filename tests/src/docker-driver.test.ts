@@ -121,7 +121,7 @@ describe("the Go server in a container", () => {
     const { server, port } = await startGo({ runId: "run-2", limits: { cpus: 1.5, memoryMb: 300 } });
     const info = await driver.docker.getContainer(server.containerId).inspect();
     expect(info.HostConfig.NetworkMode).toBe("host");
-    expect(server.limits).toEqual({ cpus: 1.5, memoryBytes: 300 * MB });
+    expect(server.limits).toEqual({ cpus: 1.5, memoryBytes: 300 * MB, cpuset: null });
     expect(info.HostConfig.NanoCpus).toBe(1_500_000_000);
     expect(info.HostConfig.Memory).toBe(300 * MB);
     expect(info.HostConfig.MemorySwap).toBe(300 * MB);

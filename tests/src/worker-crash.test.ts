@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createDockerDriver, LABEL_CELL, LABEL_OWNER } from "../../apps/worker/src/drivers/docker.ts";
+import { processStartTime } from "../../apps/worker/src/drivers/orphans.ts";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
 
@@ -140,7 +141,10 @@ describe("a worker killed mid-cell", () => {
     );
     // Owned by the first worker: host id (the hostname unless set) and its pid.
     const hostId = process.env.PERFLAB_HOST_ID || os.hostname();
-    expect(container.Labels[LABEL_OWNER]).toBe(`${hostId}:${first.child.pid}`);
+    // …and its start time, so a process that reuses the pid is not taken for the worker.
+    expect(container.Labels[LABEL_OWNER]).toBe(
+      `${hostId}:${first.child.pid}@${processStartTime(first.child.pid!)}`,
+    );
     // k6 at least: the server's environ (a container user's) is readable only when the tests run as root.
     await until(async () => (await processesOfCell(victim)).length >= 1, 10_000, "the k6 process");
 

@@ -9,8 +9,11 @@ const INITIALIZE = JSON.stringify({
   },
 });
 
-/** One MCP initialize; healthy means a JSON-RPC result came back (the session is closed again). */
-export async function mcpInitializeSucceeds(baseUrl: string, mcpPath: string): Promise<boolean> {
+/**
+ * One MCP initialize; healthy means a JSON-RPC result came back. Returns when the result arrived
+ * (the session's DELETE afterwards is not part of the cold start), or null.
+ */
+export async function mcpInitializeSucceeds(baseUrl: string, mcpPath: string): Promise<number | null> {
   const url = `${baseUrl}${mcpPath}`;
   try {
     const res = await fetch(url, {
@@ -20,6 +23,7 @@ export async function mcpInitializeSucceeds(baseUrl: string, mcpPath: string): P
       signal: AbortSignal.timeout(2_000),
     });
     const body = await res.text();
+    const answeredAt = Date.now();
     const sessionId = res.headers.get("mcp-session-id");
     if (sessionId) {
       await fetch(url, {
@@ -28,9 +32,9 @@ export async function mcpInitializeSucceeds(baseUrl: string, mcpPath: string): P
         signal: AbortSignal.timeout(2_000),
       }).catch(() => undefined);
     }
-    return res.ok && body.includes('"result"');
+    return res.ok && body.includes('"result"') ? answeredAt : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -54,7 +58,8 @@ export async function waitForHealthy(input: {
   const deadline = Date.now() + input.timeoutMs;
   while (Date.now() < deadline) {
     if (exited) throw new ExitedBeforeHealthyError("server exited before it became healthy");
-    if (await mcpInitializeSucceeds(input.baseUrl, input.mcpPath)) return Date.now();
+    const healthyAt = await mcpInitializeSucceeds(input.baseUrl, input.mcpPath);
+    if (healthyAt !== null) return healthyAt;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new HealthTimeoutError(`server did not answer an MCP initialize within ${input.timeoutMs} ms`);

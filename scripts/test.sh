@@ -8,7 +8,11 @@ echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only
 echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --output-logs=errors-only
 echo "» servers";     (cd servers/go && go test ./...) && (cd servers/fixtures && go test ./...)
-echo "» docker engine, docker-compose and images (Go server, fixtures, k6; app, Postgres, Redis for compose)"
+# The Python and Java servers' own suites (Node's and Bun's run with the unit tests above; Rust's
+# needs a second multi-minute cargo build and runs by hand: servers/rust/README.md).
+(cd servers/python && .venv/bin/pip install --disable-pip-version-check -q -r requirements-test.txt && .venv/bin/python -m pytest -q -p no:cacheprovider)
+(cd servers/java && mvn -q -B test)
+echo "» docker engine, docker-compose and images (servers but Rust, fixtures, k6; app, Postgres, Redis for compose)"
 bash scripts/docker/start-dockerd.sh
 if ! command -v docker-compose >/dev/null; then
   echo "» installing docker-compose"
@@ -18,6 +22,6 @@ if ! command -v docker-compose >/dev/null; then
     { as_root apt-get update -q >/dev/null && as_root apt-get install -y -q docker-compose >/dev/null; }
 fi
 # --apps needs the web build of setup.sh above; the app image is rebuilt each time (~2 min here).
-bash scripts/docker/build-images.sh --apps go fixtures k6
+bash scripts/docker/build-images.sh --apps go node bun python java fixtures k6
 echo "» integration, conformance, docker and browser"
 pnpm --filter @perflab/tests test

@@ -174,4 +174,26 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(apiCalls).toEqual([]);
     });
   }, 240_000);
+
+  it("cancels a running run from its page", async () => {
+    await withPage("cancel-flow", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await chooseServers(page, ["go"]);
+      await fill(page, "Virtual users", "2");
+      await fill(page, "Duration", "60");
+      await fill(page, "Warm-up", "0");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15_000 });
+      // Wait for the cell to measure, then cancel (two steps: the button asks first).
+      await page.getByTestId("live-chart-rps").waitFor({ timeout: 45_000 });
+      await page.getByTestId("cancel-button").click();
+      await page.getByTestId("cancel-confirm").click();
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 })
+        .toMatch(/cancelled/i);
+      await expect.poll(() => page.getByTestId("cancel-button").count(), { timeout: 15_000 }).toBe(0);
+      const row = page.locator('[data-testid^="cell-row-"]').first();
+      await expect.poll(() => row.textContent(), { timeout: 30_000 }).toMatch(/cancelled/i);
+    });
+  });
 });

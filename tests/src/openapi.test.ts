@@ -128,7 +128,8 @@ describe("responses conform to the document", () => {
     runId = (body as { runId: string }).runId;
   });
 
-  it("POST /api/v1/matrices: 422 problem+json for an invalid one", async () => {
+  it("POST /api/v1/matrices: 422 problem+json for an invalid one, and nothing written", async () => {
+    const before = await testDb().run.count();
     const { response, body } = await api("/api/v1/matrices", {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -139,6 +140,7 @@ describe("responses conform to the document", () => {
     expectConforms(body, "/api/v1/matrices", "post", 422, "application/problem+json");
     const fields = (body as { errors: { field: string }[] }).errors.map((e) => e.field);
     expect(fields).toEqual(expect.arrayContaining(["servers.0", "loadLevels.0.vus"]));
+    expect(await testDb().run.count()).toBe(before);
   });
 
   it("GET /api/v1/runs/{id} and its event stream's snapshot", async () => {

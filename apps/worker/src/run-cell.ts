@@ -2,6 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  CANCELLED_WHILE_RUNNING,
   fixtureTools,
   mcpToolCallEnv,
   runChannel,
@@ -42,6 +43,13 @@ export type CellDeps = {
 /** A failure with a reason a user can act on; it ends the cell `failed`, and the run goes on. */
 class CellFailure extends Error {}
 
+/** The abort reason when a user cancelled the cell's run: the cell ends `cancelled`, unmeasured. */
+export class CellCancelled extends Error {
+  override name = "CellCancelled";
+}
+
+export type CellOutcome = { status: "succeeded" | "failed" | "cancelled"; error?: string };
+
 export async function publish(deps: Pick<CellDeps, "publisher" | "log">, runId: string, event: TLiveEvent) {
   await deps.publisher.publish(runChannel(runId), JSON.stringify(event)).catch((error) => {
     deps.log.warn({ err: error }, "live publish failed");
@@ -78,8 +86,9 @@ export async function runCell(
   const server = loadServerCatalog(env.PERFLAB_SERVERS_DIR).find((s) => s.name === cell.serverName);
   const driver = deps.drivers[cell.driver as DriverId];
   const startedAt = new Date();
-  await db.cell.update({
-    where: { id: cell.id },
+  // Only a cell still queued starts: the run may have been cancelled since it was read.
+  const claimed = await db.cell.updateMany({
+    where: { id: cell.id, status: "queued" },
     data: {
       status: "running",
       attempts: { increment: 1 },
@@ -89,6 +98,10 @@ export async function runCell(
       serverBuild: server ? serverBuild(server, null) : undefined,
     },
   });
+  if (claimed.count === 0) {
+    log.info({ cellId: cell.id }, "cell is no longer queued (cancelled); skipping");
+    return;
+  }
   await db.run.updateMany({
     where: { id: cell.runId, status: "queued" },
     data: { status: "running", startedAt },
@@ -107,7 +120,7 @@ export async function runCell(
   await mkdir(workDir, { recursive: true });
   const marker = { [OWNER_ENV]: ownerMarker(env.PERFLAB_HOST_ID), [CELL_ENV]: cell.id };
   let running: RunningServer | null = null;
-  let outcome: { status: "succeeded" | "failed"; error?: string } = {
+  let outcome: CellOutcome = {
     status: "failed",
     error: "unknown failure",
   };
@@ -330,7 +343,10 @@ export async function runCell(
     const reason =
       error instanceof CellFailure ? error.message : `internal error: ${(error as Error).message}`;
     if (!(error instanceof CellFailure)) cellLog.error({ err: error }, "cell failed unexpectedly");
-    outcome = { status: "failed", error: reason };
+    outcome =
+      input.signal?.reason instanceof CellCancelled
+        ? { status: "cancelled", error: CANCELLED_WHILE_RUNNING }
+        : { status: "failed", error: reason };
   } finally {
     if (running) {
       await stage("stopping server");
@@ -418,7 +434,7 @@ export async function finishCell(
   deps: Pick<CellDeps, "db" | "publisher" | "log">,
   cellId: string,
   runId: string,
-  outcome: { status: "succeeded" | "failed"; error?: string },
+  outcome: CellOutcome,
 ): Promise<void> {
   const { db } = deps;
   const run = await db.$transaction(async (tx) => {
@@ -432,6 +448,10 @@ export async function finishCell(
       data: { cellsDone: { increment: 1 }, cellsFailed: { increment: outcome.status === "failed" ? 1 : 0 } },
     });
     if (updated.cellsDone < updated.cellsTotal) return updated;
+    // Cancelled by a user while this cell ran: the run stays cancelled and ends now.
+    if (updated.status === "cancelled") {
+      return tx.run.update({ where: { id: runId }, data: { finishedAt: new Date() } });
+    }
     const status =
       updated.cellsFailed === 0
         ? "succeeded"

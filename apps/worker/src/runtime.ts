@@ -1,4 +1,11 @@
-import { JOB_CELL_RUN, QUEUE_CELLS, type TCellJob, ZCellJob } from "@perflab/contracts";
+import {
+  CANCEL_CHANNEL,
+  JOB_CELL_RUN,
+  QUEUE_CELLS,
+  type TCellJob,
+  ZCancelMessage,
+  ZCellJob,
+} from "@perflab/contracts";
 import { createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -10,7 +17,7 @@ import type { WorkerEnv } from "./env.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { reconcileCells } from "./reconcile.ts";
-import { finishCell, runCell } from "./run-cell.ts";
+import { CellCancelled, finishCell, runCell } from "./run-cell.ts";
 import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
 
@@ -65,6 +72,23 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   }
 
   const shutdown = new AbortController();
+  // A run cancelled in the web app: its running cell here is stopped at once (see cancel-run.ts).
+  let current: { runId: string; cancel: AbortController } | null = null;
+  const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+  subscriber.on("error", (error) => log.warn({ err: error }, "redis (cancel subscriber) error"));
+  subscriber.on("message", (_channel, message) => {
+    let parsed: ReturnType<typeof ZCancelMessage.safeParse>;
+    try {
+      parsed = ZCancelMessage.safeParse(JSON.parse(message));
+    } catch {
+      return;
+    }
+    if (parsed.success && current?.runId === parsed.data.runId) {
+      log.info({ runId: parsed.data.runId }, "run cancelled: stopping its cell");
+      current.cancel.abort(new CellCancelled("cancelled by a user"));
+    }
+  });
+  await subscriber.subscribe(CANCEL_CHANNEL);
   const worker = new Worker(
     QUEUE_CELLS,
     async (job, token) => {
@@ -89,9 +113,11 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       });
       try {
         if (shutdown.signal.aborted) return await requeue();
+        const cancel = new AbortController();
+        current = { runId, cancel };
         await runCell(
           { db, publisher, env, drivers, fixtures, k6, k6Version: version, log },
-          { cellId, signal: AbortSignal.any([shutdown.signal, lock.lost]) },
+          { cellId, signal: AbortSignal.any([shutdown.signal, lock.lost, cancel.signal]) },
         );
       } catch (error) {
         if (error instanceof DelayedError) throw error;
@@ -105,6 +131,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         );
         throw error;
       } finally {
+        current = null;
         await lock.release();
       }
     },
@@ -139,7 +166,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       await worker.close();
       await queue.close().catch(() => undefined);
       await fixtures.close();
-      await Promise.allSettled([workerConnection.quit(), publisher.quit()]);
+      await Promise.allSettled([workerConnection.quit(), publisher.quit(), subscriber.quit()]);
       await db.$disconnect();
     },
   };

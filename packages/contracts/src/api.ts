@@ -102,6 +102,15 @@ export const ZCellDto = z.object({
 /** GET /api/v1/runs/{id}. */
 export const ZRunDetail = z.object({ run: ZRunDto, cells: z.array(ZCellDto) });
 
+/** 202 of POST /api/v1/runs/{id}/cancel. */
+export const ZCancelledRun = z.object({
+  run: ZRunDto,
+  /** Queued cells that were cancelled before they ran. */
+  cancelledCells: z.array(z.string()),
+  /** Cells running at that moment; their workers stop them and record them `cancelled`. */
+  runningCells: z.number().int(),
+});
+
 /** The first event of GET /api/v1/runs/{id}/events; live `point`, `cell` and `run` events follow. */
 export const ZRunSnapshotEvent = z.object({
   type: z.literal("snapshot"),

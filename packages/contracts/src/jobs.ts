@@ -18,3 +18,11 @@ export const CELL_JOB_OPTIONS = Object.freeze({
   removeOnComplete: { age: 7 * DAY_SECONDS },
   removeOnFail: { age: 30 * DAY_SECONDS },
 });
+
+/** Redis channel on which the web app tells every worker that a run was cancelled: `{"runId": …}`. */
+export const CANCEL_CHANNEL = "perflab:cancel";
+export const ZCancelMessage = z.object({ runId: z.string().min(1) });
+
+/** The reasons a cancelled cell records. */
+export const CANCELLED_BEFORE_RUN = "cancelled before it ran";
+export const CANCELLED_WHILE_RUNNING = "cancelled while it ran; the measurement was not kept";

@@ -5,6 +5,7 @@ import { useEffect, useReducer, useRef, useState } from "react";
 import { isComparable } from "@/lib/compare";
 import { type CellDto, type RunDto, terminalCellStatuses, terminalRunStatuses } from "@/lib/dto";
 import { defaultChartCell, type RunAction, reduceRunState, runProgress } from "@/lib/run-state";
+import { CancelRun } from "./cancel-run";
 import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
 import { LiveCharts } from "./live-charts";
@@ -76,7 +77,13 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
         run={state.run}
         connection={connection}
         progress={runProgress(state)}
-        actions={terminalRunStatuses.includes(state.run.status) && <ShareReport runId={state.run.id} />}
+        actions={
+          terminalRunStatuses.includes(state.run.status) ? (
+            <ShareReport runId={state.run.id} />
+          ) : (
+            <CancelRun runId={state.run.id} />
+          )
+        }
       />
       {isComparable(state.cells) && (
         <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} />

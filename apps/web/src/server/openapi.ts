@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import {
   reportVisibilities,
+  ZCancelledRun,
   ZCellDto,
   ZCreatedRun,
   ZCreatedUpload,
@@ -67,6 +68,7 @@ function buildDocument() {
   const MatrixSpec = named("MatrixSpec", ZMatrixSpecInput);
   const CreatedRun = named("CreatedRun", ZCreatedRun);
   const RunDetail = named("RunDetail", ZRunDetail);
+  const CancelledRun = named("CancelledRun", ZCancelledRun);
   const ServerList = named("ServerList", ZServerList);
   const RunListPage = named("RunListPage", ZRunListPage);
   const RunSnapshotEvent = named("RunSnapshotEvent", ZRunSnapshotEvent);
@@ -119,6 +121,27 @@ function buildDocument() {
         content: { "application/json": { schema: RunListPage } },
       },
       422: problem("A query parameter is invalid; `errors[].field` names it."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/runs/{id}/cancel",
+    operationId: "cancelRun",
+    summary: "Cancel a queued or running run",
+    description:
+      "Queued cells end `cancelled` at once and their jobs are removed; a running cell is stopped by its worker " +
+      "and recorded `cancelled` without a result. Finished cells keep their results. The run's status is `cancelled`.",
+    request: { params: runId },
+    responses: {
+      202: {
+        description: "The run is cancelled; running cells stop within seconds.",
+        headers,
+        content: { "application/json": { schema: CancelledRun } },
+      },
+      404: problem("No run has this id."),
+      409: problem("The run has already ended."),
       500: problem("Unexpected server error."),
     },
   });

@@ -1,0 +1,15 @@
+import { getDb } from "@/server/db";
+import { jsonResponse, withProblems } from "@/server/http";
+import { cancelRun } from "@/server/operations/cancel-run";
+import { getCellQueue } from "@/server/queue";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ id: string }> };
+
+export const POST = withProblems<Context>(async (_request, context, requestId) => {
+  const { id } = await context.params;
+  const result = await cancelRun({ db: getDb(), queue: getCellQueue(), runId: id });
+  return jsonResponse(result, { status: 202, requestId });
+});

@@ -1,0 +1,83 @@
+import { CANCEL_CHANNEL, CANCELLED_BEFORE_RUN, runChannel, type TLiveEvent } from "@perflab/contracts";
+import type { Db } from "@perflab/db";
+import type { RunDto } from "../../lib/dto";
+import { AppError } from "../errors";
+import type { CellQueue } from "../queue";
+import { serializeRun } from "../serialize";
+
+const TERMINAL = new Set(["succeeded", "failed", "cancelled", "partial"]);
+
+/**
+ * Cancels a run: in one transaction its queued cells end `cancelled` and the run is marked
+ * `cancelled`; then their jobs are removed and the workers are told, so a running cell is stopped
+ * (its worker records it `cancelled`, unmeasured). Finished cells keep their results.
+ */
+export async function cancelRun({
+  db,
+  queue,
+  runId,
+}: {
+  db: Db;
+  queue: CellQueue;
+  runId: string;
+}): Promise<{ run: RunDto; cancelledCells: string[]; runningCells: number }> {
+  const result = await db.$transaction(async (tx) => {
+    // Row lock: a worker finishing the last cell at this moment sees the cancelled status, or we see its end.
+    const [locked] = await tx.$queryRaw<
+      { status: string }[]
+    >`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
+    if (!locked) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+    if (TERMINAL.has(locked.status)) {
+      throw new AppError(
+        "conflict",
+        `The run is already ${locked.status}; only a queued or running run can be cancelled.`,
+      );
+    }
+    const now = new Date();
+    const queued = await tx.cell.findMany({ where: { runId, status: "queued" }, select: { id: true } });
+    await tx.cell.updateMany({
+      where: { runId, status: "queued" },
+      data: { status: "cancelled", error: CANCELLED_BEFORE_RUN, finishedAt: now },
+    });
+    const running = await tx.cell.count({ where: { runId, status: "running" } });
+    const run = await tx.run.update({
+      where: { id: runId },
+      data: {
+        status: "cancelled",
+        error: "cancelled by a user",
+        cellsDone: { increment: queued.length },
+        ...(running === 0 ? { finishedAt: now } : {}),
+      },
+    });
+    return { run, cancelled: queued.map((c) => c.id), running };
+  });
+
+  // The database is the truth from here on: a job left behind finds its cell cancelled and ends.
+  await Promise.all(result.cancelled.map((id) => queue.remove(id).catch(() => 0)));
+  try {
+    const redis = await queue.client;
+    await redis.publish(CANCEL_CHANNEL, JSON.stringify({ runId }));
+    const events: TLiveEvent[] = result.cancelled.map((cellId) => ({
+      type: "cell",
+      cellId,
+      status: "cancelled",
+      error: CANCELLED_BEFORE_RUN,
+    }));
+    // With a cell still running the run ends when its worker has stopped it (and says so then).
+    if (result.running === 0) {
+      events.push({
+        type: "run",
+        runId,
+        status: "cancelled",
+        cellsDone: result.run.cellsDone,
+        cellsTotal: result.run.cellsTotal,
+      });
+    }
+    for (const event of events) await redis.publish(runChannel(runId), JSON.stringify(event));
+  } catch (error) {
+    // Redis down: the run is cancelled in Postgres; a worker still running its cell finishes it, and
+    // the run stays cancelled.
+    console.error(`[cancel-run] could not notify workers of ${runId}:`, error);
+  }
+  return { run: serializeRun(result.run), cancelledCells: result.cancelled, runningCells: result.running };
+}

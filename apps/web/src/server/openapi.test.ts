@@ -13,6 +13,7 @@ describe("OpenAPI document", () => {
       "/api/v1/reports/{slug}",
       "/api/v1/runs",
       "/api/v1/runs/{id}",
+      "/api/v1/runs/{id}/cancel",
       "/api/v1/runs/{id}/events",
       "/api/v1/servers",
       "/api/v1/uploads",

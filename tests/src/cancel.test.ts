@@ -3,11 +3,10 @@
  * running cell stops within seconds and is recorded `cancelled`, queued cells never run, and the run
  * stays `cancelled`; a second cancel is a 409, an unknown run a 404.
  */
-import { execFileSync } from "node:child_process";
 import { QUEUE_CELLS } from "@perflab/contracts";
 import { Queue } from "bullmq";
 import { describe, expect, inject, it } from "vitest";
-import { redisConnection, testDb } from "./helpers.ts";
+import { processesOfCell, redisConnection, testDb, until } from "./helpers.ts";
 
 type RunDetail = {
   run: { id: string; status: string; cellsDone: number; cellsTotal: number; finishedAt: string | null };
@@ -17,20 +16,6 @@ type RunDetail = {
 async function api(path: string, init?: RequestInit) {
   const response = await fetch(`${inject("webUrl")}${path}`, init);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | null | false>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe("cancelling a run", () => {
@@ -52,10 +37,14 @@ describe("cancelling a run", () => {
     expect(created.status).toBe(201);
     const runId = created.body.runId as string;
     const db = testDb();
-    const first = await until("the first cell to measure", async () => {
-      const cell = await db.cell.findFirst({ where: { runId, index: 0 } });
-      return cell?.measureStartedAt && Date.now() > cell.measureStartedAt.getTime() + 2_000 ? cell : null;
-    });
+    const first = await until(
+      async () => {
+        const cell = await db.cell.findFirst({ where: { runId, index: 0 } });
+        return cell?.measureStartedAt && Date.now() > cell.measureStartedAt.getTime() + 2_000 ? cell : null;
+      },
+      60_000,
+      "the first cell to measure",
+    );
 
     const cancelledAt = Date.now();
     const cancelled = await api(`/api/v1/runs/${runId}/cancel`, { method: "POST" });
@@ -63,14 +52,16 @@ describe("cancelling a run", () => {
     expect(cancelled.body).toMatchObject({ runningCells: 1, run: { status: "cancelled" } });
     expect((cancelled.body.cancelledCells as string[]).length).toBe(2);
 
-    const detail = await until("every cell to end", async () => {
-      const { body } = await api(`/api/v1/runs/${runId}`);
-      const run = body as unknown as RunDetail;
-      return run.cells.every((c) => ["succeeded", "failed", "cancelled"].includes(c.status)) &&
-        run.run.finishedAt
-        ? run
-        : null;
-    });
+    const detail = await until(
+      async () => {
+        const { body } = await api(`/api/v1/runs/${runId}`);
+        const run = body as unknown as RunDetail;
+        const ended = run.cells.every((c) => ["succeeded", "failed", "cancelled"].includes(c.status));
+        return ended && run.run.finishedAt ? run : null;
+      },
+      60_000,
+      "every cell to end",
+    );
     // The 30 s cell was stopped, not finished.
     expect(Date.now() - cancelledAt).toBeLessThan(15_000);
     expect(detail.run).toMatchObject({ status: "cancelled", cellsDone: 3, cellsTotal: 3 });
@@ -84,12 +75,7 @@ describe("cancelling a run", () => {
     for (const id of cancelled.body.cancelledCells as string[])
       expect(await queue.getJob(id)).toBeUndefined();
     await queue.close();
-    const left = execFileSync(
-      "bash",
-      ["-c", `grep -l -s -a 'PERFLAB_CELL=${first.id}' /proc/[0-9]*/environ || true`],
-      { encoding: "utf8" },
-    ).trim();
-    expect(left).toBe("");
+    expect(await processesOfCell(first.id)).toEqual([]);
 
     const again = await api(`/api/v1/runs/${runId}/cancel`, { method: "POST" });
     expect(again.status).toBe(409);

@@ -3,39 +3,15 @@
  * a terminal state with a reason a user can act on, leaves no process behind, and lets the run go on.
  * The test-only servers (crashes, stubborn, silent) are written by global-setup.ts.
  */
-import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, testDb, waitForRun } from "./helpers.ts";
+import { processesOfCell, queueRun, testDb, until, waitForRun } from "./helpers.ts";
 
 const started: Service[] = [];
 afterAll(async () => {
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
 });
-
-/** Processes whose environment carries the cell's id (the worker marks every server it starts). */
-function processesOfCell(cellId: string): number[] {
-  const out = execFileSync(
-    "bash",
-    ["-c", `grep -l -s -a 'PERFLAB_CELL=${cellId}' /proc/[0-9]*/environ || true`],
-    {
-      encoding: "utf8",
-    },
-  );
-  return out
-    .split("\n")
-    .filter(Boolean)
-    .map((file) => Number(file.split("/")[2]));
-}
-
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("a cell whose server misbehaves", () => {
   it("fails a cell whose server dies mid-load, stops k6 at once, and runs the next cell", async () => {
@@ -57,7 +33,7 @@ describe("a cell whose server misbehaves", () => {
     expect(await db.cellSummary.count({ where: { cellId: crashed!.id } })).toBe(0);
     expect(next!.status).toBe("succeeded");
     expect(run.status).toBe("partial");
-    expect(processesOfCell(crashed!.id)).toEqual([]);
+    expect(await processesOfCell(crashed!.id)).toEqual([]);
   });
 
   it("kills a server that ignores SIGTERM after the grace period, and keeps its measurement", async () => {
@@ -73,7 +49,7 @@ describe("a cell whose server misbehaves", () => {
     expect(cell.exitSignal).toBe("SIGKILL");
     expect(cell.summary!.requests).toBe(cell.summary!.k6Requests);
     expect(run.status).toBe("succeeded");
-    expect(processesOfCell(cell.id)).toEqual([]);
+    expect(await processesOfCell(cell.id)).toEqual([]);
   });
 });
 
@@ -107,7 +83,7 @@ describe("a worker with a short health timeout and its own queue", () => {
     expect(cell.status).toBe("failed");
     expect(cell.error).toBe("server did not answer an MCP initialize within 3000 ms");
     expect(cell.logTail).toContain("starting");
-    expect(processesOfCell(cell.id)).toEqual([]);
+    expect(await processesOfCell(cell.id)).toEqual([]);
     await worker.stop();
   });
 
@@ -127,10 +103,14 @@ describe("a worker with a short health timeout and its own queue", () => {
       },
     );
     const db = testDb();
-    await until("the cell to measure", async () => {
-      const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
-      return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + 2_000;
-    });
+    await until(
+      async () => {
+        const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+        return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + 2_000;
+      },
+      60_000,
+      "the cell to measure",
+    );
     const stopping = Date.now();
     await worker.stop();
     // Graceful: the worker ended the cell itself (no SIGKILL of the worker after 15 s).
@@ -141,6 +121,6 @@ describe("a worker with a short health timeout and its own queue", () => {
     expect(cell.error).toBe("the worker was shut down during the cell");
     const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
     expect([run.status, run.cellsDone]).toEqual(["failed", 1]);
-    expect(processesOfCell(cell.id)).toEqual([]);
+    expect(await processesOfCell(cell.id)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { readdir, readFile } from "node:fs/promises";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { createDb, type Db } from "@perflab/db";
 import { Queue } from "bullmq";
@@ -84,4 +85,30 @@ export async function waitForRun(runId: string, timeoutMs: number) {
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`run ${runId} did not finish within ${timeoutMs} ms`);
+}
+
+/** Pids of processes started for a cell (the marker the worker puts in their environment). */
+export async function processesOfCell(cellId: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const environ = await readFile(`/proc/${name}/environ`, "utf8").catch(() => "");
+    if (environ.split("\0").includes(`PERFLAB_CELL=${cellId}`)) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/** Polls `fn` every 200 ms until it returns something truthy, which it returns; fails naming `what`. */
+export async function until<T>(
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await fn();
+    if (value) return value;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }

@@ -5,15 +5,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, inject, it } from "vitest";
 import { startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, redisConnection, testDb, waitForRun } from "./helpers.ts";
-
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { queueRun, redisConnection, testDb, until, waitForRun } from "./helpers.ts";
 
 describe("one cell at a time per host", () => {
   it("never overlaps two cells, even with two worker processes on the host", async () => {
@@ -32,18 +24,28 @@ describe("one cell at a time per host", () => {
     const redis = new Redis(inject("redisUrl"));
     const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
     try {
-      await until("the second worker to be ready", () => logs.some((l) => l.includes("worker ready")));
+      await until(
+        async () => logs.some((l) => l.includes("worker ready")),
+        60_000,
+        "the second worker to be ready",
+      );
       await redis.set(lockKey, "held-by-the-test", "PX", 60_000);
       const { runId, cellIds } = await queueRun([
         { serverName: "go", vus: 1, durationSeconds: 3, warmupSeconds: 0 },
         { serverName: "go", vus: 1, durationSeconds: 3, warmupSeconds: 0 },
       ]);
-      await until("both workers to hold a cell", async () => {
-        const states = await Promise.all(cellIds.map(async (id) => (await queue.getJob(id))?.getState()));
-        return states.every((s) => s === "active");
-      });
-      await until("the second worker to wait for the host", () =>
-        logs.some((l) => l.includes("waiting for the host")),
+      await until(
+        async () => {
+          const states = await Promise.all(cellIds.map(async (id) => (await queue.getJob(id))?.getState()));
+          return states.every((s) => s === "active");
+        },
+        60_000,
+        "both workers to hold a cell",
+      );
+      await until(
+        async () => logs.some((l) => l.includes("waiting for the host")),
+        60_000,
+        "the second worker to wait for the host",
       );
       await redis.del(lockKey);
 

@@ -4,26 +4,12 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, redisConnection, testDb, waitForRun } from "./helpers.ts";
+import { queueRun, redisConnection, testDb, until, waitForRun } from "./helpers.ts";
 
 const started: Service[] = [];
 afterAll(async () => {
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
 });
-
-async function waitFor<T>(
-  what: string,
-  timeoutMs: number,
-  probe: () => Promise<T | null | undefined | false>,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe("no pending cell is stranded", () => {
   it("re-enqueues a queued cell with no job or an ended job, and fails a running cell nobody runs", async () => {
@@ -48,8 +34,10 @@ describe("no pending cell is stranded", () => {
       { runId: ended.runId, cellId: ended.cellIds[0]! },
       { jobId: ended.cellIds[0]! },
     );
-    await waitFor("the unknown job to fail", 30_000, async () =>
-      (await queue.getJob(ended.cellIds[0]!))?.isFailed(),
+    await until(
+      async () => (await queue.getJob(ended.cellIds[0]!))?.isFailed(),
+      30_000,
+      "the unknown job to fail",
     );
     await db.cell.update({
       where: { id: abandoned.cellIds[0]! },
@@ -118,8 +106,10 @@ describe("no pending cell is stranded", () => {
       [{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }],
       { redisUrl: redis.url },
     );
-    await waitFor("the worker to wait for the host", 60_000, async () =>
-      logs.some((l) => l.includes("waiting for the host") && l.includes(cellIds[0]!)),
+    await until(
+      async () => logs.some((l) => l.includes("waiting for the host") && l.includes(cellIds[0]!)),
+      60_000,
+      "the worker to wait for the host",
     );
     await first.stop();
     expect(first.exitReason()).toMatch(/^worker exited \(0\)/);

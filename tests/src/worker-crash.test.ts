@@ -1,36 +1,11 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createDockerDriver, LABEL_CELL, LABEL_OWNER } from "../../apps/worker/src/drivers/docker.ts";
 import { processStartTime } from "../../apps/worker/src/drivers/orphans.ts";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, testDb, waitForRun } from "./helpers.ts";
-
-/** Pids of processes started for a cell (the marker the worker puts in their environment). */
-async function processesOfCell(cellId: string): Promise<number[]> {
-  const pids: number[] = [];
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const environ = await readFile(`/proc/${name}/environ`, "utf8").catch(() => "");
-    if (environ.split("\0").includes(`PERFLAB_CELL=${cellId}`)) pids.push(Number(name));
-  }
-  return pids;
-}
-
-async function until<T>(
-  fn: () => Promise<T | null | undefined | false>,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await fn();
-    if (value) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+import { processesOfCell, queueRun, testDb, until, waitForRun } from "./helpers.ts";
 
 // Each test's own Redis and workers stop with it, so the next test's load runs alone.
 const started: Service[] = [];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { scenarioCatalog, scenarioIds } from "./scenarios.ts";
+import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
 
 export const driverIds = ["local", "docker"] as const;
 
@@ -25,9 +25,7 @@ const ZScenarioSelection = z.strictObject({
 });
 
 const ZLoadLevel = z.strictObject({
-  vus: numeric(
-    number().int("must be a whole number").min(1, "must be at least 1").max(5000, "must be at most 5000"),
-  ),
+  vus: numeric(ZVus),
 });
 
 /** The matrix as any client sends it; `createMatrixSpecSchema` adds checks against the server catalog. */

@@ -6,14 +6,17 @@ import { ZMcpToolCallParams } from "./catalog.ts";
  * the call (tool and arguments). The worker builds the script's environment from it with
  * `mcpToolCallEnv`, and a user running the script by hand sets the same variables.
  */
+/** Virtual users of one load level: the bounds the matrix spec and a script run share. */
+export const ZVus = z
+  .number({ error: "must be a number" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(5000, "must be at most 5000");
+
 export const ZMcpToolCallRun = z.strictObject({
   target: z.url({ protocol: /^https?$/, error: "must be an http:// URL" }),
   mcpPath: z.string().startsWith("/", "must start with /").default("/mcp"),
-  vus: z
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(5000, "must be at most 5000"),
+  vus: ZVus,
   durationSec: z.number().int("must be a whole number").min(1, "must be at least 1 second"),
   warmupSec: z.number().int("must be a whole number").min(0, "must not be negative").default(0),
   ...ZMcpToolCallParams.shape,

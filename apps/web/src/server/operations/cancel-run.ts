@@ -1,11 +1,9 @@
 import { CANCEL_CHANNEL, CANCELLED_BEFORE_RUN, runChannel, type TLiveEvent } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
-import type { RunDto } from "../../lib/dto";
+import { type RunDto, terminalRunStatuses } from "../../lib/dto";
 import { AppError } from "../errors";
 import type { CellQueue } from "../queue";
 import { serializeRun } from "../serialize";
-
-const TERMINAL = new Set(["succeeded", "failed", "cancelled", "partial"]);
 
 /**
  * Cancels a run: in one transaction its queued cells end `cancelled` and the run is marked
@@ -27,7 +25,7 @@ export async function cancelRun({
       { status: string }[]
     >`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
     if (!locked) throw new AppError("not_found", `Run "${runId}" does not exist.`);
-    if (TERMINAL.has(locked.status)) {
+    if ((terminalRunStatuses as readonly string[]).includes(locked.status)) {
       throw new AppError(
         "conflict",
         `The run is already ${locked.status}; only a queued or running run can be cancelled.`,

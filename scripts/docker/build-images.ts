@@ -5,8 +5,11 @@
  *   perflab/server-<name>:<hash>   each reference server (tag = hash of its sources, as the driver computes)
  *   perflab/fixtures:<hash>        the fixture API and reset binaries
  *   perflab/k6:<hash>              the pinned k6 with perflab's output (packages/k6-output), FROM scratch
- *   perflab/app, postgres, redis   the images docker-compose.yml runs (with --apps)
- * Usage: tsx scripts/docker/build-images.ts [--apps] [--only-apps] [server names | fixtures | k6 ...]
+ *   perflab/postgres, redis        Debian's, for compose and a remote engine's fixtures (with --apps or `backends`)
+ *   perflab/app                    the image docker-compose.yml runs as web, worker and migrate (with --apps)
+ * With DOCKER_HOST set, every image is built on that engine (a remote engine needs the servers it runs,
+ * fixtures, k6 and backends).
+ * Usage: tsx scripts/docker/build-images.ts [--apps] [--only-apps] [server names | fixtures | k6 | backends ...]
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -321,13 +324,9 @@ async function imageFromDir(dir: string, tag: string, logName: string): Promise<
   );
 }
 
-/**
- * One image holds the installed workspace and the built web app; compose runs it as web, worker and
- * migrate. The context is the repository streamed through tar, minus what no service needs.
- */
-async function appImages(): Promise<void> {
+/** Postgres and Redis from Debian's packages: compose's lab database and queue, a remote engine's fixtures. */
+async function backendImages(): Promise<void> {
   await debianBase();
-  const node = await bases[1]!.build("node:20");
   await once("perflab/postgres:15", "postgres", () =>
     sh(
       `tar -c -C ${q(path.join(root, "docker"))} postgres.Dockerfile postgres-entrypoint.sh | docker build --network host -f postgres.Dockerfile --build-arg BASE_IMAGE=${DEBIAN_BASE} -t perflab/postgres:15 -`,
@@ -340,6 +339,16 @@ async function appImages(): Promise<void> {
       "redis",
     ),
   );
+}
+
+/**
+ * One image holds the installed workspace and the built web app; compose runs it as web, worker and
+ * migrate. The context is the repository streamed through tar, minus what no service needs.
+ */
+async function appImages(): Promise<void> {
+  await debianBase();
+  const node = await bases[1]!.build("node:20");
+  await backendImages();
   if (!existsSync(path.join(root, "apps/web/.next/BUILD_ID"))) {
     throw new Error("the web app is not built: run `pnpm build` (or scripts/setup.sh) before --apps");
   }
@@ -382,6 +391,7 @@ if (!onlyApps) {
     const dir = path.join(root, "packages/k6-output");
     await imageFromDir(dir, await k6ImageTag(dir), "k6");
   }
+  if (names.includes("backends")) await backendImages();
   if (wanted("fixtures")) {
     const dir = path.join(root, "servers/fixtures");
     const tag = await fixturesImageTag(dir);

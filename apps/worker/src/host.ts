@@ -1,7 +1,8 @@
 import { connect, createServer } from "node:net";
 import os from "node:os";
+import type { HostFingerprint } from "./drivers/types.ts";
 
-export function hostFingerprint(hostId: string) {
+export function hostFingerprint(hostId: string): HostFingerprint {
   const cpus = os.cpus();
   return {
     hostId,

@@ -23,20 +23,28 @@ import type { CellLimits, Driver, DriverId, ExitInfo, RunningServer } from "./dr
 import type { WorkerEnv } from "./env.ts";
 import { engineIsLocal, freePort, hostFingerprint } from "./host.ts";
 import type { Logger } from "./logger.ts";
-import type { Fixtures } from "./stages/fixtures.ts";
+import type { FixtureBackends } from "./stages/fixtures.ts";
 import { waitForHealthy } from "./stages/health.ts";
 import type { K6Runner } from "./stages/k6.ts";
 import { PointSink } from "./stages/points.ts";
-import { startSampler } from "./stages/sampler.ts";
+import { fetchRuntime, startSampler } from "./stages/sampler.ts";
 
 export type CellDeps = {
   db: Db;
   publisher: Redis;
   env: WorkerEnv;
   drivers: Record<DriverId, Driver>;
-  fixtures: Fixtures;
+  fixtures: FixtureBackends;
   k6: K6Runner;
   k6Version: string;
+  /**
+   * For servers on a remote engine: k6 in a container on that engine (started on first need), and the
+   * fixture backends as containers there. Null when the engine is this machine's.
+   */
+  engine?: {
+    k6: () => Promise<{ runner: K6Runner; version: string }>;
+    fixtures: FixtureBackends;
+  } | null;
   log: Logger;
 };
 
@@ -129,14 +137,21 @@ export async function runCell(
       throw new CellFailure(abortReason(input.signal, "the worker was shut down before the cell started"));
     if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
     if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
-    const dockerHost = env.DOCKER_HOST ?? "";
-    if ((cell.driver === "docker" || deps.k6.kind === "docker") && !engineIsLocal(dockerHost)) {
-      // Host networking puts the server (and a k6 container) on the engine machine's loopback,
-      // which this worker's health wait, runtime polling and fixtures cannot reach.
+    // A server on a remote engine is loaded, fed and watched from that machine; a local one from here.
+    const onEngine = driver.remote === true;
+    if (!onEngine && deps.k6.kind === "docker" && !engineIsLocal(env.DOCKER_HOST ?? "")) {
       throw new CellFailure(
-        `the Docker engine at DOCKER_HOST=${dockerHost} is on another machine: perflab measures containers on the engine's own loopback, so run the worker on that machine (docker-compose.yml does) and point DOCKER_HOST at its local socket`,
+        `k6 runs in a container on the Docker engine at DOCKER_HOST=${env.DOCKER_HOST}, another machine, and load traffic never leaves a machine's loopback: a local server needs PERFLAB_K6_RUNNER=local`,
       );
     }
+    if (onEngine && !deps.engine) throw new CellFailure("this worker has no remote engine set up");
+    const fixtures = onEngine ? deps.engine!.fixtures : deps.fixtures;
+    const k6Runner = onEngine
+      ? await deps.engine!.k6().then(async (k6) => {
+          await db.cell.update({ where: { id: cell.id }, data: { k6Version: k6.version } });
+          return k6.runner;
+        })
+      : deps.k6;
     const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];
     if (!entry) throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
     const params = entry.params.parse(cell.params);
@@ -145,25 +160,28 @@ export async function runCell(
     let backends: Record<string, string> = {};
     if (fixtureTools.has(params.tool)) {
       await stage("resetting fixtures");
-      backends = await deps.fixtures.ensure().catch((error: Error) => {
+      backends = await fixtures.ensure().catch((error: Error) => {
         throw new CellFailure(`fixtures could not start: ${error.message}`);
       });
-      await deps.fixtures.reset().catch((error: Error) => {
+      await fixtures.reset().catch((error: Error) => {
         throw new CellFailure(error.message);
       });
       await stage("starting server");
     }
 
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
+    // A remote engine's driver picks a port free on its machine.
+    const requestedPort = onEngine ? 0 : await freePort();
     running = await driver.start({
       server,
       cellId: cell.id,
       runId: cell.runId,
-      port,
+      port: requestedPort,
       env: { ...backends, ...marker },
       limits: (cell.limits as CellLimits | null) ?? undefined,
     });
+    const started = running;
+    const port = started.port ?? requestedPort;
+    const baseUrl = `http://127.0.0.1:${port}`;
     const applied = running.appliedLimits;
     await db.cell.update({
       where: { id: cell.id },
@@ -178,21 +196,29 @@ export async function runCell(
             }
           : Prisma.DbNull,
         serverBuild: serverBuild(server, running.image ?? null, running.imageId ?? null),
+        // Measured on the engine's machine, not the worker's.
+        ...(running.machine ? { hostFingerprint: running.machine } : {}),
       },
     });
     await stage("waiting for health");
-    const healthyAt = await waitForHealthy({
-      baseUrl,
-      mcpPath: server.mcpPath,
-      timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS,
-      exited: running.exited,
-    }).catch((error: Error) => {
+    const observer = running.observer;
+    const healthyAt = await (observer
+      ? observer.waitHealthy({ timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS, exited: running.exited })
+      : waitForHealthy({
+          baseUrl,
+          mcpPath: server.mcpPath,
+          timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS,
+          exited: running.exited,
+        })
+    ).catch((error: Error) => {
       throw new CellFailure(error.message);
     });
     const runtimeUrl = `${baseUrl}/debug/runtime`;
-    const runtime = await fetch(runtimeUrl, { signal: AbortSignal.timeout(1_000) })
-      .then((r) => (r.ok ? r.json() : null))
-      .catch(() => null);
+    const runtime = observer
+      ? await observer.firstRuntime()
+      : await fetch(runtimeUrl, { signal: AbortSignal.timeout(1_000) })
+          .then((r) => (r.ok ? r.json() : null))
+          .catch(() => null);
     const idle = await running.resources();
     await db.cell.update({
       where: { id: cell.id },
@@ -214,7 +240,7 @@ export async function runCell(
     });
 
     await stage(cell.warmupSeconds > 0 ? "warm-up" : "measuring");
-    const k6 = await deps.k6
+    const k6 = await k6Runner
       .run({
         workDir,
         script: path.join(env.PERFLAB_SCENARIOS_DIR, entry.script),
@@ -250,7 +276,8 @@ export async function runCell(
     const sampler = startSampler({
       server: running,
       k6Resources: k6.resources,
-      runtimeUrl,
+      runtime: observer ? observer.runtime : () => fetchRuntime(runtimeUrl),
+      ...(observer ? { hostCpu: observer.hostCpu } : {}),
       onSample: (sample) => aggregator.addResources(sample),
     });
     const flushTimer = setInterval(
@@ -335,7 +362,7 @@ export async function runCell(
       k6CpuAvgPct: summary.k6CpuAvgPct,
       serverCpuAvgPct: summary.cpuAvgPct,
       hostCpuAvgPct: summary.hostCpuAvgPct,
-      cores: hostFingerprint(env.PERFLAB_HOST_ID).cores,
+      cores: (started.machine ?? hostFingerprint(env.PERFLAB_HOST_ID)).cores,
     });
     await writeSummary(db, cell.id, summary, k6Requests, saturated);
     outcome = { status: "succeeded" };

@@ -9,15 +9,24 @@ import {
 import { createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { createDockerDriver, k6ImageTag } from "./drivers/docker.ts";
+import {
+  createDockerDriver,
+  dockerAt,
+  fixturesImageTag,
+  k6ImageTag,
+  LABEL_INSTANCE,
+  LABEL_OWNER,
+} from "./drivers/docker.ts";
 import { localDriver } from "./drivers/local.ts";
-import { reapOrphanProcesses } from "./drivers/orphans.ts";
+import { ownerMarker, reapOrphanProcesses } from "./drivers/orphans.ts";
 import type { Driver, DriverId } from "./drivers/types.ts";
 import type { WorkerEnv } from "./env.ts";
+import { engineIsLocal } from "./host.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { reconcileCells } from "./reconcile.ts";
-import { CellCancelled, finishCell, runCell } from "./run-cell.ts";
+import { CellCancelled, type CellDeps, finishCell, runCell } from "./run-cell.ts";
+import { EngineFixtures } from "./stages/engine-fixtures.ts";
 import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
 
@@ -34,15 +43,23 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   workerConnection.on("error", (error) => log.warn({ err: error }, "redis (worker) error"));
   publisher.on("error", (error) => log.warn({ err: error }, "redis (publisher) error"));
 
-  const dockerDriver = createDockerDriver({ hostId: env.PERFLAB_HOST_ID, cpuset: env.PERFLAB_DOCKER_CPUSET });
+  // An engine on another machine: its servers get k6, fixtures and a probe on that machine too.
+  const remoteEngine = !engineIsLocal(env.DOCKER_HOST ?? "");
+  const fixturesImage = () => fixturesImageTag(env.PERFLAB_FIXTURES_DIR);
+  const dockerDriver = createDockerDriver({
+    docker: dockerAt(env.DOCKER_HOST),
+    hostId: env.PERFLAB_HOST_ID,
+    cpuset: env.PERFLAB_DOCKER_CPUSET,
+    ...(remoteEngine ? { remote: { probeImage: fixturesImage } } : {}),
+  });
+  const dockerK6 = async () =>
+    createDockerK6Runner({
+      docker: dockerDriver.docker,
+      instance: dockerDriver.instance,
+      image: env.PERFLAB_K6_IMAGE ?? (await k6ImageTag(env.PERFLAB_K6_SOURCE_DIR)),
+    });
   const k6: K6Runner =
-    env.PERFLAB_K6_RUNNER === "docker"
-      ? createDockerK6Runner({
-          docker: dockerDriver.docker,
-          instance: dockerDriver.instance,
-          image: env.PERFLAB_K6_IMAGE ?? (await k6ImageTag(env.PERFLAB_K6_SOURCE_DIR)),
-        })
-      : createLocalK6Runner(env.PERFLAB_K6_BIN);
+    env.PERFLAB_K6_RUNNER === "docker" ? await dockerK6() : createLocalK6Runner(env.PERFLAB_K6_BIN);
   // A missing binary or image stops the worker here, with the command that provides it.
   const version = await k6.version();
   const drivers: Record<DriverId, Driver> = { local: localDriver, docker: dockerDriver };
@@ -52,6 +69,43 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     apiUrl: env.PERFLAB_FIXTURE_API_URL,
     log,
   });
+  let engine: CellDeps["engine"] = null;
+  if (remoteEngine) {
+    let engineK6: ReturnType<NonNullable<CellDeps["engine"]>["k6"]> | null = null;
+    engine = {
+      k6: () => {
+        engineK6 ??= (async () => {
+          const runner = k6.kind === "docker" ? k6 : await dockerK6();
+          return { runner, version: await runner.version() };
+        })();
+        engineK6.catch(() => {
+          engineK6 = null;
+        });
+        return engineK6;
+      },
+      fixtures: new EngineFixtures({
+        docker: dockerDriver.docker,
+        image: fixturesImage,
+        labels: { [LABEL_OWNER]: ownerMarker(env.PERFLAB_HOST_ID), [LABEL_INSTANCE]: dockerDriver.instance },
+        log,
+      }),
+    };
+  }
+  /**
+   * The machine a cell loads, for the host lock: a cell on a remote engine runs on the engine's
+   * machine, which workers on other hosts may share.
+   */
+  let engineId: Promise<string> | null = null;
+  const lockHostFor = async (cellId: string): Promise<string> => {
+    if (!remoteEngine) return env.PERFLAB_HOST_ID;
+    const cell = await db.cell.findUnique({ where: { id: cellId }, select: { driver: true } });
+    if (cell?.driver !== "docker") return env.PERFLAB_HOST_ID;
+    engineId ??= dockerDriver.docker.info().then((info: { ID: string }) => `engine:${info.ID}`);
+    return engineId.catch(() => {
+      engineId = null;
+      return env.PERFLAB_HOST_ID;
+    });
+  };
 
   // Without an engine only docker cells fail (with the reason); local cells still run.
   const orphanContainers = await dockerDriver.removeOrphans().catch((error) => {
@@ -104,7 +158,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       };
       const lock = await acquireHostLock({
         redis: publisher,
-        hostId: env.PERFLAB_HOST_ID,
+        hostId: await lockHostFor(cellId),
         signal: shutdown.signal,
         onWait: () => log.info({ cellId }, "waiting for the host: another cell is running"),
       }).catch(async (error: Error) => {
@@ -116,7 +170,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         const cancel = new AbortController();
         current = { runId, cancel };
         await runCell(
-          { db, publisher, env, drivers, fixtures, k6, k6Version: version, log },
+          { db, publisher, env, drivers, fixtures, k6, k6Version: version, engine, log },
           { cellId, signal: AbortSignal.any([shutdown.signal, lock.lost, cancel.signal]) },
         );
       } catch (error) {
@@ -157,7 +211,15 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     );
   await reconcile();
   const reconcileTimer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
-  log.info({ hostId: env.PERFLAB_HOST_ID, k6: version, k6Runner: k6.kind }, "worker ready");
+  log.info(
+    {
+      hostId: env.PERFLAB_HOST_ID,
+      k6: version,
+      k6Runner: k6.kind,
+      dockerEngine: remoteEngine ? "remote" : "local",
+    },
+    "worker ready",
+  );
 
   return {
     async close() {
@@ -166,6 +228,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       await worker.close();
       await queue.close().catch(() => undefined);
       await fixtures.close();
+      await engine?.fixtures.close();
       await Promise.allSettled([workerConnection.quit(), publisher.quit(), subscriber.quit()]);
       await db.$disconnect();
     },

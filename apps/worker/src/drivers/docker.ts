@@ -8,7 +8,17 @@ import Docker from "dockerode";
 import { glob } from "tinyglobby";
 import { LogTail } from "./local.ts";
 import { OWNER_ENV, ownerAlive, ownerMarker, parseOwner } from "./orphans.ts";
-import type { CellLimits, Driver, ExitInfo, RunningServer, ServerResources, StartRequest } from "./types.ts";
+import { engineFingerprint, enginePorts, watchServer } from "./probe.ts";
+import type {
+  CellLimits,
+  Driver,
+  ExitInfo,
+  HostFingerprint,
+  RunningServer,
+  ServerObserver,
+  ServerResources,
+  StartRequest,
+} from "./types.ts";
 
 export const LABEL_CELL = "perflab.cell";
 export const LABEL_RUN = "perflab.run";
@@ -17,6 +27,8 @@ export const LABEL_SERVER = "perflab.server";
 export const LABEL_OWNER = "perflab.owner";
 /** Random per worker process: tells a restarted worker that reuses its pid (pid 1 in a container) from itself. */
 export const LABEL_INSTANCE = "perflab.instance";
+/** What a container is to its cell or worker: k6, probe, or a fixture backend (the server's has none). */
+export const LABEL_ROLE = "perflab.role";
 
 export type DockerStartRequest = StartRequest;
 export type EngineCapacity = { cpus: number; memoryBytes: number };
@@ -193,6 +205,16 @@ export async function k6ImageTag(k6OutputDir: string): Promise<string> {
   return `perflab/k6:${await sourceHash(k6OutputDir, ["**/*.go", "go.mod", "go.sum"])}`;
 }
 
+/** A client for the engine at a DOCKER_HOST-style address (unix://, tcp://host:port), or the default socket. */
+export function dockerAt(dockerHost?: string): Docker {
+  if (!dockerHost) return new Docker();
+  const url = new URL(dockerHost);
+  if (url.protocol === "unix:") return new Docker({ socketPath: url.pathname });
+  if (url.protocol === "tcp:") return new Docker({ host: url.hostname, port: Number(url.port || 2375) });
+  // ssh:// and the rest: docker-modem reads DOCKER_HOST itself.
+  return new Docker();
+}
+
 const isStatus = (error: unknown, ...codes: number[]) =>
   codes.includes((error as { statusCode?: number }).statusCode ?? -1);
 
@@ -207,6 +229,12 @@ export type DockerDriverOptions = {
   readonlyRootfs?: boolean;
   tmpfsSize?: string;
   imageFor?: (server: CatalogEntry) => Promise<string> | string;
+  /**
+   * The engine runs on another machine (see engineIsLocal): the worker cannot reach a container's
+   * loopback, so each server gets a probe container there (the fixtures image's /probe) that picks
+   * its port and reports its health, /debug/runtime and that machine's CPU.
+   */
+  remote?: { probeImage: () => Promise<string> | string };
 };
 
 /** `limits` are those applied after capping to the engine's machine: the ones to record on the cell. */
@@ -219,6 +247,8 @@ export type DockerDriver = Omit<Driver, "start"> & {
   readonly docker: Docker;
   /** This driver's LABEL_INSTANCE: containers made with it are this worker's (see isOrphan). */
   readonly instance: string;
+  /** Whether the engine is on another machine (servers are watched through a probe there). */
+  readonly remote: boolean;
   start(request: DockerStartRequest): Promise<DockerRunningServer>;
   /** Removes containers left by dead workers of this host; returns the cells they ran. */
   removeOrphans(): Promise<string[]>;
@@ -233,16 +263,18 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
   const imageFor = options.imageFor ?? serverImageTag;
   // An engine on a unix socket runs on this kernel: its OOM kills show in our /proc/vmstat.
   const localEngine = Boolean((docker.modem as { socketPath?: string }).socketPath);
-  let capacity: Promise<EngineCapacity> | null = null;
-  const engineCapacity = () => {
-    capacity ??= docker.info().then((info: { NCPU: number; MemTotal: number }) => ({
-      cpus: info.NCPU,
-      memoryBytes: info.MemTotal,
-    }));
-    capacity.catch(() => {
-      capacity = null;
+  type EngineInfo = Parameters<typeof engineFingerprint>[0];
+  let info: Promise<EngineInfo> | null = null;
+  const engineInfo = () => {
+    info ??= docker.info() as Promise<EngineInfo>;
+    info.catch(() => {
+      info = null;
     });
-    return capacity;
+    return info;
+  };
+  const engineCapacity = async (): Promise<EngineCapacity> => {
+    const { NCPU, MemTotal } = await engineInfo();
+    return { cpus: NCPU, memoryBytes: MemTotal };
   };
 
   return {
@@ -250,9 +282,11 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
     docker,
     instance,
     capacity: engineCapacity,
+    remote: Boolean(options.remote),
 
     async start(request: DockerStartRequest) {
-      const { server, cellId, port, env } = request;
+      const { server, cellId, env } = request;
+      let { port } = request;
       const image = await imageFor(server);
       let imageId: string;
       try {
@@ -266,40 +300,62 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       const host = await engineCapacity();
       const limits = resolveLimits(request.limits, host);
       const owner = env[OWNER_ENV] ?? ownerMarker(hostId);
+      const labels = {
+        [LABEL_CELL]: cellId,
+        ...(request.runId ? { [LABEL_RUN]: request.runId } : {}),
+        [LABEL_SERVER]: server.name,
+        [LABEL_OWNER]: owner,
+        [LABEL_INSTANCE]: instance,
+      };
+      let observer: (ServerObserver & { cpuModel: string | null }) | null = null;
+      let machine: HostFingerprint | undefined;
+      if (options.remote) {
+        // A port free on the engine's machine, and a watcher there polling it before the server starts.
+        const probe = {
+          docker,
+          image: await options.remote.probeImage(),
+          labels: { ...labels, [LABEL_ROLE]: "probe" },
+        };
+        [port] = (await enginePorts(probe, 1)) as [number];
+        observer = await watchServer(probe, {
+          mcp: `http://127.0.0.1:${port}${server.mcpPath}`,
+          runtime: `http://127.0.0.1:${port}/debug/runtime`,
+        });
+        machine = engineFingerprint(await engineInfo(), observer.cpuModel);
+      }
       const containerEnv = { ...server.start.env, ...env, PORT: String(port) };
-      const container = await docker.createContainer({
-        name: `perflab-${cellId}-${Date.now().toString(36)}`,
-        Image: image,
-        Env: Object.entries(containerEnv).map(([k, v]) => `${k}=${v}`),
-        Labels: {
-          [LABEL_CELL]: cellId,
-          ...(request.runId ? { [LABEL_RUN]: request.runId } : {}),
-          [LABEL_SERVER]: server.name,
-          [LABEL_OWNER]: owner,
-          [LABEL_INSTANCE]: instance,
-        },
-        StopSignal: "SIGTERM",
-        HostConfig: {
-          // No NAT or bridge in the measured path: the server listens on the host's 127.0.0.1.
-          NetworkMode: "host",
-          NanoCpus: Math.round(limits.cpus * 1e9),
-          // The cell's own cpuset, or (PERFLAB_DOCKER_CPUSET=1) the first CPUs its quota covers.
-          ...(limits.cpuset
-            ? { CpusetCpus: limits.cpuset }
-            : options.cpuset
-              ? { CpusetCpus: cpusetFor(limits.cpus, host.cpus) }
-              : {}),
-          Memory: limits.memoryBytes,
-          MemorySwap: limits.memoryBytes,
-          PidsLimit: options.pidsLimit ?? 4096,
-          SecurityOpt: ["no-new-privileges"],
-          CapDrop: ["ALL"],
-          ReadonlyRootfs: options.readonlyRootfs ?? true,
-          Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${options.tmpfsSize ?? "256m"}` },
-          RestartPolicy: { Name: "no" },
-          LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "1" } },
-        },
-      });
+      const container = await docker
+        .createContainer({
+          name: `perflab-${cellId}-${Date.now().toString(36)}`,
+          Image: image,
+          Env: Object.entries(containerEnv).map(([k, v]) => `${k}=${v}`),
+          Labels: labels,
+          StopSignal: "SIGTERM",
+          HostConfig: {
+            // No NAT or bridge in the measured path: the server listens on the host's 127.0.0.1.
+            NetworkMode: "host",
+            NanoCpus: Math.round(limits.cpus * 1e9),
+            // The cell's own cpuset, or (PERFLAB_DOCKER_CPUSET=1) the first CPUs its quota covers.
+            ...(limits.cpuset
+              ? { CpusetCpus: limits.cpuset }
+              : options.cpuset
+                ? { CpusetCpus: cpusetFor(limits.cpus, host.cpus) }
+                : {}),
+            Memory: limits.memoryBytes,
+            MemorySwap: limits.memoryBytes,
+            PidsLimit: options.pidsLimit ?? 4096,
+            SecurityOpt: ["no-new-privileges"],
+            CapDrop: ["ALL"],
+            ReadonlyRootfs: options.readonlyRootfs ?? true,
+            Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${options.tmpfsSize ?? "256m"}` },
+            RestartPolicy: { Name: "no" },
+            LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "1" } },
+          },
+        })
+        .catch(async (error) => {
+          await observer?.close();
+          throw error;
+        });
       // containerd (cgroup v1) drops a container's OOM event when the container is deleted before its
       // OOM watcher runs (seen on a loaded host): the engine then reports a plain SIGKILL.
       const oomKillsBefore = localEngine ? await hostOomKills() : null;
@@ -311,6 +367,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         await container.start();
       } catch (error) {
         await container.remove({ force: true }).catch(() => undefined);
+        await observer?.close();
         throw error;
       }
       // After start, "not-running" resolves at the exit, or at once if the server already exited
@@ -340,6 +397,8 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       let stopping: Promise<ExitInfo> | null = null;
       return {
         containerId: container.id,
+        port,
+        ...(observer ? { observer, machine } : {}),
         limits,
         appliedLimits: {
           ...limits,
@@ -372,6 +431,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
               if (!isStatus(error, 304, 404)) throw error;
             }
             const info = await exited;
+            await observer?.close();
             await container.remove({ force: true, v: true }).catch((error) => {
               if (!isStatus(error, 404, 409)) throw error;
             });
@@ -384,7 +444,8 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
     },
 
     async removeOrphans() {
-      const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_CELL] } });
+      // Cells' servers, k6 and probes, and the fixture backends of a remote engine.
+      const containers = await docker.listContainers({ all: true, filters: { label: [LABEL_OWNER] } });
       const self = { hostId, pid: process.pid, instance };
       const cells = new Set<string>();
       for (const info of containers) {

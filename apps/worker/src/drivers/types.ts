@@ -23,8 +23,41 @@ export type ExitInfo = {
 /** One resource reading of the server, taken by whichever mechanism the driver owns. */
 export type ServerResources = { cpuSeconds: number; rssBytes: number };
 
+/** The machine a cell was measured on, as recorded on the cell. */
+export type HostFingerprint = {
+  hostId: string;
+  hostname: string;
+  cpuModel: string;
+  cores: number;
+  kernel: string;
+  arch: string;
+  memoryBytes: number;
+};
+
+/**
+ * How the worker sees a server it cannot reach itself (a container on another machine's loopback):
+ * health, /debug/runtime and the machine's CPU, read there and reported back.
+ */
+export interface ServerObserver {
+  /** The time (worker's clock) the server first answered an MCP initialize. */
+  waitHealthy(input: { timeoutMs: number; exited: Promise<unknown> }): Promise<number>;
+  /** /debug/runtime as first read after health, or null. */
+  firstRuntime(): Promise<unknown>;
+  /** The latest /debug/runtime reading (undefined when there is none). */
+  runtime(): Promise<unknown>;
+  /** The latest busy and total jiffies of the server's machine. */
+  hostCpu(): Promise<{ busy: number; total: number } | null>;
+  close(): Promise<void>;
+}
+
 export interface RunningServer {
   readonly startedAt: number;
+  /** The port the server listens on, when the driver chose it (a remote engine's free port). */
+  readonly port?: number;
+  /** Set when the server runs where the worker cannot reach it: health and runtime come through it. */
+  readonly observer?: ServerObserver;
+  /** The machine the server runs on, when it is not the worker's. */
+  readonly machine?: HostFingerprint;
   /** Limits actually applied (after capping to the machine), or null when the driver applies none. */
   readonly appliedLimits?: { cpus: number; memoryBytes: number; cpuset: string | null } | null;
   /** What ran: the image's tag for containers… */
@@ -43,5 +76,7 @@ export interface RunningServer {
 /** Nothing outside drivers/ knows whether a server is a container or a process. */
 export interface Driver {
   readonly id: DriverId;
+  /** Servers run on another machine (a remote Docker engine): k6 and fixtures must run there too. */
+  readonly remote?: boolean;
   start(request: StartRequest): Promise<RunningServer>;
 }

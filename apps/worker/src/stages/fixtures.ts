@@ -56,7 +56,16 @@ export async function checkExternalFixtureApi(apiUrl: string, timeoutMs: number)
  * be shared): it is not started, only health-checked before every cell that uses it. The Redis and the
  * database stay the worker's: they are flushed and re-seeded per cell, so nothing else may own them.
  */
-export class Fixtures {
+/** Where a cell's I/O backends come from: processes beside the worker, or containers on a remote engine. */
+export interface FixtureBackends {
+  /** Starts them on first need; the variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
+  ensure(): Promise<Record<string, string>>;
+  /** Flushes and re-seeds them, so every server starts from the same data. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class Fixtures implements FixtureBackends {
   private started: Promise<Record<string, string>> | null = null;
   private readonly children: ChildProcess[] = [];
 

@@ -8,7 +8,14 @@ import { promisify } from "node:util";
 import { type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
 import type Docker from "dockerode";
 import { extract, pack } from "tar-stream";
-import { LABEL_CELL, LABEL_INSTANCE, LABEL_OWNER, LABEL_RUN, resourcesFromStats } from "../drivers/docker.ts";
+import {
+  LABEL_CELL,
+  LABEL_INSTANCE,
+  LABEL_OWNER,
+  LABEL_ROLE,
+  LABEL_RUN,
+  resourcesFromStats,
+} from "../drivers/docker.ts";
 import { LogTail } from "../drivers/local.ts";
 import type { ServerResources } from "../drivers/types.ts";
 import { processResources } from "../proc.ts";
@@ -117,9 +124,6 @@ export function createLocalK6Runner(bin: string): K6Runner {
     },
   };
 }
-
-/** Role label on the k6 container (the server's container carries the same cell, run and owner labels). */
-export const LABEL_ROLE = "perflab.role";
 
 /**
  * The same k6 build in its own container (packages/k6-output/Dockerfile, FROM scratch), on the host

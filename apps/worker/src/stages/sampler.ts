@@ -6,7 +6,7 @@ type Reading = {
   at: number;
   server: { cpuSeconds: number; rssBytes: number } | null;
   k6: { cpuSeconds: number; rssBytes: number } | null;
-  host: { busy: number; total: number };
+  host: { busy: number; total: number } | null;
 };
 
 /**
@@ -17,7 +17,10 @@ export function startSampler(input: {
   server: RunningServer;
   /** The load generator's cumulative CPU seconds and memory, wherever it runs. */
   k6Resources: () => Promise<{ cpuSeconds: number; rssBytes: number } | null>;
-  runtimeUrl?: string;
+  /** The server's /debug/runtime now (fetched here, or the latest a remote probe saw). */
+  runtime?: () => Promise<unknown>;
+  /** The server machine's busy and total jiffies; default: this machine's. */
+  hostCpu?: () => Promise<{ busy: number; total: number } | null>;
   onSample: (sample: ResourceSample) => void;
   intervalMs?: number;
 }): { stop: () => Promise<void> } {
@@ -30,19 +33,19 @@ export function startSampler(input: {
     const [server, k6, host] = await Promise.all([
       input.server.resources(),
       input.k6Resources(),
-      hostCpuTimes(),
+      (input.hostCpu ?? hostCpuTimes)(),
     ]);
     return { at: Date.now(), server, k6, host };
   };
 
   const tick = async () => {
     const current = await read();
-    const runtime = input.runtimeUrl ? await fetchRuntime(input.runtimeUrl) : undefined;
+    const runtime = input.runtime ? await input.runtime() : undefined;
     if (previous) {
       const seconds = (current.at - previous.at) / 1000;
       const pct = (a: { cpuSeconds: number } | null, b: { cpuSeconds: number } | null) =>
         a && b && seconds > 0 ? (Math.max(0, b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
-      const hostTotal = current.host.total - previous.host.total;
+      const hostTotal = current.host && previous.host ? current.host.total - previous.host.total : 0;
       input.onSample({
         // Readings are taken just after each wall-clock second: the sample describes the second that ended.
         t: Math.floor(current.at / 1000) - 1,
@@ -50,7 +53,10 @@ export function startSampler(input: {
         rssBytes: current.server?.rssBytes ?? null,
         k6CpuPct: pct(previous.k6, current.k6),
         k6RssBytes: current.k6?.rssBytes ?? null,
-        hostCpuPct: hostTotal > 0 ? ((current.host.busy - previous.host.busy) / hostTotal) * 100 : null,
+        hostCpuPct:
+          current.host && previous.host && hostTotal > 0
+            ? ((current.host.busy - previous.host.busy) / hostTotal) * 100
+            : null,
         runtime,
       });
     }
@@ -81,7 +87,7 @@ export function startSampler(input: {
   };
 }
 
-async function fetchRuntime(url: string): Promise<unknown> {
+export async function fetchRuntime(url: string): Promise<unknown> {
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(500) });
     return res.ok ? await res.json() : undefined;

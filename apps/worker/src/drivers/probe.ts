@@ -1,0 +1,280 @@
+import { createInterface } from "node:readline";
+import { finished, PassThrough, type Readable } from "node:stream";
+import type Docker from "dockerode";
+import { z } from "zod";
+import { LogTail } from "./local.ts";
+import type { HostFingerprint, ServerObserver } from "./types.ts";
+
+/**
+ * perflab's probe (servers/fixtures/cmd/probe, in the fixtures image) runs in a container on a
+ * Docker engine's host network, where the worker cannot look: on an engine on another machine, the
+ * server's 127.0.0.1 is that machine's loopback. It picks free ports there, waits for backends, and
+ * watches a server (its first answered MCP initialize, then each second the machine's CPU times and
+ * the server's /debug/runtime), reporting one JSON object per line on its attached stdout.
+ */
+const ZProbeLine = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ports"), ports: z.array(z.number().int()) }),
+  z.object({ type: z.literal("ready"), t: z.number(), cpuModel: z.string().optional() }),
+  z.object({ type: z.literal("healthy"), t: z.number() }),
+  z.object({
+    type: z.literal("sample"),
+    t: z.number(),
+    host: z.object({ busy: z.number(), total: z.number() }).optional(),
+    runtime: z.unknown(),
+  }),
+  z.object({ type: z.literal("error"), message: z.string() }),
+]);
+type ProbeLine = z.infer<typeof ZProbeLine>;
+
+export type ProbeOptions = {
+  docker: Docker;
+  /** The fixtures image, which carries /probe. */
+  image: string;
+  /** The cell's (or the fixtures') labels: a restarted worker removes a probe its dead owner left. */
+  labels: Record<string, string>;
+};
+
+type ProbeProcess = {
+  lines: AsyncIterable<ProbeLine>;
+  /** Resolves with the exit code once the probe ended and was removed. */
+  done: Promise<number | null>;
+  stop: () => Promise<void>;
+  output: () => string;
+};
+
+/** Starts `/probe <args>` with its stdout attached before the start, so no line is missed. */
+async function startProbe(options: ProbeOptions, args: string[], timeoutMs: number): Promise<ProbeProcess> {
+  const { docker, image } = options;
+  try {
+    await docker.getImage(image).inspect();
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    throw new Error(
+      `probe image ${image} is not on the Docker engine: build it there with DOCKER_HOST=… scripts/docker/build-images.sh fixtures`,
+    );
+  }
+  const container = await docker.createContainer({
+    Image: image,
+    Entrypoint: ["/probe"],
+    Cmd: args,
+    Env: [`PROBE_TIMEOUT_MS=${timeoutMs}`],
+    AttachStdout: true,
+    AttachStderr: true,
+    Labels: options.labels,
+    StopSignal: "SIGTERM",
+    HostConfig: {
+      NetworkMode: "host",
+      SecurityOpt: ["no-new-privileges"],
+      CapDrop: ["ALL"],
+      ReadonlyRootfs: true,
+      PidsLimit: 64,
+      Memory: 64 * 1024 * 1024,
+      RestartPolicy: { Name: "no" },
+      LogConfig: { Type: "none", Config: {} },
+    },
+  });
+  const remove = () => container.remove({ force: true, v: true }).catch(() => undefined);
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const tail = new LogTail();
+  stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+  let waited: Promise<{ StatusCode: number }>;
+  try {
+    const stream = (await container.attach({
+      stream: true,
+      stdout: true,
+      stderr: true,
+    })) as unknown as Readable;
+    docker.modem.demuxStream(stream, stdout, stderr);
+    finished(stream, () => {
+      stdout.end();
+      stderr.end();
+    });
+    await container.start();
+    waited = container.wait({ condition: "not-running" }) as Promise<{ StatusCode: number }>;
+  } catch (error) {
+    stdout.end();
+    stderr.end();
+    await remove();
+    throw error;
+  }
+  const done = waited
+    .then(
+      (r) => r.StatusCode as number | null,
+      () => null,
+    )
+    .then(async (code) => {
+      setTimeout(() => stdout.end(), 2_000).unref();
+      await remove();
+      return code;
+    });
+  async function* lines(): AsyncIterable<ProbeLine> {
+    for await (const raw of createInterface({ input: stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
+      if (!raw.trim()) continue;
+      tail.push(`${raw}\n`);
+      let parsed: ReturnType<typeof ZProbeLine.safeParse>;
+      try {
+        parsed = ZProbeLine.safeParse(JSON.parse(raw));
+      } catch {
+        continue;
+      }
+      if (parsed.success) yield parsed.data;
+    }
+  }
+  return {
+    lines: lines(),
+    done,
+    output: () => tail.toString().trim(),
+    async stop() {
+      await container.stop({ t: 2 }).catch(() => undefined);
+      await done;
+    },
+  };
+}
+
+/** Runs a short probe mode to its end and returns its first non-error line, or throws its reason. */
+async function probeOnce(options: ProbeOptions, args: string[], timeoutMs: number): Promise<ProbeLine> {
+  const probe = await startProbe(options, args, timeoutMs);
+  let result: ProbeLine | null = null;
+  for await (const line of probe.lines) {
+    if (line.type === "error") throw new Error(line.message);
+    result ??= line;
+  }
+  const code = await probe.done;
+  if (!result || code !== 0) {
+    throw new Error(
+      `probe ${args[0]} ended with exit code ${code}: ${probe.output().slice(-300) || "no output"}`,
+    );
+  }
+  return result;
+}
+
+/** `count` distinct TCP ports free on the engine machine's 127.0.0.1. */
+export async function enginePorts(options: ProbeOptions, count: number): Promise<number[]> {
+  const line = await probeOnce(options, ["ports", String(count)], 10_000);
+  if (line.type !== "ports" || line.ports.length !== count) throw new Error("probe gave no ports");
+  return line.ports;
+}
+
+/** Waits until `url` (http:// answers 2xx, tcp:// accepts) on the engine machine's loopback. */
+export async function engineWait(options: ProbeOptions, url: string, timeoutMs: number): Promise<void> {
+  await probeOnce(options, ["wait", url], timeoutMs);
+}
+
+/**
+ * Watches a server from the engine's machine. Resolves once the probe polls (before the server
+ * starts), so a cold start is seen from its first moment. Health times are the worker's clock when
+ * the probe's line arrived, comparable with the worker's own start time; samples carry the engine
+ * machine's CPU times, so host CPU % is that machine's.
+ */
+export async function watchServer(
+  options: ProbeOptions,
+  urls: { mcp: string; runtime: string },
+): Promise<ServerObserver & { cpuModel: string | null }> {
+  // The probe's own limit is wide; the worker applies the cell's health timeout itself.
+  const probe = await startProbe(options, ["watch", urls.mcp, urls.runtime], 30 * 60_000);
+  let healthyAt: number | null = null;
+  let failure: string | null = null;
+  let host: { busy: number; total: number } | null = null;
+  let runtime: unknown;
+  let sampled = false;
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const listener of listeners) listener();
+  };
+  const changed = (timeoutMs: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        listeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      listeners.add(done);
+    });
+
+  let cpuModel: string | null = null;
+  const iterator = probe.lines[Symbol.asyncIterator]();
+  // The first line says the probe runs (or why it could not).
+  const first = await iterator.next();
+  if (first.done || first.value.type !== "ready") {
+    await probe.stop();
+    const reason = !first.done && first.value.type === "error" ? first.value.message : probe.output();
+    throw new Error(`the probe on the Docker engine did not start: ${reason || "no output"}`);
+  }
+  cpuModel = first.value.cpuModel ?? null;
+  void (async () => {
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        const line = next.value;
+        if (line.type === "healthy") healthyAt ??= Date.now();
+        else if (line.type === "sample") {
+          host = line.host ?? null;
+          runtime = line.runtime ?? undefined;
+          sampled = true;
+        } else if (line.type === "error") failure = line.message;
+        notify();
+      }
+    } catch (error) {
+      failure = `the probe's output broke: ${(error as Error).message}`;
+    }
+    failure ??= "the probe on the Docker engine stopped";
+    notify();
+  })();
+
+  return {
+    cpuModel,
+    async waitHealthy({ timeoutMs, exited }) {
+      let serverExited = false;
+      void exited.then(() => {
+        serverExited = true;
+        notify();
+      });
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (healthyAt !== null) return healthyAt;
+        if (serverExited) throw new Error("server exited before it became healthy");
+        if (failure) throw new Error(failure);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`server did not answer an MCP initialize within ${timeoutMs} ms`);
+        await changed(left);
+      }
+    },
+    async firstRuntime() {
+      const deadline = Date.now() + 2_000;
+      while (!sampled && !failure && Date.now() < deadline) await changed(deadline - Date.now());
+      return runtime ?? null;
+    },
+    runtime: async () => runtime,
+    hostCpu: async () => host,
+    close: () => probe.stop(),
+  };
+}
+
+/** The engine's machine as a cell records it (`engine:<id>`: never confused with a worker's host id). */
+export function engineFingerprint(
+  info: {
+    ID: string;
+    Name: string;
+    NCPU: number;
+    MemTotal: number;
+    KernelVersion: string;
+    Architecture: string;
+    OSType?: string;
+  },
+  cpuModel: string | null,
+): HostFingerprint {
+  return {
+    hostId: `engine:${info.ID}`,
+    hostname: info.Name,
+    cpuModel: cpuModel ?? "unknown",
+    cores: info.NCPU,
+    kernel: `${info.OSType === "linux" ? "Linux" : (info.OSType ?? "")} ${info.KernelVersion}`.trim(),
+    // In Node's names, as the worker's own fingerprint has them.
+    arch:
+      ({ x86_64: "x64", aarch64: "arm64" } as Record<string, string>)[info.Architecture] ?? info.Architecture,
+    memoryBytes: info.MemTotal,
+  };
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import { PassThrough, type Readable } from "node:stream";
+import type Docker from "dockerode";
+import { LABEL_ROLE } from "../drivers/docker.ts";
+import { LogTail } from "../drivers/local.ts";
+import { enginePorts, engineWait } from "../drivers/probe.ts";
+import type { Logger } from "../logger.ts";
+import type { FixtureBackends } from "./fixtures.ts";
+
+export const BACKEND_IMAGES = { redis: "perflab/redis:7", postgres: "perflab/postgres:15" } as const;
+
+/**
+ * The fixture backends of servers on a Docker engine on another machine: the fixture API, a Redis
+ * and a Postgres as containers on that machine's host network (127.0.0.1 only), since a server there
+ * cannot reach the worker's. Started on first need, reset by a /fixture-reset container before every
+ * cell that uses them, removed when the worker stops (or by the next worker, through their labels).
+ */
+export class EngineFixtures implements FixtureBackends {
+  private started: Promise<Record<string, string>> | null = null;
+  private readonly containers: Docker.Container[] = [];
+
+  constructor(
+    private readonly options: {
+      docker: Docker;
+      /** The fixtures image (fixture API, reset and probe), by the tag build-images.sh gives it. */
+      image: () => Promise<string> | string;
+      /** The worker's owner and instance labels. */
+      labels: Record<string, string>;
+      log: Logger;
+    },
+  ) {}
+
+  ensure(): Promise<Record<string, string>> {
+    this.started ??= this.start().catch(async (error) => {
+      await this.close();
+      throw error;
+    });
+    return this.started;
+  }
+
+  async reset(): Promise<void> {
+    const env = await this.ensure();
+    const began = Date.now();
+    const { code, output } = await this.runToEnd({
+      Image: await this.options.image(),
+      Entrypoint: ["/fixture-reset"],
+      Env: [`REDIS_URL=${env.REDIS_URL}`, `DATABASE_URL=${env.DATABASE_URL}`],
+    });
+    if (code !== 0) {
+      throw new Error(
+        `fixture reset failed (exit ${code}): ${output.trim().split("\n").slice(-3).join(" | ")}`,
+      );
+    }
+    this.options.log.debug({ ms: Date.now() - began }, "fixtures on the engine reset");
+  }
+
+  async close(): Promise<void> {
+    const containers = this.containers.splice(0);
+    await Promise.all(containers.map((c) => c.remove({ force: true, v: true }).catch(() => undefined)));
+    this.started = null;
+  }
+
+  private async start(): Promise<Record<string, string>> {
+    const { docker } = this.options;
+    const image = await this.options.image();
+    for (const backend of [image, BACKEND_IMAGES.redis, BACKEND_IMAGES.postgres]) {
+      await docker
+        .getImage(backend)
+        .inspect()
+        .catch((error: { statusCode?: number }) => {
+          if (error.statusCode !== 404) throw error;
+          throw new Error(
+            `image ${backend} is not on the Docker engine: build it there with DOCKER_HOST=… scripts/docker/build-images.sh fixtures backends`,
+          );
+        });
+    }
+    const probe = { docker, image, labels: this.labels("probe") };
+    const [apiPort, redisPort, pgPort] = (await enginePorts(probe, 3)) as [number, number, number];
+    const password = randomBytes(12).toString("hex");
+    const common = {
+      NetworkMode: "host",
+      SecurityOpt: ["no-new-privileges"],
+      RestartPolicy: { Name: "no" },
+    };
+    await this.run({
+      Image: image,
+      Env: [`PORT=${apiPort}`],
+      Labels: this.labels("fixture-api"),
+      HostConfig: { ...common, CapDrop: ["ALL"], ReadonlyRootfs: true },
+    });
+    await this.run({
+      Image: BACKEND_IMAGES.redis,
+      // Never the lab's queue: flushed before every cell, so no persistence.
+      Cmd: ["--bind", "127.0.0.1", "--port", String(redisPort), "--appendonly", "no", "--save", ""],
+      Labels: this.labels("fixture-redis"),
+      HostConfig: { ...common, CapDrop: ["ALL"] },
+    });
+    await this.run({
+      Image: BACKEND_IMAGES.postgres,
+      Env: [
+        "POSTGRES_USER=perflab",
+        `POSTGRES_PASSWORD=${password}`,
+        "POSTGRES_DB=perflab_fixtures",
+        `PGPORT=${pgPort}`,
+      ],
+      Labels: this.labels("fixture-postgres"),
+      // The entrypoint initialises the cluster as root, then runs postgres as its own user; the data
+      // is scratch (re-seeded per cell), so it lives in memory.
+      HostConfig: { ...common, Tmpfs: { "/var/lib/postgresql/data": "rw,size=1g" } },
+    });
+    await Promise.all([
+      engineWait(probe, `http://127.0.0.1:${apiPort}/health`, 30_000),
+      engineWait(probe, `tcp://127.0.0.1:${redisPort}`, 30_000),
+      // Postgres listens on TCP only once initdb and the database are done.
+      engineWait(probe, `tcp://127.0.0.1:${pgPort}`, 60_000),
+    ]);
+    this.options.log.info({ apiPort, redisPort, pgPort }, "fixtures started on the Docker engine");
+    return {
+      FIXTURE_API_URL: `http://127.0.0.1:${apiPort}`,
+      REDIS_URL: `redis://127.0.0.1:${redisPort}/0`,
+      DATABASE_URL: `postgres://perflab:${password}@127.0.0.1:${pgPort}/perflab_fixtures`,
+    };
+  }
+
+  private labels(role: string): Record<string, string> {
+    return { ...this.options.labels, [LABEL_ROLE]: role };
+  }
+
+  private async run(options: Docker.ContainerCreateOptions): Promise<void> {
+    const container = await this.options.docker.createContainer(options);
+    this.containers.push(container);
+    await container.start();
+  }
+
+  /** Runs a one-off container to its end on the engine's host network; returns its code and output. */
+  private async runToEnd(options: Docker.ContainerCreateOptions): Promise<{ code: number; output: string }> {
+    const container = await this.options.docker.createContainer({
+      ...options,
+      Labels: this.labels("fixture-reset"),
+      HostConfig: {
+        NetworkMode: "host",
+        SecurityOpt: ["no-new-privileges"],
+        CapDrop: ["ALL"],
+        ReadonlyRootfs: true,
+        RestartPolicy: { Name: "no" },
+      },
+    });
+    try {
+      await container.start();
+      const { StatusCode } = (await container.wait()) as { StatusCode: number };
+      const tail = new LogTail();
+      const out = new PassThrough().setEncoding("utf8");
+      out.on("data", (d: string) => tail.push(d));
+      const logs = (await container.logs({ stdout: true, stderr: true, follow: false })) as unknown as
+        | Buffer
+        | Readable;
+      if (Buffer.isBuffer(logs)) {
+        const stream = new PassThrough();
+        this.options.docker.modem.demuxStream(stream, out, out);
+        stream.end(logs);
+        await new Promise((r) => stream.once("end", r));
+      }
+      return { code: StatusCode, output: tail.toString() };
+    } finally {
+      await container.remove({ force: true, v: true }).catch(() => undefined);
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
 
 describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", () => {
@@ -81,5 +81,60 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(bad!.status).toBe("succeeded");
     expect(bad!.summary!.ops).toBeGreaterThan(0n);
     expect(bad!.summary!.errors).toBe(bad!.summary!.ops);
+  });
+});
+
+describe("server variants (the same build started differently)", () => {
+  it("runs go:stateless and node:cluster from the API with their environment, and refuses an unknown variant", async () => {
+    const post = (servers: string[]) =>
+      fetch(`${inject("webUrl")}/api/v1/matrices`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "variants",
+          servers,
+          scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "v" } } }],
+          loadLevels: [{ vus: 4 }],
+          durationSec: 3,
+          cooldownSec: 0,
+        }),
+      });
+    const unknown = await post(["go:nope"]);
+    expect(unknown.status).toBe(422);
+    const problem = (await unknown.json()) as { errors: { field: string; message: string }[] };
+    expect(problem.errors).toContainEqual(
+      expect.objectContaining({ field: "servers.0", message: expect.stringContaining("go:nope") }),
+    );
+
+    const created = await post(["go:stateless", "node:cluster"]);
+    expect(created.status).toBe(201);
+    const { runId } = (await created.json()) as { runId: string };
+    const run = await waitForRun(runId, 120_000);
+    const db = testDb();
+    const cells = await db.cell.findMany({
+      where: { runId },
+      orderBy: { index: "asc" },
+      include: { summary: true },
+    });
+    expect(cells.map((c) => [c.serverName, c.status, c.error])).toEqual([
+      ["go:stateless", "succeeded", null],
+      ["node:cluster", "succeeded", null],
+    ]);
+    expect(run.status).toBe("succeeded");
+    for (const cell of cells) {
+      expect(cell.summary!.requests).toBe(cell.summary!.k6Requests);
+      expect(cell.summary!.errors).toBe(0n);
+      // The server itself says it ran stateless (its /debug/runtime, sampled every second).
+      const points = await db.metricPoint.findMany({ where: { cellId: cell.id, phase: "measure" } });
+      const runtime = points.map((p) => p.runtime as { mcp?: { stateless?: boolean } } | null).find(Boolean);
+      expect(runtime?.mcp?.stateless, cell.serverName).toBe(true);
+    }
+    expect(cells[0]!.serverBuild).toMatchObject({ variant: "stateless", env: { MCP_STATELESS: "1" } });
+    expect(cells[1]!.serverBuild).toMatchObject({
+      variant: "cluster",
+      env: { MCP_STATELESS: "1", CLUSTER_WORKERS: "auto" },
+    });
+    // A cluster of one process per CPU: the primary and its workers are all measured.
+    expect(cells[1]!.parallelism).toBe(Math.min(2, (cells[1]!.hostFingerprint as { cores: number }).cores));
   });
 });

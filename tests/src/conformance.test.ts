@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { Fixtures, localDriver, type RunningServer, waitForHealthy } from "@perflab/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
@@ -742,8 +742,22 @@ for (const server of ordered) {
       expectRuntime(name, body, { stateless: false, json_response: false, sessions: expect.any(Number) });
     });
   });
+}
 
+/**
+ * Stateless mode: every server with MCP_STATELESS=1, and every variant that runs several processes
+ * (Node's cluster, Python's workers), whose requests land on different processes and must agree.
+ */
+const statelessTargets = [
+  ...ordered.map((server) => ({ server, name: server.name, env: { MCP_STATELESS: "1" } })),
+  ...withVariants(ordered)
+    .filter((v) => v.variant !== null && Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"))
+    .map((server) => ({ server, name: server.name, env: {} as Record<string, string> })),
+];
+
+for (const { server, name, env } of statelessTargets) {
   describe(`server ${name}, stateless and without backends`, () => {
+    const base = server.base;
     let running: RunningServer;
     let baseUrl: string;
     let mcpUrl: string;
@@ -753,7 +767,7 @@ for (const server of ordered) {
 
     beforeAll(async () => {
       // No REDIS_URL, FIXTURE_API_URL or DATABASE_URL: backends are connected lazily (section 1).
-      ({ running, baseUrl, port } = await start(server, `${name}-stateless`, { MCP_STATELESS: "1" }));
+      ({ running, baseUrl, port } = await start(server, `${name.replace(":", "-")}-stateless`, env));
       mcpUrl = `${baseUrl}${server.mcpPath}`;
     });
 
@@ -766,7 +780,7 @@ for (const server of ordered) {
       client = new Client({ name: "perflab-conformance", version: "1.0.0" });
       transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
       await client.connect(transport);
-      expect(client.getServerVersion()).toMatchObject({ name: `perflab-${name}`, version: "1.0.0" });
+      expect(client.getServerVersion()).toMatchObject({ name: `perflab-${base}`, version: "1.0.0" });
       expect(transport.sessionId).toBeUndefined();
       const init = await post(mcpUrl, initialize(1, "2025-11-25"));
       expect(init.status).toBe(200);
@@ -865,7 +879,7 @@ for (const server of ordered) {
       >[]) {
         const bad = await localDriver.start({
           server,
-          cellId: `conformance-${name}-bad-env`,
+          cellId: `conformance-${name.replace(":", "-")}-bad-env`,
           port: await freePort(),
           env,
         });
@@ -894,7 +908,7 @@ for (const server of ordered) {
 
     it("reports stateless mode in /debug/runtime", async () => {
       const body = await (await fetch(`${baseUrl}/debug/runtime`)).json();
-      expectRuntime(name, body, { stateless: true, json_response: false, sessions: null });
+      expectRuntime(base, body, { stateless: true, json_response: false, sessions: null });
     });
   });
 }

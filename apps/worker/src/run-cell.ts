@@ -9,7 +9,7 @@ import {
   scenarioCatalog,
   type TLiveEvent,
 } from "@perflab/contracts";
-import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma } from "@perflab/db";
 import {
   CellAggregator,
@@ -91,7 +91,9 @@ export async function runCell(
   const cellLog = log.child({ cellId: cell.id, runId: cell.runId, server: cell.serverName });
   const stage = (name: string) =>
     publish(deps, cell.runId, { type: "cell", cellId: cell.id, status: "running", stage: name });
-  const server = loadServerCatalog(env.PERFLAB_SERVERS_DIR).find((s) => s.name === cell.serverName);
+  const server = withVariants(loadServerCatalog(env.PERFLAB_SERVERS_DIR)).find(
+    (s) => s.name === cell.serverName,
+  );
   const driver = deps.drivers[cell.driver as DriverId];
   const startedAt = new Date();
   // Only a cell still queued starts: the run may have been cancelled since it was read.
@@ -418,6 +420,9 @@ function serverBuild(server: CatalogEntry, image: string | null, imageId: string
     runtime: server.runtime,
     sdk: server.sdk,
     command: server.start.command,
+    // A variant's settings (stateless, a cluster) are part of what ran.
+    variant: server.variant,
+    env: server.start.env,
     image,
     imageId,
   };

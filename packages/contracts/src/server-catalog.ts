@@ -3,7 +3,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TServerManifest, ZServerManifest } from "./server-manifest.ts";
 
-export type CatalogEntry = TServerManifest & { dir: string };
+/**
+ * A server the worker can run: a manifest as found (`variant` null), or one of its variants, named
+ * `<server>:<variant>`, with the variant's environment over the manifest's.
+ */
+export type CatalogEntry = TServerManifest & {
+  dir: string;
+  /** The manifest's name: its folder, build and image. */
+  base: string;
+  variant: string | null;
+  description: string | null;
+};
 
 /** The repository's servers/ folder, found relative to this file so every app agrees on it. */
 export const defaultServersDir = path.resolve(
@@ -28,7 +38,32 @@ export function loadServerCatalog(serversDir: string = defaultServersDir): Catal
     }
     if (parsed.data.name !== name)
       throw new Error(`${file}: name "${parsed.data.name}" must equal its folder "${name}"`);
-    entries.push({ ...parsed.data, dir: path.join(serversDir, name) });
+    entries.push({
+      ...parsed.data,
+      dir: path.join(serversDir, name),
+      base: name,
+      variant: null,
+      description: null,
+    });
   }
   return entries;
+}
+
+/** The separator of `<server>:<variant>`: never in a folder name, so the two cannot collide. */
+export const VARIANT_SEPARATOR = ":";
+
+/** Every server, each followed by its variants: what a matrix may name. */
+export function withVariants(servers: CatalogEntry[]): CatalogEntry[] {
+  return servers.flatMap((server) => [
+    server,
+    ...Object.entries(server.variants).map(([id, variant]) => ({
+      ...server,
+      name: `${server.base}${VARIANT_SEPARATOR}${id}`,
+      displayName: `${server.displayName} · ${variant.displayName}`,
+      start: { ...server.start, env: { ...server.start.env, ...variant.env } },
+      variant: id,
+      description: variant.description,
+      variants: {},
+    })),
+  ]);
 }

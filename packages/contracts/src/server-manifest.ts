@@ -1,8 +1,20 @@
 import { z } from "zod";
 
+const ZSlug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes");
+
+/**
+ * Another way to run the same build: only the environment differs (stateless mode, a cluster of
+ * processes). It is chosen like a server of its own, as `<server>:<variant>`.
+ */
+export const ZServerVariant = z.strictObject({
+  displayName: z.string().min(1),
+  description: z.string().min(1),
+  env: z.record(z.string(), z.string()),
+});
+
 /** servers/<name>/perflab.json — read by the worker (build, start) and the web app (run form). */
 export const ZServerManifest = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes"),
+  name: ZSlug,
   displayName: z.string().min(1),
   language: z.string().min(1),
   runtime: z.string().min(1),
@@ -18,6 +30,7 @@ export const ZServerManifest = z.object({
   healthPath: z.string().startsWith("/").default("/health"),
   mcpPath: z.string().startsWith("/").default("/mcp"),
   tools: z.array(z.string()).default([]),
+  variants: z.record(ZSlug, ZServerVariant).default({}),
 });
 export type TServerManifest = z.infer<typeof ZServerManifest>;
 
@@ -29,5 +42,12 @@ export const ZServerInfo = ZServerManifest.pick({
   runtime: true,
   sdk: true,
   tools: true,
+}).extend({
+  /** The server folder a variant runs (its own name for a plain server). */
+  base: ZSlug,
+  /** The variant's id, or null for the server as its manifest starts it. */
+  variant: ZSlug.nullable(),
+  /** What the variant changes, in a sentence; null for a plain server. */
+  description: z.string().nullable(),
 });
 export type TServerInfo = z.infer<typeof ZServerInfo>;

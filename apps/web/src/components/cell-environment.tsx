@@ -3,8 +3,20 @@ import { cellLabel } from "@/lib/labels";
 import type { ReportCellDto } from "@/lib/report-dto";
 import { panel, table, tbody, td, th } from "./ui";
 
-type Host = { cpuModel?: unknown; cores?: unknown; memoryBytes?: unknown; kernel?: unknown; arch?: unknown };
-type Build = { language?: unknown; runtime?: unknown; sdk?: { name?: unknown; version?: unknown } | null };
+type Host = {
+  hostname?: unknown;
+  cpuModel?: unknown;
+  cores?: unknown;
+  memoryBytes?: unknown;
+  kernel?: unknown;
+  arch?: unknown;
+};
+type Build = {
+  language?: unknown;
+  runtime?: unknown;
+  sdk?: { name?: unknown; version?: unknown } | null;
+  env?: Record<string, unknown> | null;
+};
 
 const text = (value: unknown) => (typeof value === "string" && value ? value : null);
 const count = (value: unknown) => (typeof value === "number" ? value : null);
@@ -13,6 +25,12 @@ function runtimeOf(build: Build | null): string {
   if (!build) return "—";
   const sdk = build.sdk && text(build.sdk.name) ? `${build.sdk.name} ${text(build.sdk.version) ?? ""}` : null;
   return [text(build.runtime), sdk?.trim()].filter(Boolean).join(" · ") || "—";
+}
+
+/** The environment the manifest or a variant set (MCP_STATELESS=1 …), or null. */
+function envOf(build: Build | null): string | null {
+  const env = build?.env && typeof build.env === "object" ? Object.entries(build.env) : [];
+  return env.length > 0 ? env.map(([k, v]) => `${k}=${String(v)}`).join(" ") : null;
 }
 
 function parallelismOf(value: unknown): string {
@@ -39,7 +57,7 @@ export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
               <th className={th}>Image</th>
               <th className={th}>Parallelism</th>
               <th className={th}>k6</th>
-              <th className={th}>Host CPU</th>
+              <th className={th}>Host</th>
               <th className={th}>Cores</th>
               <th className={th}>Memory</th>
               <th className={th}>Kernel</th>
@@ -58,7 +76,17 @@ export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
                       ? `${cell.limits.cpus} vCPU · ${cell.limits.memoryMb} MB${cell.limits.cpuset ? ` · CPUs ${cell.limits.cpuset}` : ""}`
                       : "none"}
                   </td>
-                  <td className={td}>{runtimeOf(build)}</td>
+                  <td className={td}>
+                    <div>{runtimeOf(build)}</div>
+                    {envOf(build) && (
+                      <div
+                        className="font-mono text-xs text-zinc-500"
+                        data-testid={`environment-env-${cell.index}`}
+                      >
+                        {envOf(build)}
+                      </div>
+                    )}
+                  </td>
                   <td className={`${td} font-mono text-xs`}>
                     {cell.image ? (
                       <>
@@ -77,7 +105,10 @@ export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
                   <td className={td} data-testid={`environment-k6-${cell.index}`}>
                     {cell.k6Version ?? "—"}
                   </td>
-                  <td className={td}>{text(host?.cpuModel) ?? "—"}</td>
+                  <td className={td} data-testid={`environment-host-${cell.index}`}>
+                    {text(host?.hostname) && <div className="font-medium">{text(host?.hostname)}</div>}
+                    <div className="text-xs text-zinc-500">{text(host?.cpuModel) ?? "—"}</div>
+                  </td>
                   <td className={td} data-testid={`environment-cores-${cell.index}`}>
                     {count(host?.cores) ?? "—"}
                   </td>

@@ -67,6 +67,14 @@ const argsFor = (tool: string) => JSON.stringify(defaultToolArguments[tool] ?? {
 /** The API's default cool-down between cells; the form does not change it. */
 const DEFAULT_COOLDOWN_SEC = ZMatrixSpecInput.shape.cooldownSec.parse(undefined);
 
+/** A variant's own part of its name ("stateless cluster"), shown under its server. */
+function variantLabel(server: TServerInfo, variant: TServerInfo): string {
+  const prefix = `${server.displayName} · `;
+  return variant.displayName.startsWith(prefix)
+    ? variant.displayName.slice(prefix.length)
+    : variant.displayName;
+}
+
 /**
  * Tools every selected server offers, in the first one's order. A server that lists no tools
  * accepts any (the schema does not check it), so it narrows nothing; null when none lists tools.
@@ -270,8 +278,10 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
             <button
               type="button"
               className="text-sky-700 hover:underline dark:text-sky-400"
-              onClick={() => update({ servers: servers.map((s) => s.name) })}
-              aria-label="Select all servers"
+              onClick={() =>
+                update({ servers: servers.filter((s) => s.variant === null).map((s) => s.name) })
+              }
+              aria-label="Select every server (without variants)"
             >
               all
             </button>
@@ -287,35 +297,64 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
         }
       >
         <div className="grid gap-2 sm:grid-cols-2">
-          {servers.map((server) => {
-            const checked = form.servers.includes(server.name);
-            return (
-              <label
-                key={server.name}
-                className={`flex cursor-pointer items-start gap-2.5 rounded-md border px-3 py-2 text-sm ${
-                  checked
-                    ? "border-sky-400 bg-sky-50/60 dark:border-sky-700 dark:bg-sky-950/40"
-                    : "border-zinc-200 hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-800/40"
-                }`}
-              >
-                <input
-                  type="checkbox"
-                  name="servers"
-                  value={server.name}
-                  checked={checked}
-                  onChange={(e) => toggleServer(server.name, e.target.checked)}
-                  className="mt-0.5 size-4 accent-sky-600"
-                  data-testid={`server-${server.name}`}
-                />
-                <span className="min-w-0">
-                  <span className="block font-medium">{server.displayName}</span>
-                  <span className="block text-xs text-zinc-500 dark:text-zinc-400">
-                    {server.language} · {server.runtime}
-                  </span>
-                </span>
-              </label>
-            );
-          })}
+          {servers
+            .filter((server) => server.variant === null)
+            .map((server) => {
+              const variants = servers.filter((v) => v.variant !== null && v.base === server.name);
+              const checked = form.servers.includes(server.name);
+              const any = checked || variants.some((v) => form.servers.includes(v.name));
+              return (
+                <div
+                  key={server.name}
+                  className={`rounded-md border px-3 py-2 text-sm ${
+                    any
+                      ? "border-sky-400 bg-sky-50/60 dark:border-sky-700 dark:bg-sky-950/40"
+                      : "border-zinc-200 hover:bg-zinc-50 dark:border-zinc-800 dark:hover:bg-zinc-800/40"
+                  }`}
+                >
+                  <label className="flex cursor-pointer items-start gap-2.5">
+                    <input
+                      type="checkbox"
+                      name="servers"
+                      value={server.name}
+                      checked={checked}
+                      onChange={(e) => toggleServer(server.name, e.target.checked)}
+                      className="mt-0.5 size-4 accent-sky-600"
+                      data-testid={`server-${server.name}`}
+                    />
+                    <span className="min-w-0">
+                      <span className="block font-medium">{server.displayName}</span>
+                      <span className="block text-xs text-zinc-500 dark:text-zinc-400">
+                        {server.language} · {server.runtime}
+                      </span>
+                    </span>
+                  </label>
+                  {variants.length > 0 && (
+                    // Variants: the same build started differently, each a server of its own in the matrix.
+                    <div className="mt-1.5 flex flex-wrap gap-x-4 gap-y-1 pl-6.5 text-xs text-zinc-600 dark:text-zinc-300">
+                      {variants.map((variant) => (
+                        <label
+                          key={variant.name}
+                          className="flex cursor-pointer items-center gap-1.5"
+                          title={variant.description ?? undefined}
+                        >
+                          <input
+                            type="checkbox"
+                            name="servers"
+                            value={variant.name}
+                            checked={form.servers.includes(variant.name)}
+                            onChange={(e) => toggleServer(variant.name, e.target.checked)}
+                            className="size-3.5 accent-sky-600"
+                            data-testid={`server-${variant.name}`}
+                          />
+                          {variantLabel(server, variant)}
+                        </label>
+                      ))}
+                    </div>
+                  )}
+                </div>
+              );
+            })}
         </div>
       </FieldGroup>
 

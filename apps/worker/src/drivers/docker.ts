@@ -191,9 +191,14 @@ export async function sourceHash(dir: string, inputs: string[]): Promise<string>
   return hash.digest("hex").slice(0, 12);
 }
 
-/** `perflab/server-<name>:<hash of its sources>`: a changed source is a new image, never a stale one. */
-export async function serverImageTag(server: Pick<CatalogEntry, "name" | "dir" | "build">): Promise<string> {
-  return `perflab/server-${server.name}:${await sourceHash(server.dir, server.build.inputs)}`;
+/**
+ * `perflab/server-<name>:<hash of its sources>`: a changed source is a new image, never a stale one.
+ * A variant runs its server's image (only its environment differs).
+ */
+export async function serverImageTag(
+  server: Pick<CatalogEntry, "name" | "dir" | "build"> & { base?: string },
+): Promise<string> {
+  return `perflab/server-${server.base ?? server.name}:${await sourceHash(server.dir, server.build.inputs)}`;
 }
 
 export async function fixturesImageTag(fixturesDir: string): Promise<string> {

@@ -12,7 +12,7 @@ echo "» servers";     (cd servers/go && go test ./...) && (cd servers/fixtures 
 # needs a second multi-minute cargo build and runs by hand: servers/rust/README.md).
 (cd servers/python && .venv/bin/pip install --disable-pip-version-check -q -r requirements-test.txt && .venv/bin/python -m pytest -q -p no:cacheprovider)
 (cd servers/java && mvn -q -B test)
-echo "» docker engine, docker-compose and images (servers but Rust, fixtures, k6; app, Postgres, Redis for compose)"
+echo "» docker engine, docker-compose and images (every server, fixtures, k6; app, Postgres, Redis for compose)"
 bash scripts/docker/start-dockerd.sh
 if ! command -v docker-compose >/dev/null; then
   echo "» installing docker-compose"
@@ -21,7 +21,8 @@ if ! command -v docker-compose >/dev/null; then
   as_root apt-get install -y -q docker-compose >/dev/null ||
     { as_root apt-get update -q >/dev/null && as_root apt-get install -y -q docker-compose >/dev/null; }
 fi
-# --apps needs the web build of setup.sh above; the app image is rebuilt each time (~2 min here).
-bash scripts/docker/build-images.sh --apps go node bun python java fixtures k6
+# --apps needs the web build of setup.sh above; the app image is rebuilt each time (~2 min here), and
+# Rust's release build in its image takes ~6 min on the first run (cached by source hash after).
+bash scripts/docker/build-images.sh --apps go node bun python java rust fixtures k6
 echo "» integration, conformance, docker and browser"
 pnpm --filter @perflab/tests test

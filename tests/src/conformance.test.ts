@@ -767,7 +767,7 @@ for (const { server, name, env } of statelessTargets) {
 
     beforeAll(async () => {
       // No REDIS_URL, FIXTURE_API_URL or DATABASE_URL: backends are connected lazily (section 1).
-      ({ running, baseUrl, port } = await start(server, `${name.replace(":", "-")}-stateless`, env));
+      ({ running, baseUrl, port } = await start(server, `${name.replace(":", "~")}-stateless`, env));
       mcpUrl = `${baseUrl}${server.mcpPath}`;
     });
 
@@ -879,7 +879,7 @@ for (const { server, name, env } of statelessTargets) {
       >[]) {
         const bad = await localDriver.start({
           server,
-          cellId: `conformance-${name.replace(":", "-")}-bad-env`,
+          cellId: `conformance-${name.replace(":", "~")}-bad-env`,
           port: await freePort(),
           env,
         });

@@ -149,10 +149,15 @@ export async function runCell(
     if (onEngine && !deps.engine) throw new CellFailure("this worker has no remote engine set up");
     const fixtures = onEngine ? deps.engine!.fixtures : deps.fixtures;
     const k6Runner = onEngine
-      ? await deps.engine!.k6().then(async (k6) => {
-          await db.cell.update({ where: { id: cell.id }, data: { k6Version: k6.version } });
-          return k6.runner;
-        })
+      ? await deps
+          .engine!.k6()
+          .catch((error: Error) => {
+            throw new CellFailure(`k6 could not start on the Docker engine: ${error.message}`);
+          })
+          .then(async (k6) => {
+            await db.cell.update({ where: { id: cell.id }, data: { k6Version: k6.version } });
+            return k6.runner;
+          })
       : deps.k6;
     const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];
     if (!entry) throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
@@ -173,14 +178,19 @@ export async function runCell(
 
     // A remote engine's driver picks a port free on its machine.
     const requestedPort = onEngine ? 0 : await freePort();
-    running = await driver.start({
-      server,
-      cellId: cell.id,
-      runId: cell.runId,
-      port: requestedPort,
-      env: { ...backends, ...marker },
-      limits: (cell.limits as CellLimits | null) ?? undefined,
-    });
+    running = await driver
+      .start({
+        server,
+        cellId: cell.id,
+        runId: cell.runId,
+        port: requestedPort,
+        env: { ...backends, ...marker },
+        limits: (cell.limits as CellLimits | null) ?? undefined,
+      })
+      .catch((error: Error) => {
+        cellLog.warn({ err: error }, "the server could not start");
+        throw new CellFailure(`the server could not start: ${error.message}`);
+      });
     const started = running;
     const port = started.port ?? requestedPort;
     const baseUrl = `http://127.0.0.1:${port}`;

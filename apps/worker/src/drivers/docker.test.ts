@@ -178,4 +178,22 @@ describe("sourceHash", () => {
     await writeFile(path.join(dir, "src/main.ts"), "console.log(2)");
     expect(await sourceHash(dir, ["src/**/*.ts"])).not.toBe(first);
   });
+
+  it("keeps the image when only the manifest's variants change, not when its start does", async () => {
+    const { dir } = await repo("FROM golang\nCOPY . .\n");
+    const manifest = { name: "x", start: { command: ["./x"], env: {} }, variants: {} };
+    await writeFile(path.join(dir, "perflab.json"), JSON.stringify(manifest));
+    const first = await sourceHash(dir, []);
+    const stateless = { displayName: "s", description: "d", env: { MCP_STATELESS: "1" } };
+    await writeFile(
+      path.join(dir, "perflab.json"),
+      JSON.stringify({ ...manifest, variants: { stateless } }, null, 2),
+    );
+    expect(await sourceHash(dir, [])).toBe(first);
+    await writeFile(
+      path.join(dir, "perflab.json"),
+      JSON.stringify({ ...manifest, start: { command: ["./y"], env: {} } }),
+    );
+    expect(await sourceHash(dir, [])).not.toBe(first);
+  });
 });

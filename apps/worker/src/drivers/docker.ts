@@ -161,6 +161,17 @@ async function rootContextFiles(dockerfile: string, root: string): Promise<strin
   return glob(patterns, { cwd: root, ignore: IGNORED.map((p) => `**/${p}`), dot: true, onlyFiles: true });
 }
 
+/** The manifest as the image depends on it: variants only change how a container starts. */
+async function manifestForImage(dir: string): Promise<string> {
+  const text = await readFile(path.join(dir, "perflab.json"), "utf8");
+  try {
+    const { variants: _variants, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return text;
+  }
+}
+
 /**
  * Hash of what an image is built from: the server's build inputs, manifest and Docker files, and
  * for a Dockerfile built from the repository root, every repository file it copies.
@@ -178,7 +189,7 @@ export async function sourceHash(dir: string, inputs: string[]): Promise<string>
     hash
       .update(file)
       .update("\0")
-      .update(await readFile(path.join(dir, file)));
+      .update(file === "perflab.json" ? await manifestForImage(dir) : await readFile(path.join(dir, file)));
   const dockerfile = await readFile(path.join(dir, "Dockerfile"), "utf8").catch(() => "");
   if (/Build context: the repository root/i.test(dockerfile)) {
     const root = path.resolve(dir, "../..");
@@ -212,7 +223,8 @@ export async function k6ImageTag(k6OutputDir: string): Promise<string> {
 
 /** A client for the engine at a DOCKER_HOST-style address (unix://, tcp://host:port), or the default socket. */
 export function dockerAt(dockerHost?: string): Docker {
-  if (!dockerHost) return new Docker();
+  // DOCKER_HOST itself: docker-modem also reads DOCKER_TLS_VERIFY and DOCKER_CERT_PATH, as the CLI does.
+  if (!dockerHost || dockerHost === process.env.DOCKER_HOST) return new Docker();
   const url = new URL(dockerHost);
   if (url.protocol === "unix:") return new Docker({ socketPath: url.pathname });
   if (url.protocol === "tcp:") return new Docker({ host: url.hostname, port: Number(url.port || 2375) });
@@ -298,8 +310,9 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         imageId = ((await docker.getImage(image).inspect()) as { Id: string }).Id;
       } catch (error) {
         if (!isStatus(error, 404)) throw error;
+        const where = options.remote ? "DOCKER_HOST=<this engine> " : "";
         throw new Error(
-          `image ${image} is not on the Docker engine: build it with scripts/docker/build-images.sh ${server.name}`,
+          `image ${image} is not on the Docker engine: build it with ${where}scripts/docker/build-images.sh ${server.base ?? server.name}`,
         );
       }
       const host = await engineCapacity();
@@ -326,7 +339,12 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           mcp: `http://127.0.0.1:${port}${server.mcpPath}`,
           runtime: `http://127.0.0.1:${port}/debug/runtime`,
         });
-        machine = engineFingerprint(await engineInfo(), observer.cpuModel);
+        try {
+          machine = engineFingerprint(await engineInfo(), observer.cpuModel);
+        } catch (error) {
+          await observer.close();
+          throw error;
+        }
       }
       const containerEnv = { ...server.start.env, ...env, PORT: String(port) };
       const container = await docker
@@ -430,17 +448,20 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           stopRequestedAt ??= Date.now();
           stopping ??= (async () => {
             try {
-              await container.stop({ t: Math.max(1, Math.ceil(graceMs / 1000)) });
-            } catch (error) {
-              // 304: already stopped; 404: already gone.
-              if (!isStatus(error, 304, 404)) throw error;
+              try {
+                await container.stop({ t: Math.max(1, Math.ceil(graceMs / 1000)) });
+              } catch (error) {
+                // 304: already stopped; 404: already gone.
+                if (!isStatus(error, 304, 404)) throw error;
+              }
+              const info = await exited;
+              await container.remove({ force: true, v: true }).catch((error) => {
+                if (!isStatus(error, 404, 409)) throw error;
+              });
+              return info;
+            } finally {
+              await observer?.close();
             }
-            const info = await exited;
-            await observer?.close();
-            await container.remove({ force: true, v: true }).catch((error) => {
-              if (!isStatus(error, 404, 409)) throw error;
-            });
-            return info;
           })();
           return stopping;
         },

@@ -16,12 +16,8 @@ const ZProbeLine = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ports"), ports: z.array(z.number().int()) }),
   z.object({ type: z.literal("ready"), t: z.number(), cpuModel: z.string().optional() }),
   z.object({ type: z.literal("healthy"), t: z.number() }),
-  z.object({
-    type: z.literal("sample"),
-    t: z.number(),
-    host: z.object({ busy: z.number(), total: z.number() }).optional(),
-    runtime: z.unknown(),
-  }),
+  z.object({ type: z.literal("cpu"), t: z.number(), busy: z.number(), total: z.number() }),
+  z.object({ type: z.literal("runtime"), t: z.number(), runtime: z.unknown() }),
   z.object({ type: z.literal("error"), message: z.string() }),
 ]);
 type ProbeLine = z.infer<typeof ZProbeLine>;
@@ -176,6 +172,9 @@ export async function watchServer(
   let healthyAt: number | null = null;
   let failure: string | null = null;
   let host: { busy: number; total: number } | null = null;
+  /** Counts CPU readings, so each of the sampler's seconds takes a fresh one. */
+  let hostSeq = 0;
+  let hostServed = 0;
   let runtime: unknown;
   let sampled = false;
   const listeners = new Set<() => void>();
@@ -196,7 +195,18 @@ export async function watchServer(
   let cpuModel: string | null = null;
   const iterator = probe.lines[Symbol.asyncIterator]();
   // The first line says the probe runs (or why it could not).
-  const first = await iterator.next();
+  let timer: NodeJS.Timeout | undefined;
+  let first: IteratorResult<ProbeLine, unknown>;
+  try {
+    first = await Promise.race([
+      iterator.next(),
+      new Promise<{ done: true; value: undefined }>((resolve) => {
+        timer = setTimeout(() => resolve({ done: true, value: undefined }), 30_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+  } catch (error) {
+    first = { done: true, value: (error as Error).message };
+  }
   if (first.done || first.value.type !== "ready") {
     await probe.stop();
     const reason = !first.done && first.value.type === "error" ? first.value.message : probe.output();
@@ -210,8 +220,10 @@ export async function watchServer(
         if (next.done) break;
         const line = next.value;
         if (line.type === "healthy") healthyAt ??= Date.now();
-        else if (line.type === "sample") {
-          host = line.host ?? null;
+        else if (line.type === "cpu") {
+          host = { busy: line.busy, total: line.total };
+          hostSeq++;
+        } else if (line.type === "runtime") {
           runtime = line.runtime ?? undefined;
           sampled = true;
         } else if (line.type === "error") failure = line.message;
@@ -248,7 +260,15 @@ export async function watchServer(
       return runtime ?? null;
     },
     runtime: async () => runtime,
-    hostCpu: async () => host,
+    async hostCpu() {
+      // The probe reads its machine a few ms after each second, as the worker's sampler does: wait a
+      // little for that reading rather than take the last second's twice (clocks and links differ).
+      const deadline = Date.now() + 400;
+      while (hostSeq === hostServed && !failure && Date.now() < deadline)
+        await changed(deadline - Date.now());
+      hostServed = hostSeq;
+      return host;
+    },
     close: () => probe.stop(),
   };
 }

@@ -7,6 +7,8 @@ import { enginePorts, engineWait } from "../drivers/probe.ts";
 import type { Logger } from "../logger.ts";
 import type { FixtureBackends } from "./fixtures.ts";
 
+const RESET_TIMEOUT_MS = 150_000;
+
 export const BACKEND_IMAGES = { redis: "perflab/redis:7", postgres: "perflab/postgres:15" } as const;
 
 /**
@@ -30,12 +32,32 @@ export class EngineFixtures implements FixtureBackends {
     },
   ) {}
 
-  ensure(): Promise<Record<string, string>> {
-    this.started ??= this.start().catch(async (error) => {
+  async ensure(): Promise<Record<string, string>> {
+    // Backends that died since (the engine restarted, a container was removed) are started afresh.
+    if (this.started && !(await this.running())) {
+      this.options.log.warn("fixtures on the Docker engine stopped; starting them again");
       await this.close();
+    }
+    this.started ??= this.start().catch(async (error) => {
+      this.started = null;
+      await this.removeContainers();
       throw error;
     });
     return this.started;
+  }
+
+  private async running(): Promise<boolean> {
+    const backends = await this.started!.catch(() => null);
+    if (!backends) return false;
+    const states = await Promise.all(
+      this.containers.map((c) =>
+        c
+          .inspect()
+          .then((info) => info.State.Running)
+          .catch(() => false),
+      ),
+    );
+    return states.every(Boolean);
   }
 
   async reset(): Promise<void> {
@@ -55,9 +77,15 @@ export class EngineFixtures implements FixtureBackends {
   }
 
   async close(): Promise<void> {
+    // A start under way finishes first, so none of its containers is left behind.
+    await this.started?.catch(() => undefined);
+    this.started = null;
+    await this.removeContainers();
+  }
+
+  private async removeContainers(): Promise<void> {
     const containers = this.containers.splice(0);
     await Promise.all(containers.map((c) => c.remove({ force: true, v: true }).catch(() => undefined)));
-    this.started = null;
   }
 
   private async start(): Promise<Record<string, string>> {
@@ -145,9 +173,19 @@ export class EngineFixtures implements FixtureBackends {
         RestartPolicy: { Name: "no" },
       },
     });
+    let timer: NodeJS.Timeout | undefined;
     try {
       await container.start();
-      const { StatusCode } = (await container.wait()) as { StatusCode: number };
+      // A reset gives up after 2 minutes itself; a hung container is killed a little later.
+      const { StatusCode } = (await Promise.race([
+        container.wait(),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`fixture reset did not finish within ${RESET_TIMEOUT_MS / 1000} s`)),
+            RESET_TIMEOUT_MS,
+          );
+        }),
+      ])) as { StatusCode: number };
       const tail = new LogTail();
       const out = new PassThrough().setEncoding("utf8");
       out.on("data", (d: string) => tail.push(d));
@@ -162,6 +200,7 @@ export class EngineFixtures implements FixtureBackends {
       }
       return { code: StatusCode, output: tail.toString() };
     } finally {
+      clearTimeout(timer);
       await container.remove({ force: true, v: true }).catch(() => undefined);
     }
   }

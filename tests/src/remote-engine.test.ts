@@ -15,6 +15,7 @@ import {
   dockerAt,
   fixturesImageTag,
   k6ImageTag,
+  LABEL_CELL,
   LABEL_OWNER,
   LABEL_ROLE,
   serverImageTag,
@@ -169,6 +170,74 @@ describe("a Docker engine on another machine", () => {
     expect(worker.exitReason()).toBeNull();
     await worker.stop();
     started.splice(started.indexOf(worker), 1);
+    expect(await remote.listContainers({ all: true })).toEqual([]);
+  });
+
+  it("after a worker is killed mid-cell, the next worker removes its server, k6, probe and fixtures there", async () => {
+    const redis = await startRedis({
+      dir: path.join(inject("tmpDir"), "redis-remote-crash"),
+      port: await freePort(),
+    });
+    started.push(redis);
+    const env = {
+      PERFLAB_SERVERS_DIR: inject("serversDir"),
+      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-remote-crash"),
+      PERFLAB_HOST_ID: "perflab-remote-crash-tests",
+      DOCKER_HOST: dockerHost,
+    };
+    const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(first);
+    const { runId, cellIds } = await queueRun(
+      [
+        {
+          serverName: "go",
+          vus: 2,
+          durationSeconds: 60,
+          warmupSeconds: 0,
+          driver: "docker",
+          tool: "get_user_cart",
+          args: { user_id: 3 },
+        },
+        { serverName: "go", vus: 2, durationSeconds: 2, warmupSeconds: 0, driver: "docker" },
+      ],
+      { redisUrl: redis.url },
+    );
+    const [victim, next] = cellIds as [string, string];
+    const db = testDb();
+    await until(
+      async () => (await db.metricPoint.count({ where: { cellId: victim } })) > 0,
+      120_000,
+      "the first cell's load to run",
+    );
+    const roles = async (filter: string) =>
+      (await remote.listContainers({ all: true, filters: { label: [filter] } }))
+        .map((c) => c.Labels[LABEL_ROLE] ?? "server")
+        .sort();
+    expect(await roles(`${LABEL_CELL}=${victim}`)).toEqual(["k6", "probe", "server"]);
+
+    first.child.kill("SIGKILL");
+    await until(async () => first.exitReason(), 10_000, "the worker to die");
+    // Nothing on the engine noticed: the dead worker's containers run on.
+    expect(await roles(LABEL_OWNER)).toEqual([
+      "fixture-api",
+      "fixture-postgres",
+      "fixture-redis",
+      "k6",
+      "probe",
+      "server",
+    ]);
+
+    const second = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
+    started.push(second);
+    const finished = await waitForRun(runId, 180_000);
+    const [victimAfter, nextAfter] = await Promise.all(
+      [victim, next].map((id) => db.cell.findUniqueOrThrow({ where: { id } })),
+    );
+    expect(victimAfter!.status).toBe("failed");
+    expect(victimAfter!.error).toMatch(/worker/);
+    expect([nextAfter!.status, nextAfter!.error]).toEqual(["succeeded", null]);
+    expect(finished.status).toBe("partial");
+    // The echo cell needed no fixtures: nothing of either worker is left on the engine.
     expect(await remote.listContainers({ all: true })).toEqual([]);
   });
 });

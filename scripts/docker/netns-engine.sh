@@ -35,7 +35,10 @@ down() {
 }
 
 up() {
-  command -v ip >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -q iproute2 >/dev/null; }
+  if ! command -v ip >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q iproute2 >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q iproute2 >/dev/null; }
+  fi
   if ! remote info >/dev/null 2>&1; then
     down
     ip netns add "$NS"

@@ -170,6 +170,15 @@ describe("sourceHash", () => {
     expect(await sourceHash(dir, ["src/**/*.ts"])).not.toBe(second);
   });
 
+  it("ignores build tools' state in the folders a root-context Dockerfile copies", async () => {
+    const { dir } = await repo(rootDockerfile);
+    const first = await sourceHash(dir, ["src/**/*.ts"]);
+    await mkdir(path.join(dir, ".turbo"), { recursive: true });
+    await writeFile(path.join(dir, ".turbo/turbo-build.log"), `build at ${Date.now()}`);
+    await writeFile(path.join(dir, "tsconfig.tsbuildinfo"), "{}");
+    expect(await sourceHash(dir, ["src/**/*.ts"])).toBe(first);
+  });
+
   it("ignores the rest of the repository for a Dockerfile built from its own folder", async () => {
     const { root, dir } = await repo("FROM golang\nCOPY . .\n");
     const first = await sourceHash(dir, ["src/**/*.ts"]);

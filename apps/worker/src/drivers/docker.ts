@@ -131,8 +131,11 @@ export function isOrphan(
   return !alive(owner.pid, owner.start);
 }
 
+/** Build output and tool state, never an image's source: hashing them would change tags on every build. */
 const IGNORED = [
   "**/node_modules/**",
+  "**/.turbo/**",
+  "**/*.tsbuildinfo",
   "**/target/**",
   "bin/**",
   "dist/**",

@@ -9,7 +9,7 @@
 import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
@@ -277,8 +277,20 @@ describe("docker-compose.yml: the shared-lab deployment runs cells end to end", 
 
   it("lists every reference server, and keeps its queue in a Redis that neither evicts nor forgets", async () => {
     const body = (await (await fetch(`${webUrl}/api/v1/servers`)).json()) as { servers: { name: string }[] };
-    const expected = loadServerCatalog(path.join(repoRoot, "servers")).map((s) => s.name);
-    expect(expected).toEqual(expect.arrayContaining(["bun", "go", "java", "node", "python", "rust"]));
+    // Every server and its variants, as the form shows them.
+    const expected = withVariants(loadServerCatalog(path.join(repoRoot, "servers"))).map((s) => s.name);
+    expect(expected).toEqual(
+      expect.arrayContaining([
+        "bun",
+        "go",
+        "java",
+        "node",
+        "python",
+        "rust",
+        "node:cluster",
+        "python:workers",
+      ]),
+    );
     expect(body.servers.map((s) => s.name).sort()).toEqual([...expected].sort());
     const redis = new Redis(Number(composeEnv.PERFLAB_REDIS_PORT), "127.0.0.1");
     try {

@@ -43,6 +43,8 @@ export const ZServerInfo = ZServerManifest.pick({
   sdk: true,
   tools: true,
 }).extend({
+  /** `<server>` or, for a variant, `<server>:<variant>`. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9-]*)?$/, "<server> or <server>:<variant>"),
   /** The server folder a variant runs (its own name for a plain server). */
   base: ZSlug,
   /** The variant's id, or null for the server as its manifest starts it. */

@@ -69,6 +69,28 @@ describe("run a benchmark from the browser (real Chromium)", () => {
     });
   });
 
+  it("offers each server's variants under it, as servers of their own in the matrix", async () => {
+    await withPage("variants", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await fill(page, "Virtual users", "10");
+      await chooseServers(page, ["node"]);
+      await expect.poll(() => page.getByTestId("preview-cells").textContent()).toBe("1 cell");
+      const cluster = page.getByTestId("server-node:cluster");
+      // Labelled by its own part of the name, explained on hover.
+      expect(await cluster.locator("xpath=..").textContent()).toBe("stateless cluster");
+      expect(await cluster.locator("xpath=..").getAttribute("title")).toMatch(/CLUSTER_WORKERS=auto/);
+      await cluster.check();
+      await page.getByTestId("server-python:workers").check();
+      await expect.poll(() => page.getByTestId("preview-cells").textContent()).toBe("3 cells");
+      // "all" means every server, not every way of starting one.
+      await page.getByRole("button", { name: "Select every server (without variants)" }).click();
+      expect(await page.getByTestId("server-node:cluster").isChecked()).toBe(false);
+      expect(await page.locator('input[name="servers"]:checked').count()).toBe(
+        await page.locator('input[name="servers"]:not([value*=":"])').count(),
+      );
+    });
+  });
+
   it("submits the form, watches the live chart grow while the cell runs, then reads the summary", async () => {
     await withPage("run-flow", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);

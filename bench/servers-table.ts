@@ -2,13 +2,19 @@
  * The servers/README.md table, measured through perflab: for each reference server, idle RSS and
  * cold start, then RPS and tools/call p99 of `echo` at 50 VUs. Rounds are interleaved across servers.
  *
- *   pnpm exec tsx bench/servers-table.ts [rounds=2] [durationSec=20] [vus=50]
+ *   pnpm exec tsx bench/servers-table.ts [rounds=2] [durationSec=20] [vus=50] [servers=every server]
+ *
+ * `servers` is a comma-separated list that may name variants (`node,node:cluster`).
  */
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { machine, mean, startLab } from "./lib.ts";
 
-const [rounds = 2, durationSec = 20, vus = 50] = process.argv.slice(2).map(Number);
-const servers = loadServerCatalog().map((s) => s.name);
+const args = process.argv.slice(2);
+const [rounds = 2, durationSec = 20, vus = 50] = args.slice(0, 3).map(Number);
+const known = withVariants(loadServerCatalog()).map((s) => s.name);
+const servers = args[3] ? args[3].split(",") : loadServerCatalog().map((s) => s.name);
+const unknown = servers.filter((name) => !known.includes(name));
+if (unknown.length > 0) throw new Error(`unknown servers ${unknown.join(", ")}; known: ${known.join(", ")}`);
 const lab = await startLab();
 try {
   const cells = await lab.runCells(

@@ -16,13 +16,14 @@ ENDPOINT="tcp://$ADDR:2375"
 DIR=${PERFLAB_NETNS_ENGINE_DIR:-/var/lib/perflab-netns-engine}
 TIMEOUT_SEC=${PERFLAB_DOCKERD_TIMEOUT_SEC:-60}
 
-remote() { DOCKER_HOST=$ENDPOINT docker "$@"; }
+# The script itself talks to the engine over its unix socket: nothing it sends can leave the machine.
+remote() { DOCKER_HOST="unix://$DIR/docker.sock" docker "$@"; }
 
 down() {
   if [ -s "$DIR/docker.pid" ]; then
     pid=$(cat "$DIR/docker.pid")
     # Its containers first (force), then the daemon and its containerd.
-    remote ps -aq 2>/dev/null | xargs -r env DOCKER_HOST=$ENDPOINT docker rm -f >/dev/null 2>&1 || true
+    remote ps -aq 2>/dev/null | xargs -r env DOCKER_HOST="unix://$DIR/docker.sock" docker rm -f >/dev/null 2>&1 || true
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
@@ -39,7 +40,7 @@ up() {
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -q iproute2 >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q iproute2 >/dev/null; }
   fi
-  if ! remote info >/dev/null 2>&1; then
+  if ! { ip netns list | grep -qw "$NS" && remote info >/dev/null 2>&1; }; then
     down
     ip netns add "$NS"
     ip link add "$HOST_IF" type veth peer name "$NS_IF"

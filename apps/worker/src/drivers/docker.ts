@@ -6,6 +6,7 @@ import { PassThrough, type Readable } from "node:stream";
 import type { CatalogEntry } from "@perflab/contracts/server-catalog";
 import Docker from "dockerode";
 import { glob } from "tinyglobby";
+import { requireImage } from "./attached.ts";
 import { LogTail } from "./local.ts";
 import { OWNER_ENV, ownerAlive, ownerMarker, parseOwner } from "./orphans.ts";
 import { engineFingerprint, enginePorts, watchServer } from "./probe.ts";
@@ -308,16 +309,11 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       const { server, cellId, env } = request;
       let { port } = request;
       const image = await imageFor(server);
-      let imageId: string;
-      try {
-        imageId = ((await docker.getImage(image).inspect()) as { Id: string }).Id;
-      } catch (error) {
-        if (!isStatus(error, 404)) throw error;
-        const where = options.remote ? "DOCKER_HOST=<this engine> " : "";
-        throw new Error(
-          `image ${image} is not on the Docker engine: build it with ${where}scripts/docker/build-images.sh ${server.base ?? server.name}`,
-        );
-      }
+      const imageId = await requireImage(
+        docker,
+        image,
+        `${server.base ?? server.name}${options.remote ? " (DOCKER_HOST set to this engine)" : ""}`,
+      );
       const host = await engineCapacity();
       const limits = resolveLimits(request.limits, host);
       const owner = env[OWNER_ENV] ?? ownerMarker(hostId);

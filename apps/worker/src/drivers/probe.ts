@@ -1,8 +1,7 @@
 import { createInterface } from "node:readline";
-import { finished, PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
 import { z } from "zod";
-import { LogTail } from "./local.ts";
+import { requireImage, startAttached } from "./attached.ts";
 import type { HostFingerprint, ServerObserver } from "./types.ts";
 
 /**
@@ -41,66 +40,36 @@ type ProbeProcess = {
 /** Starts `/probe <args>` with its stdout attached before the start, so no line is missed. */
 async function startProbe(options: ProbeOptions, args: string[], timeoutMs: number): Promise<ProbeProcess> {
   const { docker, image } = options;
-  try {
-    await docker.getImage(image).inspect();
-  } catch (error) {
-    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
-    throw new Error(
-      `probe image ${image} is not on the Docker engine: build it there with DOCKER_HOST=… scripts/docker/build-images.sh fixtures`,
-    );
-  }
-  const container = await docker.createContainer({
-    Image: image,
-    Entrypoint: ["/probe"],
-    Cmd: args,
-    Env: [`PROBE_TIMEOUT_MS=${timeoutMs}`],
-    AttachStdout: true,
-    AttachStderr: true,
-    Labels: options.labels,
-    StopSignal: "SIGTERM",
-    HostConfig: {
-      NetworkMode: "host",
-      SecurityOpt: ["no-new-privileges"],
-      CapDrop: ["ALL"],
-      ReadonlyRootfs: true,
-      PidsLimit: 64,
-      Memory: 64 * 1024 * 1024,
-      RestartPolicy: { Name: "no" },
-      LogConfig: { Type: "none", Config: {} },
+  await requireImage(docker, image, "fixtures (DOCKER_HOST set to this engine)");
+  const { container, stdout, tail, waited, endStreamsAfter, remove } = await startAttached(
+    docker,
+    {
+      Image: image,
+      Entrypoint: ["/probe"],
+      Cmd: args,
+      Env: [`PROBE_TIMEOUT_MS=${timeoutMs}`],
+      Labels: options.labels,
+      StopSignal: "SIGTERM",
+      HostConfig: {
+        NetworkMode: "host",
+        SecurityOpt: ["no-new-privileges"],
+        CapDrop: ["ALL"],
+        ReadonlyRootfs: true,
+        PidsLimit: 64,
+        Memory: 64 * 1024 * 1024,
+        RestartPolicy: { Name: "no" },
+        LogConfig: { Type: "none", Config: {} },
+      },
     },
-  });
-  const remove = () => container.remove({ force: true, v: true }).catch(() => undefined);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const tail = new LogTail();
-  stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-  let waited: Promise<{ StatusCode: number }>;
-  try {
-    const stream = (await container.attach({
-      stream: true,
-      stdout: true,
-      stderr: true,
-    })) as unknown as Readable;
-    docker.modem.demuxStream(stream, stdout, stderr);
-    finished(stream, () => {
-      stdout.end();
-      stderr.end();
-    });
-    await container.start();
-    waited = container.wait({ condition: "not-running" }) as Promise<{ StatusCode: number }>;
-  } catch (error) {
-    stdout.end();
-    stderr.end();
-    await remove();
-    throw error;
-  }
+    "the probe",
+  );
   const done = waited
     .then(
       (r) => r.StatusCode as number | null,
       () => null,
     )
     .then(async (code) => {
-      setTimeout(() => stdout.end(), 2_000).unref();
+      endStreamsAfter(2_000);
       await remove();
       return code;
     });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
+import { requireImage } from "../drivers/attached.ts";
 import { LABEL_ROLE } from "../drivers/docker.ts";
 import { LogTail } from "../drivers/local.ts";
 import { enginePorts, engineWait } from "../drivers/probe.ts";
@@ -91,17 +92,8 @@ export class EngineFixtures implements FixtureBackends {
   private async start(): Promise<Record<string, string>> {
     const { docker } = this.options;
     const image = await this.options.image();
-    for (const backend of [image, BACKEND_IMAGES.redis, BACKEND_IMAGES.postgres]) {
-      await docker
-        .getImage(backend)
-        .inspect()
-        .catch((error: { statusCode?: number }) => {
-          if (error.statusCode !== 404) throw error;
-          throw new Error(
-            `image ${backend} is not on the Docker engine: build it there with DOCKER_HOST=… scripts/docker/build-images.sh fixtures backends`,
-          );
-        });
-    }
+    for (const backend of [image, BACKEND_IMAGES.redis, BACKEND_IMAGES.postgres])
+      await requireImage(docker, backend, "fixtures backends (DOCKER_HOST set to this engine)");
     const probe = { docker, image, labels: this.labels("probe") };
     const [apiPort, redisPort, pgPort] = (await enginePorts(probe, 3)) as [number, number, number];
     const password = randomBytes(12).toString("hex");

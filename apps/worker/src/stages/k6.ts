@@ -3,11 +3,12 @@ import { constants, createReadStream } from "node:fs";
 import { open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { finished, PassThrough, type Readable } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { promisify } from "node:util";
 import { type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
 import type Docker from "dockerode";
 import { extract, pack } from "tar-stream";
+import { requireImage, startAttached } from "../drivers/attached.ts";
 import {
   LABEL_CELL,
   LABEL_INSTANCE,
@@ -136,16 +137,7 @@ export function createLocalK6Runner(bin: string): K6Runner {
  */
 export function createDockerK6Runner(options: { docker: Docker; image: string; instance: string }): K6Runner {
   const { docker, image, instance } = options;
-  const ensureImage = async () => {
-    try {
-      await docker.getImage(image).inspect();
-    } catch (error) {
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
-      throw new Error(
-        `k6 image ${image} is not on the Docker engine: build it with scripts/docker/build-images.sh k6`,
-      );
-    }
-  };
+  const ensureImage = () => requireImage(docker, image, "k6");
   return {
     kind: "docker",
     location: image,
@@ -176,60 +168,35 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
       await ensureImage();
       const scriptName = path.basename(input.script);
       const env = { K6_NO_USAGE_REPORT: "true", ...input.env, SUMMARY_PATH: "/work/k6-summary.json" };
-      const container = await docker.createContainer({
-        name: `perflab-k6-${input.cell.id}-${Date.now().toString(36)}`,
-        Image: image,
-        Cmd: [...K6_ARGS, "--out", "perflab=/dev/stdout", `/work/${scriptName}`],
-        Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
-        AttachStdout: true,
-        AttachStderr: true,
-        Labels: {
-          [LABEL_CELL]: input.cell.id,
-          [LABEL_RUN]: input.cell.runId,
-          [LABEL_OWNER]: input.cell.owner,
-          [LABEL_INSTANCE]: instance,
-          [LABEL_ROLE]: "k6",
+      const { container, stdout, tail, waited, endStreamsAfter, remove } = await startAttached(
+        docker,
+        {
+          name: `perflab-k6-${input.cell.id}-${Date.now().toString(36)}`,
+          Image: image,
+          Cmd: [...K6_ARGS, "--out", "perflab=/dev/stdout", `/work/${scriptName}`],
+          Env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+          Labels: {
+            [LABEL_CELL]: input.cell.id,
+            [LABEL_RUN]: input.cell.runId,
+            [LABEL_OWNER]: input.cell.owner,
+            [LABEL_INSTANCE]: instance,
+            [LABEL_ROLE]: "k6",
+          },
+          HostConfig: {
+            NetworkMode: "host",
+            SecurityOpt: ["no-new-privileges"],
+            CapDrop: ["ALL"],
+            PidsLimit: 4096,
+            RestartPolicy: { Name: "no" },
+            // Everything k6 prints is read through the attached stream; the engine keeps no log file.
+            LogConfig: { Type: "none", Config: {} },
+          },
         },
-        HostConfig: {
-          NetworkMode: "host",
-          SecurityOpt: ["no-new-privileges"],
-          CapDrop: ["ALL"],
-          PidsLimit: 4096,
-          RestartPolicy: { Name: "no" },
-          // Everything k6 prints is read through the attached stream; the engine keeps no log file.
-          LogConfig: { Type: "none", Config: {} },
+        "k6",
+        async (created) => {
+          await created.putArchive(await tarOf(scriptName, await readFile(input.script)), { path: "/work" });
         },
-      });
-      const remove = () => container.remove({ force: true, v: true }).catch(() => undefined);
-      const tail = new LogTail();
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
-      let waited: Promise<{ StatusCode: number }>;
-      try {
-        await container.putArchive(await tarOf(scriptName, await readFile(input.script)), { path: "/work" });
-        // Attached before start, so not one line of output is missed.
-        const stream = (await container.attach({
-          stream: true,
-          stdout: true,
-          stderr: true,
-        })) as unknown as Readable;
-        docker.modem.demuxStream(stream, stdout, stderr);
-        // However the stream ends (end, close, a reset connection), the readers end with it.
-        finished(stream, (error) => {
-          if (error) tail.push(`\n[perflab] k6's output stream broke: ${error.message}\n`);
-          stdout.end();
-          stderr.end();
-        });
-        await container.start();
-        // After start: "not-running" resolves at the exit, or at once if k6 already exited.
-        waited = container.wait({ condition: "not-running" }) as Promise<{ StatusCode: number }>;
-      } catch (error) {
-        stdout.end();
-        stderr.end();
-        await remove();
-        throw error;
-      }
+      );
       const timer = setTimeout(() => {
         tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
         void container.kill({ signal: "SIGKILL" }).catch(() => undefined);
@@ -244,11 +211,7 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
         )
         .then(async (exit) => {
           clearTimeout(timer);
-          // A stream that outlives its container would hold the reader forever.
-          setTimeout(() => {
-            stdout.end();
-            stderr.end();
-          }, 5_000).unref();
+          endStreamsAfter(5_000);
           const summary = await readArchiveFile(container, "/work/k6-summary.json")
             .then((text) => (text === null ? null : (JSON.parse(text) as unknown)))
             .catch(() => null);

@@ -1,8 +1,10 @@
 import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { createDb, type Db } from "@perflab/db";
 import { Queue } from "bullmq";
 import { inject } from "vitest";
+import { freePort, startRedis } from "../../scripts/lib/services.ts";
 
 let db: Db | null = null;
 export function testDb(): Db {
@@ -111,4 +113,18 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A Redis of the test's own: a worker on it never takes the suite worker's jobs, nor the suite's its. */
+export async function startOwnRedis(name: string): ReturnType<typeof startRedis> {
+  return startRedis({ dir: path.join(inject("tmpDir"), `redis-${name}`), port: await freePort() });
+}
+
+/** A worker of the test's own: the test catalog (reference and test-only servers) and its own work dir. */
+export function ownWorkerEnv(name: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    PERFLAB_SERVERS_DIR: inject("serversDir"),
+    PERFLAB_WORK_DIR: path.join(inject("tmpDir"), `work-${name}`),
+    ...env,
+  };
 }

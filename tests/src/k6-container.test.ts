@@ -1,14 +1,7 @@
-/**
- * k6 in its own container (PERFLAB_K6_RUNNER=docker): a worker of its own (its own Redis, so the
- * suite's worker never takes these jobs) runs cells whose load generator is perflab's k6 image on
- * the host network. The output streams out over the attached stdout, the summary comes back through
- * the engine's archive API and k6's CPU and memory come from the engine's stats.
- */
-import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDockerDriver, LABEL_CELL } from "../../apps/worker/src/drivers/docker.ts";
-import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, testDb, waitForRun } from "./helpers.ts";
+import { type Service, startWorker } from "../../scripts/lib/services.ts";
+import { ownWorkerEnv, queueRun, startOwnRedis, testDb, waitForRun } from "./helpers.ts";
 
 const started: Service[] = [];
 afterAll(async () => {
@@ -17,20 +10,15 @@ afterAll(async () => {
 
 describe("k6 in its own container", () => {
   it("measures a local and a docker server with the same results path, and leaves no container", async () => {
-    const redis = await startRedis({
-      dir: path.join(inject("tmpDir"), "redis-k6-container"),
-      port: await freePort(),
-    });
+    const redis = await startOwnRedis("k6-container");
     started.push(redis);
     const worker = startWorker({
       databaseUrl: inject("databaseUrl"),
       redisUrl: redis.url,
-      env: {
-        PERFLAB_SERVERS_DIR: inject("serversDir"),
-        PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-k6-container"),
+      env: ownWorkerEnv("k6-container", {
         PERFLAB_HOST_ID: "perflab-k6-container-tests",
         PERFLAB_K6_RUNNER: "docker",
-      },
+      }),
     });
     started.push(worker);
 

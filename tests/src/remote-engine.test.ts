@@ -21,8 +21,8 @@ import {
   serverImageTag,
 } from "../../apps/worker/src/drivers/docker.ts";
 import { BACKEND_IMAGES } from "../../apps/worker/src/stages/engine-fixtures.ts";
-import { freePort, repoRoot, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, testDb, until, waitForRun } from "./helpers.ts";
+import { repoRoot, type Service, startWorker } from "../../scripts/lib/services.ts";
+import { ownWorkerEnv, queueRun, startOwnRedis, testDb, until, waitForRun } from "./helpers.ts";
 
 const script = path.join(repoRoot, "scripts/docker/netns-engine.sh");
 const run = promisify(execFile);
@@ -64,20 +64,15 @@ function listensHere(port: number): Promise<boolean> {
 describe("a Docker engine on another machine", () => {
   it("runs docker cells, their k6 and their fixtures on the engine's machine and records that machine", async () => {
     const engine = (await remote.info()) as { ID: string; NCPU: number; Name: string };
-    const redis = await startRedis({
-      dir: path.join(inject("tmpDir"), "redis-remote-engine"),
-      port: await freePort(),
-    });
+    const redis = await startOwnRedis("remote-engine");
     started.push(redis);
     const worker = startWorker({
       databaseUrl: inject("databaseUrl"),
       redisUrl: redis.url,
-      env: {
-        PERFLAB_SERVERS_DIR: inject("serversDir"),
-        PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-remote-engine"),
+      env: ownWorkerEnv("remote-engine", {
         PERFLAB_HOST_ID: "perflab-remote-engine-tests",
         DOCKER_HOST: dockerHost,
-      },
+      }),
     });
     started.push(worker);
 
@@ -174,17 +169,12 @@ describe("a Docker engine on another machine", () => {
   });
 
   it("after a worker is killed mid-cell, the next worker removes its server, k6, probe and fixtures there", async () => {
-    const redis = await startRedis({
-      dir: path.join(inject("tmpDir"), "redis-remote-crash"),
-      port: await freePort(),
-    });
+    const redis = await startOwnRedis("remote-crash");
     started.push(redis);
-    const env = {
-      PERFLAB_SERVERS_DIR: inject("serversDir"),
-      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-remote-crash"),
+    const env = ownWorkerEnv("remote-crash", {
       PERFLAB_HOST_ID: "perflab-remote-crash-tests",
       DOCKER_HOST: dockerHost,
-    };
+    });
     const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(first);
     const { runId, cellIds } = await queueRun(

@@ -1,11 +1,18 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createDockerDriver, LABEL_CELL, LABEL_OWNER } from "../../apps/worker/src/drivers/docker.ts";
 import { processStartTime } from "../../apps/worker/src/drivers/orphans.ts";
-import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { processesOfCell, queueRun, testDb, until, waitForRun } from "./helpers.ts";
+import { type Service, startWorker } from "../../scripts/lib/services.ts";
+import {
+  ownWorkerEnv,
+  processesOfCell,
+  queueRun,
+  startOwnRedis,
+  testDb,
+  until,
+  waitForRun,
+} from "./helpers.ts";
 
 // Each test's own Redis and workers stop with it, so the next test's load runs alone.
 const started: Service[] = [];
@@ -16,15 +23,9 @@ afterEach(async () => {
 describe("a worker killed mid-cell", () => {
   it("leaves no processes behind after a restart, the cell says why it failed, and the run goes on", async () => {
     // Its own Redis, so the suite's worker cannot pick these jobs up.
-    const redis = await startRedis({
-      dir: path.join(inject("tmpDir"), "redis-crash"),
-      port: await freePort(),
-    });
+    const redis = await startOwnRedis("crash");
     started.push(redis);
-    const env = {
-      PERFLAB_SERVERS_DIR: inject("serversDir"),
-      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-crash"),
-    };
+    const env = ownWorkerEnv("crash");
     const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(first);
 
@@ -80,15 +81,9 @@ describe("a worker killed mid-cell", () => {
     const containersOfCell = (cellId: string) =>
       docker.listContainers({ all: true, filters: { label: [`${LABEL_CELL}=${cellId}`] } });
 
-    const redis = await startRedis({
-      dir: path.join(inject("tmpDir"), "redis-crash-docker"),
-      port: await freePort(),
-    });
+    const redis = await startOwnRedis("crash-docker");
     started.push(redis);
-    const env = {
-      PERFLAB_SERVERS_DIR: inject("serversDir"),
-      PERFLAB_WORK_DIR: path.join(inject("tmpDir"), "work-crash-docker"),
-    };
+    const env = ownWorkerEnv("crash-docker");
     const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(first);
 

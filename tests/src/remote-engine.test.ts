@@ -10,7 +10,7 @@ import { connect } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   dockerAt,
   fixturesImageTag,
@@ -44,8 +44,12 @@ beforeAll(async () => {
   remote = dockerAt(dockerHost);
 }, 300_000);
 
+// Each test's workers stop with it (removing their containers on the engine), whatever it asserted.
+afterEach(async () => {
+  for (const s of started.splice(0).reverse()) await s.stop().catch(() => undefined);
+});
+
 afterAll(async () => {
-  for (const s of started.reverse()) await s.stop().catch(() => undefined);
   await run("bash", [script, "down"], { timeout: 60_000 });
 });
 

@@ -30,12 +30,15 @@ export function startSampler(input: {
   let inFlight: Promise<void> = Promise.resolve();
 
   const read = async (): Promise<Reading> => {
+    // The moment the readings were asked for: a reply that comes late (an engine's stats over the
+    // network, a remote probe's line) still describes that moment, and its second.
+    const at = Date.now();
     const [server, k6, host] = await Promise.all([
       input.server.resources(),
       input.k6Resources(),
       (input.hostCpu ?? hostCpuTimes)(),
     ]);
-    return { at: Date.now(), server, k6, host };
+    return { at, server, k6, host };
   };
 
   const tick = async () => {
@@ -64,19 +67,21 @@ export function startSampler(input: {
   };
 
   let timer: NodeJS.Timeout | undefined;
+  let tickStartedAt = Date.now();
+  const run = () => {
+    tickStartedAt = Date.now();
+    inFlight = tick()
+      .catch(() => undefined)
+      .finally(schedule);
+  };
   const schedule = () => {
     if (stopped) return;
-    // Aligned to k6's per-second buckets (wall-clock seconds), a few ms after each boundary.
-    const delay = intervalMs - (Date.now() % intervalMs) + 20;
-    timer = setTimeout(() => {
-      inFlight = tick()
-        .catch(() => undefined)
-        .finally(schedule);
-    }, delay);
+    // Aligned to k6's per-second buckets (wall-clock seconds), a few ms after each boundary: the one
+    // after the last tick began, so a slow tick is followed at once instead of skipping a second.
+    const next = (Math.floor(tickStartedAt / intervalMs) + 1) * intervalMs + 20;
+    timer = setTimeout(run, Math.max(0, next - Date.now()));
   };
-  inFlight = tick()
-    .catch(() => undefined)
-    .finally(schedule);
+  run();
 
   return {
     async stop() {

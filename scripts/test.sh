@@ -7,11 +7,13 @@ PERFLAB_BROWSER_TESTS=1 bash scripts/setup.sh
 echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only
 echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --output-logs=errors-only
-echo "» servers";     (cd servers/go && go test ./...) && (cd servers/fixtures && go test ./...)
-# The Python and Java servers' own suites (Node's and Bun's run with the unit tests above; Rust's
-# needs a second multi-minute cargo build and runs by hand: servers/rust/README.md).
-(cd servers/python && .venv/bin/pip install --disable-pip-version-check -q -r requirements-test.txt && .venv/bin/python -m pytest -q -p no:cacheprovider)
-(cd servers/java && mvn -q -B test)
+# Each server's own suite, as its perflab.json's `test.command` says (servers/README.md: Node's and
+# Bun's run with the unit tests above; Rust's needs a second multi-minute cargo build and runs by hand).
+echo "» servers";     pnpm --silent exec tsx scripts/test-servers.ts
+(cd servers/fixtures && go test ./...)
+# perflab's k6 output extension, and its histograms decoded by the worker's hdr-histogram-js.
+(cd packages/k6-output && go test ./...)
+HDR_JS="$PWD/packages/metrics/node_modules/hdr-histogram-js" node packages/k6-output/test/roundtrip.mjs
 echo "» docker engine, docker-compose and images (every server, fixtures, k6; app, Postgres, Redis for compose)"
 bash scripts/docker/start-dockerd.sh
 if ! command -v docker-compose >/dev/null; then
@@ -21,8 +23,12 @@ if ! command -v docker-compose >/dev/null; then
   as_root apt-get install -y -q docker-compose >/dev/null ||
     { as_root apt-get update -q >/dev/null && as_root apt-get install -y -q docker-compose >/dev/null; }
 fi
-# --apps needs the web build of setup.sh above; the app image is rebuilt each time (~2 min here), and
-# Rust's release build in its image takes ~6 min on the first run (cached by source hash after).
-bash scripts/docker/build-images.sh --apps go node bun python java rust fixtures k6
+# Compose v2 (`docker compose`) beside Debian's v1: the compose test brings the stack up under both.
+bash scripts/docker/install-compose.sh
+# No names: every server with a perflab.json (one that registers a prebuilt image is named and
+# skipped), the fixtures and k6. --apps needs the web build of setup.sh above; the app image (~2 min
+# here) is rebuilt only when the workspace's files or the web build changed, and Rust's release build
+# in its image takes ~6 min on the first run (cached by source hash after).
+bash scripts/docker/build-images.sh --apps
 echo "» integration, conformance, docker and browser"
 pnpm --filter @perflab/tests test

@@ -8,7 +8,8 @@
  *   perflab/postgres, redis        Debian's, for compose and a remote engine's fixtures (with --apps or `backends`)
  *   perflab/app                    the image docker-compose.yml runs as web, worker and migrate (with --apps)
  * With DOCKER_HOST set, every image is built on that engine (a remote engine needs the servers it runs,
- * fixtures, k6 and backends).
+ * fixtures, k6 and backends). A server whose perflab.json registers a prebuilt `image` is skipped (it
+ * must be pulled or loaded onto the engine); PERFLAB_SERVERS_DIR reads the servers from another folder.
  * Usage: tsx scripts/docker/build-images.ts [--apps] [--only-apps] [server names | fixtures | k6 | backends ...]
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -26,6 +27,8 @@ const logDir = path.join(root, ".perflab/docker-build");
 export const DEBIAN_BASE = "perflab/debian-base:bookworm";
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 
+/** The servers to build: the repository's, or another folder laid out the same way (as the worker's). */
+const serversDir = process.env.PERFLAB_SERVERS_DIR ?? path.join(root, "servers");
 const args = process.argv.slice(2);
 const withApps = args.includes("--apps") || args.includes("--only-apps");
 const onlyApps = args.includes("--only-apps");
@@ -278,8 +281,12 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
   { match: /^(docker\.io\/)?(library\/)?(debian|ubuntu)[:@]/, build: debianBase },
 ];
 
-/** `--build-arg NAME=<local image>` for every `ARG NAME=<official image>` of a Dockerfile. */
-async function localBuildArgs(dockerfile: string): Promise<string[]> {
+/**
+ * `--build-arg NAME=<local image>` for every `ARG NAME=<official image>` of a Dockerfile. An official
+ * image with no stand-in is used as it is when the engine already has it (pulled or loaded there).
+ * `what` names the image being built (`server <name>`, fixtures, k6) in errors.
+ */
+async function localBuildArgs(dockerfile: string, what: string): Promise<string[]> {
   const text = await readFile(dockerfile, "utf8");
   const flags: string[] = [];
   for (const match of text.matchAll(/^\s*ARG\s+([A-Za-z_][A-Za-z0-9_]*)=("?)([^\s"]+)\2\s*$/gm)) {
@@ -287,8 +294,15 @@ async function localBuildArgs(dockerfile: string): Promise<string[]> {
     if (!/IMAGE|BASE/.test(name!)) continue;
     const base = bases.find((b) => b.match.test(value!));
     if (!base) {
+      if (imageExists(value!)) continue;
       throw new Error(
-        `${path.relative(root, dockerfile)}: ARG ${name}=${value} has no local stand-in; add one to scripts/docker/build-images.ts`,
+        `${what}'s Dockerfile (${path.relative(root, dockerfile)}) builds on ${value} (ARG ${name}), which has no offline ` +
+          `stand-in and is not on the Docker engine: pull or load it there (docker pull ${value}), name a base perflab ` +
+          "stands in for in that ARG (golang, node, oven/bun, python, eclipse-temurin, maven, rust, debian), add a " +
+          "stand-in to `bases` in scripts/docker/build-images.ts" +
+          (what.startsWith("server ")
+            ? ', or register a prebuilt image with "image" in its perflab.json'
+            : ""),
       );
     }
     flags.push(`--build-arg ${name}=${await base.build(value!)}`);
@@ -310,9 +324,9 @@ const rootContext = () =>
     .map((e) => `--exclude=${q(e)}`)
     .join(" ")} -C ${q(root)} .`;
 
-async function imageFromDir(dir: string, tag: string, logName: string): Promise<void> {
+async function imageFromDir(dir: string, tag: string, logName: string, what = logName): Promise<void> {
   const dockerfile = path.join(dir, "Dockerfile");
-  const buildArgs = await localBuildArgs(dockerfile);
+  const buildArgs = await localBuildArgs(dockerfile, what);
   const fromRoot = /Build context: the repository root/i.test(await readFile(dockerfile, "utf8"));
   await once(tag, logName, () =>
     sh(
@@ -352,7 +366,6 @@ async function appImages(): Promise<void> {
   if (!existsSync(path.join(root, "apps/web/.next/BUILD_ID"))) {
     throw new Error("the web app is not built: run `pnpm build` (or scripts/setup.sh) before --apps");
   }
-  // The app image always rebuilds: its inputs are the whole workspace; layers above the base are cheap.
   const excludes = [
     "./.git",
     "./.perflab/work",
@@ -371,14 +384,46 @@ async function appImages(): Promise<void> {
     "./**/.turbo",
     "./.perflab/redis",
   ].map((e) => `--exclude=${q(e)}`);
-  const started = Date.now();
-  await sh(
-    `tar -c ${excludes.join(" ")} -C ${q(root)} . | docker build --network host -f docker/app.Dockerfile --build-arg NODE_IMAGE=${node} --build-arg BASE_IMAGE=${DEBIAN_BASE} -t perflab/app:local -`,
+  await once(
+    APP_IMAGE,
     "app",
+    () =>
+      sh(
+        `tar -c ${excludes.join(" ")} -C ${q(root)} . | docker build --network host -f docker/app.Dockerfile --build-arg NODE_IMAGE=${node} --build-arg BASE_IMAGE=${DEBIAN_BASE} --label ${INPUTS_LABEL}=${appInputs(node)} -t ${APP_IMAGE} -`,
+        "app",
+      ),
+    appInputs(node),
   );
-  const seconds = (Date.now() - started) / 1000;
-  results.push({ image: "perflab/app:local", seconds, cached: false });
-  console.log(`  built perflab/app:local in ${seconds.toFixed(1)} s`);
+}
+
+const APP_IMAGE = "perflab/app:local";
+
+/**
+ * What the app image is made of, as one hash: every file git tracks or would track (contents, so
+ * uncommitted edits count), the web build's id (.next is restored from turbo's cache when its sources
+ * did not change, id included) and the base images. node_modules, Prisma's generated client, the
+ * packages' dist/ and k6 are derived from those files, so they are not read.
+ */
+let appInputsMemo: string | undefined;
+function appInputs(nodeImage: string): string {
+  if (appInputsMemo) return appInputsMemo;
+  const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  const hash = createHash("sha256");
+  for (const file of listed.stdout.split("\0").filter(Boolean).sort()) {
+    const full = path.join(root, file);
+    if (!existsSync(full)) continue; // deleted but not yet committed
+    hash.update(file).update("\0").update(readFileSync(full)).update("\0");
+  }
+  hash.update(readFileSync(path.join(root, "apps/web/.next/BUILD_ID")));
+  for (const base of [nodeImage, DEBIAN_BASE])
+    hash.update(output("docker", ["image", "inspect", "-f", "{{.Id}}", base]));
+  appInputsMemo = hash.digest("hex").slice(0, 16);
+  return appInputsMemo;
 }
 
 await mkdir(logDir, { recursive: true });
@@ -400,14 +445,28 @@ if (!onlyApps) {
     await sh(`docker tag ${tag} perflab/fixtures:latest`, "fixtures-tag");
   }
   const failures: string[] = [];
-  for (const server of loadServerCatalog(path.join(root, "servers"))) {
+  for (const server of loadServerCatalog(serversDir)) {
     if (!wanted(server.name)) continue;
+    if (server.image) {
+      // Registered in its manifest: perflab runs it as it is and builds nothing.
+      const present = imageExists(server.image);
+      console.log(
+        `  skipped server ${server.name}: its perflab.json registers the prebuilt image ${server.image}` +
+          (present ? " (on the engine)" : `, which is not on the engine yet: docker pull ${server.image}`),
+      );
+      continue;
+    }
     if (!existsSync(path.join(server.dir, "Dockerfile"))) {
       console.log(`  skipped server ${server.name}: no Dockerfile`);
       continue;
     }
     try {
-      await imageFromDir(server.dir, await serverImageTag(server), `server-${server.name}`);
+      await imageFromDir(
+        server.dir,
+        await serverImageTag(server),
+        `server-${server.name}`,
+        `server ${server.name}`,
+      );
     } catch (error) {
       // One server's broken build must not hide the others: report all, fail at the end.
       console.error(`✗ ${server.name}: ${(error as Error).message}`);

@@ -38,6 +38,30 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(cell.k6Version).toMatch(/k6/);
   });
 
+  it("flags a cell whose load generator, not the server, was the bottleneck — and not one the server bounded", async () => {
+    // Rust's echo costs the server a fraction of what k6 spends per request: at 64 VUs on a small
+    // machine k6 takes the cores and sets the ceiling. fibonacci(30) is the reverse: two VUs keep the
+    // server busy while k6 idles between answers.
+    const { runId, cellIds } = await queueRun([
+      { serverName: "rust", vus: 64, durationSeconds: 6, warmupSeconds: 2 },
+      { serverName: "go", vus: 2, durationSeconds: 5, warmupSeconds: 1, tool: "fibonacci", args: { n: 30 } },
+    ]);
+    const run = await waitForRun(runId, 120_000);
+    const db = testDb();
+    const [k6Bound, serverBound] = await Promise.all(
+      cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
+    );
+    expect(run.status, `${k6Bound!.error} / ${serverBound!.error}`).toBe("succeeded");
+    const figures = (c: typeof k6Bound) =>
+      `k6 ${c!.summary!.k6CpuAvgPct?.toFixed(0)} %, server ${c!.summary!.cpuAvgPct?.toFixed(0)} %, host ${c!.summary!.hostCpuAvgPct?.toFixed(0)} %`;
+    expect(k6Bound!.summary!.k6CpuAvgPct!, figures(k6Bound)).toBeGreaterThan(k6Bound!.summary!.cpuAvgPct!);
+    expect(k6Bound!.k6Saturated, figures(k6Bound)).toBe(true);
+    expect(serverBound!.summary!.cpuAvgPct!, figures(serverBound)).toBeGreaterThan(
+      serverBound!.summary!.k6CpuAvgPct!,
+    );
+    expect(serverBound!.k6Saturated, figures(serverBound)).toBe(false);
+  });
+
   it("ends a cell whose server dies before it is healthy as failed with the reason and log tail; the run goes on", async () => {
     const { runId, cellIds } = await queueRun([
       { serverName: "broken", vus: 1, durationSeconds: 2, warmupSeconds: 0 },

@@ -31,6 +31,25 @@ import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
 
 /**
+ * A server registered only as a prebuilt image (perflab.json `image`, no `start.command`) has nothing
+ * a process driver could start: its cells fail saying so instead of spawning nothing.
+ */
+export function withoutImageOnly(driver: Driver): Driver {
+  return {
+    ...driver,
+    async start(request) {
+      const { server } = request;
+      if (server.start.command.length === 0) {
+        throw new Error(
+          `${server.base} is registered as the prebuilt image ${server.image ?? "(none)"} and its perflab.json has no start.command, so it runs under the docker driver only`,
+        );
+      }
+      return driver.start(request);
+    },
+  };
+}
+
+/**
  * Starts the cell worker: one cell at a time per process, and per host through the host lock.
  * Returns `close`: the current cell is stopped (k6 and server, recorded as failed with the reason) so
  * shutdown is bounded, then worker → Redis → database close.
@@ -62,7 +81,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     env.PERFLAB_K6_RUNNER === "docker" ? await dockerK6() : createLocalK6Runner(env.PERFLAB_K6_BIN);
   // A missing binary or image stops the worker here, with the command that provides it.
   const version = await k6.version();
-  const drivers: Record<DriverId, Driver> = { local: localDriver, docker: dockerDriver };
+  const drivers: Record<DriverId, Driver> = { local: withoutImageOnly(localDriver), docker: dockerDriver };
   const fixtures = new Fixtures({
     fixturesDir: env.PERFLAB_FIXTURES_DIR,
     labDatabaseUrl: env.DATABASE_URL,

@@ -62,3 +62,88 @@ describe("server variants", () => {
     expect(() => loadServerCatalog(extra)).toThrow(/variants\.s/);
   });
 });
+
+/** A server that ships as a prebuilt image: no build, no start command. */
+const registered = (name: string, extra: object = {}) => {
+  const { build: _build, start: _start, ...rest } = manifest(name);
+  return { ...rest, image: "example.org/acme/mcp:1.0", ...extra };
+};
+
+describe("a registered image", () => {
+  it("needs no build or start command: nothing is built natively and no process can start it", () => {
+    const [server] = loadServerCatalog(serversDir({ a: registered("a") }));
+    expect(server!.image).toBe("example.org/acme/mcp:1.0");
+    expect(server!.build).toEqual({ command: "true", inputs: [] });
+    expect(server!.start).toEqual({ command: [], env: {} });
+    // A start command given beside it is kept for the local driver.
+    const [both] = loadServerCatalog(
+      serversDir({ a: registered("a", { start: { command: ["./server"] } }) }),
+    );
+    expect(both!.start.command).toEqual(["./server"]);
+  });
+
+  it("is refused naming the field when it is not an image reference with a tag or digest", () => {
+    expect(() => loadServerCatalog(serversDir({ a: registered("a", { image: "Not An Image" }) }))).toThrow(
+      /a\/perflab\.json: image: a Docker image reference/,
+    );
+    expect(() =>
+      loadServerCatalog(serversDir({ a: registered("a", { image: "example.org/acme/mcp" }) })),
+    ).toThrow(/image: must name a tag or digest/);
+    // A registry's port is not a tag.
+    expect(() =>
+      loadServerCatalog(serversDir({ a: registered("a", { image: "localhost:5000/mcp" }) })),
+    ).toThrow(/image: must name a tag or digest/);
+    const digest = `ghcr.io/acme/mcp@sha256:${"0".repeat(64)}`;
+    expect(loadServerCatalog(serversDir({ a: registered("a", { image: digest }) }))[0]!.image).toBe(digest);
+  });
+
+  it("and a Dockerfile in the same folder are refused: one image per server", () => {
+    const dir = serversDir({ a: registered("a") });
+    writeFileSync(path.join(dir, "a", "Dockerfile"), "FROM scratch\n");
+    expect(() => loadServerCatalog(dir)).toThrow(/a\/perflab\.json: image: .*also has a Dockerfile/);
+  });
+});
+
+describe("manifest fields", () => {
+  it("without an image, build and start.command are required, each named", () => {
+    const { build: _build, start: _start, ...bare } = manifest("a");
+    expect(() => loadServerCatalog(serversDir({ a: bare }))).toThrow(
+      /build: required unless `image` registers a prebuilt image; start\.command: required unless/,
+    );
+  });
+
+  it("unknown fields are refused by name, not ignored", () => {
+    expect(() => loadServerCatalog(serversDir({ a: manifest("a", { imgae: "x/y:1" }) }))).toThrow(
+      /a\/perflab\.json: Unrecognized key: "imgae"/,
+    );
+  });
+
+  it("test is the folder's own suite: a command, nothing else", () => {
+    const [server] = loadServerCatalog(
+      serversDir({ a: manifest("a", { test: { command: "go test ./..." } }) }),
+    );
+    expect(server!.test).toEqual({ command: "go test ./..." });
+    expect(loadServerCatalog(serversDir({ a: manifest("a") }))[0]!.test).toBeUndefined();
+    expect(() => loadServerCatalog(serversDir({ a: manifest("a", { test: { command: "" } }) }))).toThrow(
+      /test\.command: /,
+    );
+    expect(() =>
+      loadServerCatalog(serversDir({ a: manifest("a", { test: { command: "x", setup: "y" } }) })),
+    ).toThrow(/test: Unrecognized key: "setup"/);
+  });
+});
+
+describe("the repository's servers", () => {
+  it("all load, and those with a test command name it", () => {
+    const servers = loadServerCatalog();
+    expect(servers.length).toBeGreaterThanOrEqual(6);
+    for (const s of servers.filter((s) => s.test)) expect(s.test!.command.length).toBeGreaterThan(0);
+    expect(servers.find((s) => s.name === "go")!.test).toEqual({ command: "go test ./..." });
+  });
+});
+
+it("a manifest that is not JSON is an error naming its file", () => {
+  const dir = serversDir({ a: manifest("a") });
+  writeFileSync(path.join(dir, "a", "perflab.json"), '{"name": "a",');
+  expect(() => loadServerCatalog(dir)).toThrow(/a\/perflab\.json: not valid JSON: /);
+});

@@ -22,22 +22,34 @@ export const defaultServersDir = path.resolve(
 );
 
 /**
- * Reads every servers/<name>/perflab.json. A broken manifest is an error naming the file,
- * not a server silently missing from the form.
+ * Reads every servers/<name>/perflab.json (another folder laid out the same way with `serversDir`:
+ * the worker's and web app's PERFLAB_SERVERS_DIR). A broken manifest is an error naming the file and
+ * the field, not a server silently missing from the form.
  */
 export function loadServerCatalog(serversDir: string = defaultServersDir): CatalogEntry[] {
   const entries: CatalogEntry[] = [];
   for (const name of readdirSync(serversDir).sort()) {
     const file = path.join(serversDir, name, "perflab.json");
     if (!existsSync(file)) continue;
-    const parsed = ZServerManifest.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error) {
+      throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
+    }
+    const parsed = ZServerManifest.safeParse(json);
     if (!parsed.success) {
       throw new Error(
-        `${file}: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        `${file}: ${parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ")}`,
       );
     }
     if (parsed.data.name !== name)
       throw new Error(`${file}: name "${parsed.data.name}" must equal its folder "${name}"`);
+    // One image per server: which of the two would a docker cell run?
+    if (parsed.data.image && existsSync(path.join(serversDir, name, "Dockerfile")))
+      throw new Error(
+        `${file}: image: registers the prebuilt image ${parsed.data.image}, but the folder also has a Dockerfile; keep one`,
+      );
     entries.push({
       ...parsed.data,
       dir: path.join(serversDir, name),

@@ -12,44 +12,99 @@ export const ZServerVariant = z.strictObject({
   env: z.record(z.string(), z.string()),
 });
 
-/** servers/<name>/perflab.json — read by the worker (build, start) and the web app (run form). */
-export const ZServerManifest = z.object({
+/**
+ * A Docker image reference with an explicit tag or digest (`registry/name:tag`, `name@sha256:…`):
+ * a benchmark names the bytes it ran, never whatever `latest` is today.
+ */
+export const ZImageReference = z
+  .string()
+  .regex(
+    /^(?:[a-zA-Z0-9][a-zA-Z0-9.-]*(?::\d+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::\w[\w.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$/,
+    "a Docker image reference (registry/name:tag)",
+  )
+  .refine((ref) => /:\w[\w.-]{0,127}$|@sha256:[0-9a-f]{64}$/.test(ref.replace(/^[^/]*:\d+\//, "")), {
+    message: "must name a tag or digest (registry/name:tag), so a cell records what it ran",
+  });
+
+/** What a server folder's own test suite runs: a shell line in the folder, like `build.command`. */
+export const ZServerTest = z.strictObject({ command: z.string().min(1) });
+
+const REQUIRED_WITHOUT_IMAGE = "required unless `image` registers a prebuilt image";
+
+/** The manifest's fields as written; `ZServerManifest` adds the rules between them. */
+const ZServerManifestFields = z.strictObject({
   name: ZSlug,
   displayName: z.string().min(1),
   language: z.string().min(1),
   runtime: z.string().min(1),
   sdk: z.object({ name: z.string().min(1), version: z.string().min(1) }),
-  build: z.object({
-    command: z.string().min(1),
-    inputs: z.array(z.string()).default([]),
-  }),
-  start: z.object({
-    command: z.array(z.string()).min(1),
-    env: z.record(z.string(), z.string()).default({}),
-  }),
+  /**
+   * A prebuilt image the docker driver runs instead of one built from the folder's Dockerfile (the
+   * folder then needs no Dockerfile, build or start command; build-images.sh skips it). It must be on
+   * the Docker engine: pull or load it there.
+   */
+  image: ZImageReference.optional(),
+  /** How the local driver's native build is made; none for a server registered as an image. */
+  build: z
+    .object({
+      command: z.string().min(1),
+      inputs: z.array(z.string()).default([]),
+    })
+    .optional(),
+  /** How the local driver starts the server; a registered image without one runs under docker only. */
+  start: z
+    .object({
+      command: z.array(z.string()).min(1).optional(),
+      env: z.record(z.string(), z.string()).default({}),
+    })
+    .optional(),
+  /** The folder's own suite, run by scripts/test.sh (scripts/test-servers.ts) before the integration tests. */
+  test: ZServerTest.optional(),
   healthPath: z.string().startsWith("/").default("/health"),
   mcpPath: z.string().startsWith("/").default("/mcp"),
   tools: z.array(z.string()).default([]),
   variants: z.record(ZSlug, ZServerVariant).default({}),
 });
+
+/** A registered image with nothing to build natively: the native build step has nothing to do. */
+const NO_BUILD = { command: "true", inputs: [] as string[] };
+
+/**
+ * servers/<name>/perflab.json — read by the worker (build, start), the web app (run form) and the
+ * image and test scripts. Unknown fields are refused by name. Without `image`, `build` and
+ * `start.command` are required; with it, `start.command` is empty when the manifest gives none.
+ */
+export const ZServerManifest = ZServerManifestFields.superRefine((manifest, ctx) => {
+  if (manifest.image) return;
+  if (!manifest.build) ctx.addIssue({ code: "custom", path: ["build"], message: REQUIRED_WITHOUT_IMAGE });
+  if (!manifest.start?.command)
+    ctx.addIssue({ code: "custom", path: ["start", "command"], message: REQUIRED_WITHOUT_IMAGE });
+}).transform(({ build, start, ...manifest }) => ({
+  ...manifest,
+  build: build ?? NO_BUILD,
+  start: { command: start?.command ?? [], env: start?.env ?? {} },
+}));
 export type TServerManifest = z.infer<typeof ZServerManifest>;
 
 /** What the web app and API need to know about a server, without paths or commands. */
-export const ZServerInfo = ZServerManifest.pick({
-  name: true,
-  displayName: true,
-  language: true,
-  runtime: true,
-  sdk: true,
-  tools: true,
-}).extend({
-  /** `<server>` or, for a variant, `<server>:<variant>`. */
-  name: z.string().regex(/^[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9-]*)?$/, "<server> or <server>:<variant>"),
-  /** The server folder a variant runs (its own name for a plain server). */
-  base: ZSlug,
-  /** The variant's id, or null for the server as its manifest starts it. */
-  variant: ZSlug.nullable(),
-  /** What the variant changes, in a sentence; null for a plain server. */
-  description: z.string().nullable(),
-});
+export const ZServerInfo = z
+  .object(ZServerManifestFields.shape)
+  .pick({
+    name: true,
+    displayName: true,
+    language: true,
+    runtime: true,
+    sdk: true,
+    tools: true,
+  })
+  .extend({
+    /** `<server>` or, for a variant, `<server>:<variant>`. */
+    name: z.string().regex(/^[a-z0-9][a-z0-9-]*(:[a-z0-9][a-z0-9-]*)?$/, "<server> or <server>:<variant>"),
+    /** The server folder a variant runs (its own name for a plain server). */
+    base: ZSlug,
+    /** The variant's id, or null for the server as its manifest starts it. */
+    variant: ZSlug.nullable(),
+    /** What the variant changes, in a sentence; null for a plain server. */
+    description: z.string().nullable(),
+  });
 export type TServerInfo = z.infer<typeof ZServerInfo>;

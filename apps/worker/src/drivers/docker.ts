@@ -165,11 +165,14 @@ async function rootContextFiles(dockerfile: string, root: string): Promise<strin
   return glob(patterns, { cwd: root, ignore: IGNORED.map((p) => `**/${p}`), dot: true, onlyFiles: true });
 }
 
-/** The manifest as the image depends on it: variants only change how a container starts. */
+/**
+ * The manifest as the image depends on it: variants only change how a container starts, and the
+ * folder's own test command is not in the image.
+ */
 async function manifestForImage(dir: string): Promise<string> {
   const text = await readFile(path.join(dir, "perflab.json"), "utf8");
   try {
-    const { variants: _variants, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    const { variants: _variants, test: _test, ...rest } = JSON.parse(text) as Record<string, unknown>;
     return JSON.stringify(rest);
   } catch {
     return text;
@@ -207,13 +210,27 @@ export async function sourceHash(dir: string, inputs: string[]): Promise<string>
 }
 
 /**
- * `perflab/server-<name>:<hash of its sources>`: a changed source is a new image, never a stale one.
- * A variant runs its server's image (only its environment differs).
+ * The image a server runs: the one its manifest registers (`image`), or else
+ * `perflab/server-<name>:<hash of its sources>`, built from its Dockerfile, so a changed source is a
+ * new image, never a stale one. A variant runs its server's image (only its environment differs).
  */
 export async function serverImageTag(
-  server: Pick<CatalogEntry, "name" | "dir" | "build"> & { base?: string },
+  server: Pick<CatalogEntry, "name" | "dir" | "build"> & { base?: string; image?: string | undefined },
 ): Promise<string> {
+  if (server.image) return server.image;
   return `perflab/server-${server.base ?? server.name}:${await sourceHash(server.dir, server.build.inputs)}`;
+}
+
+/** A registered image's content id, or an error naming the image and how it gets onto the engine. */
+async function requireRegisteredImage(docker: Docker, image: string, server: string, remote: boolean) {
+  try {
+    return ((await docker.getImage(image).inspect()) as { Id: string }).Id;
+  } catch (error) {
+    if (!isStatus(error, 404)) throw error;
+    throw new Error(
+      `image ${image} is not on the Docker engine: the manifest of ${server} registers it as a prebuilt image, so pull or load it there (docker pull ${image}${remote ? " with DOCKER_HOST set to this engine" : ""})`,
+    );
+  }
 }
 
 export async function fixturesImageTag(fixturesDir: string): Promise<string> {
@@ -309,11 +326,14 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       const { server, cellId, env } = request;
       let { port } = request;
       const image = await imageFor(server);
-      const imageId = await requireImage(
-        docker,
-        image,
-        `${server.base ?? server.name}${options.remote ? " (DOCKER_HOST set to this engine)" : ""}`,
-      );
+      const imageId =
+        server.image && image === server.image
+          ? await requireRegisteredImage(docker, image, server.base ?? server.name, Boolean(options.remote))
+          : await requireImage(
+              docker,
+              image,
+              `${server.base ?? server.name}${options.remote ? " (DOCKER_HOST set to this engine)" : ""}`,
+            );
       const host = await engineCapacity();
       const limits = resolveLimits(request.limits, host);
       const owner = env[OWNER_ENV] ?? ownerMarker(hostId);

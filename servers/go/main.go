@@ -172,8 +172,8 @@ func closeStreamsOnShutdown(next http.Handler, shuttingDown <-chan struct{}) htt
 
 func restUser(w http.ResponseWriter, r *http.Request, b *backends) {
 	raw := r.PathValue("id")
-	id, err := strconv.Atoi(raw)
-	if err != nil || id < 1 || len(raw) > 9 || raw[0] == '0' {
+	id, ok := parseUserID(raw)
+	if !ok {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid id"})
 		return
 	}
@@ -186,6 +186,23 @@ func restUser(w http.ResponseWriter, r *http.Request, b *backends) {
 	default:
 		writeJSON(w, http.StatusOK, u)
 	}
+}
+
+// parseUserID accepts exactly ^[1-9][0-9]{0,8}$ (CONTRACT.md section 7). It
+// does not use strconv.Atoi, which also takes a sign ("+5").
+func parseUserID(raw string) (int, bool) {
+	if len(raw) < 1 || len(raw) > 9 || raw[0] < '1' || raw[0] > '9' {
+		return 0, false
+	}
+	id := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		id = id*10 + int(c-'0')
+	}
+	return id, true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

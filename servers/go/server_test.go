@@ -39,6 +39,19 @@ func TestModeFlagsAcceptOnlyZeroOrOne(t *testing.T) {
 	}
 }
 
+func TestParseUserIDAcceptsOnlyTheContractPattern(t *testing.T) {
+	for raw, want := range map[string]int{"1": 1, "42": 42, "100000": 100000, "999999999": 999999999} {
+		if got, ok := parseUserID(raw); !ok || got != want {
+			t.Fatalf("%q: got %d, %v", raw, got, ok)
+		}
+	}
+	for _, raw := range []string{"", "0", "01", "+1", "+5", "-1", " 1", "1 ", "1e3", "1.5", "0x1", "1234567890", "42x", "١"} {
+		if got, ok := parseUserID(raw); ok {
+			t.Fatalf("%q: accepted as %d", raw, got)
+		}
+	}
+}
+
 func TestPadMessageReachesExactByteLength(t *testing.T) {
 	for _, size := range []int{0, 1, 63, 64, 65, 1024, 10240, 102400, 1048576} {
 		got := padMessage("hello", size)

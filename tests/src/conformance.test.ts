@@ -1,10 +1,11 @@
 /**
  * Conformance of every reference server to servers/CONTRACT.md, through the official MCP
  * TypeScript SDK client over Streamable HTTP: the contract's tools and schemas, the golden vectors,
- * every tool and plain route, clean errors for bad arguments, 100 concurrent sessions, GET stream and
- * DELETE, the common /debug/runtime shape, and a second pass in stateless mode (MCP_STATELESS=1,
- * without backends). The Go server is the reference: it runs first, and every other server's tool
- * list and non-golden results (I/O tools, sleep, 1 MiB echo, /rest/users) must equal its own.
+ * every tool and plain route, clean errors for bad arguments, 100 concurrent sessions counted in
+ * /debug/runtime and ended with DELETE, GET stream and DELETE, the common /debug/runtime shape, a
+ * graceful SIGTERM, and a second pass in stateless mode (MCP_STATELESS=1, without backends). The Go
+ * server is the reference: it runs first, and every other server's tool list and non-golden results
+ * (I/O tools, sleep, echo payloads, /rest/users) must equal its own.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -44,8 +45,11 @@ const ordered = [
 const MIB = 1_048_576;
 /** 16 UTF-8 bytes that JSON must escape (quote, backslash, control characters) plus non-ASCII. */
 const PAYLOAD_UNIT = 'pay"load\\<>&\n\té';
-/** The "in" side of the payload sweep: a message of exactly 1 MiB (the largest allowed). */
-const bigMessage = PAYLOAD_UNIT.repeat(MIB / Buffer.byteLength(PAYLOAD_UNIT));
+/** A message of exactly `bytes` UTF-8 bytes (a multiple of 16). */
+const payload = (bytes: number) => PAYLOAD_UNIT.repeat(bytes / Buffer.byteLength(PAYLOAD_UNIT));
+/** The "in" side of the payload sweep (section 4.1's sizes); the last is the largest message allowed. */
+const sweepSizes = [1024, 10240, 102400, MIB];
+const bigMessage = payload(MIB);
 
 /** Section 4: the ten tools, their descriptions and input schemas. */
 const int = (minimum: number, maximum: number) => ({ type: "integer", minimum, maximum });
@@ -408,7 +412,7 @@ function httpPost(
   url: string,
   body: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: string; reset?: boolean }> {
+): Promise<{ status: number; contentType: string; body: string; reset?: boolean }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const request = http.request(
@@ -420,7 +424,12 @@ function httpPost(
         response.setEncoding("utf8").on("data", (chunk: string) => {
           text += chunk;
         });
-        const done = () => resolve({ status: response.statusCode ?? 0, body: text });
+        const done = () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            contentType: response.headers["content-type"] ?? "",
+            body: text,
+          });
         response.on("end", done).on("error", done);
       },
     );
@@ -429,7 +438,7 @@ function httpPost(
     request.on("error", (error: NodeJS.ErrnoException) => {
       if (answered) return;
       if (error.code === "ECONNRESET" || error.code === "EPIPE")
-        resolve({ status: 0, body: "", reset: true });
+        resolve({ status: 0, contentType: "", body: "", reset: true });
       else reject(error);
     });
     request.end(body);
@@ -466,7 +475,12 @@ it("finds every reference server's manifest, the Go reference first", () => {
   expect(ordered[0]?.name, `servers/${REFERENCE}/perflab.json is the reference and must exist`).toBe(
     REFERENCE,
   );
-  for (const server of catalog) expect(server.tools.length).toBeGreaterThan(0);
+  for (const server of catalog) {
+    expect(server.tools.length).toBeGreaterThan(0);
+    expect(manifestRuntimeName(server), `servers/${server.base}/perflab.json runtime`).toMatch(
+      /^[a-z][a-z0-9-]*$/,
+    );
+  }
   expect(Buffer.byteLength(bigMessage)).toBe(MIB);
 });
 
@@ -483,14 +497,20 @@ async function start(server: CatalogEntry, cell: string, env: Record<string, str
   return { running, baseUrl, port };
 }
 
-/** Graceful on SIGTERM: exit 0 (or killed by the signal itself on runtimes that re-raise it). */
+/** Section 1: on SIGTERM a server exits with code 0 within 5 s (SIGKILL after that fails the check). */
 async function stop(running: RunningServer | undefined) {
   if (!running) return;
   const exit = await running.stop(5_000);
-  expect(exit.exitCode === 0 || exit.signal === "SIGTERM", `exit ${JSON.stringify(exit)}`).toBe(true);
+  expect(exit, `exit after SIGTERM\n${running.logTail().slice(-2000)}`).toMatchObject({
+    exitCode: 0,
+    signal: null,
+  });
 }
 
-function expectRuntime(name: string, body: Record<string, unknown>, mcp: Record<string, unknown>) {
+/** Section 7: `runtime.name` is the first word of the manifest's `runtime` ("go 1.26" → "go"). */
+const manifestRuntimeName = (server: CatalogEntry) => server.runtime.trim().split(/\s+/)[0]!;
+
+function expectRuntime(server: CatalogEntry, body: Record<string, unknown>, mcp: Record<string, unknown>) {
   expect(Object.keys(body)).toEqual(runtimeKeys);
   expect(body).toMatchObject({
     runtime: { name: expect.any(String), version: expect.any(String) },
@@ -502,8 +522,10 @@ function expectRuntime(name: string, body: Record<string, unknown>, mcp: Record<
   });
   expect(body.mcp).toEqual(mcp);
   const runtime = (body.runtime as { name: string }).name;
-  expect(["go", "node", "bun", "python", "rust", "java"]).toContain(runtime);
-  if (name in perRuntime) expect(runtime).toBe(name);
+  expect(
+    runtime,
+    `runtime.name: the first word of servers/${server.base}/perflab.json's runtime "${server.runtime}"`,
+  ).toBe(manifestRuntimeName(server));
   expect(Number.isInteger(body.parallelism) && (body.parallelism as number) >= 1, "parallelism").toBe(true);
   expect(Number.isInteger(body.threads) && (body.threads as number) >= 1, "threads").toBe(true);
   expect(body.rss_bytes).toBeGreaterThan(1_000_000);
@@ -529,13 +551,34 @@ for (const server of ordered) {
     let mcpUrl: string;
     const clients: Client[] = [];
 
-    async function connect(): Promise<Client> {
+    async function connectSession() {
       const client = new Client({ name: "perflab-conformance", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
+      await client.connect(transport);
       clients.push(client);
-      return client;
+      return { client, transport };
     }
+    const connect = async () => (await connectSession()).client;
     const session = async () => clients[0] ?? (await connect());
+
+    /** `mcp.sessions` of /debug/runtime. */
+    async function openSessions(): Promise<number> {
+      const sessions = (
+        (await (await fetch(`${baseUrl}/debug/runtime`)).json()) as { mcp: { sessions: unknown } }
+      ).mcp.sessions;
+      expect(Number.isInteger(sessions), `mcp.sessions = ${JSON.stringify(sessions)}`).toBe(true);
+      return sessions as number;
+    }
+    /** Waits up to 5 s for `mcp.sessions` to reach `expected` (a session may close asynchronously). */
+    async function expectOpenSessions(expected: number, what: string) {
+      const deadline = performance.now() + 5_000;
+      let seen = await openSessions();
+      while (seen !== expected && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await openSessions();
+      }
+      expect(seen, `mcp.sessions ${what}`).toBe(expected);
+    }
 
     beforeAll(async () => {
       await fixtures.reset();
@@ -627,13 +670,18 @@ for (const server of ordered) {
       },
     );
 
-    it("echoes a 1 MiB message (JSON-escaped on the wire) unchanged, as Go does", async () => {
+    it("echoes 1 KiB, 10 KiB, 100 KiB and 1 MiB messages (JSON-escaped on the wire) unchanged, as Go does", async () => {
       const client = await session();
-      for (const args of [{ message: bigMessage }, { message: bigMessage, pad_to_bytes: MIB }]) {
-        const text = successText(await client.callTool({ name: "echo", arguments: args }), "echo 1 MiB");
-        expect(Buffer.byteLength(text)).toBe(MIB);
-        expect(text === bigMessage, "echo of 1 MiB returns the message unchanged").toBe(true);
-        sameAsReference(name, `echo 1 MiB ${"pad_to_bytes" in args ? "padded" : "plain"}`, sha256(text));
+      for (const bytes of sweepSizes) {
+        const message = payload(bytes);
+        expect(Buffer.byteLength(message)).toBe(bytes);
+        for (const args of [{ message }, { message, pad_to_bytes: bytes }]) {
+          const what = `echo of ${bytes} bytes${"pad_to_bytes" in args ? " padded to its own size" : ""}`;
+          const text = successText(await client.callTool({ name: "echo", arguments: args }), what);
+          expect(Buffer.byteLength(text), what).toBe(bytes);
+          expect(text === message, `${what} returns the message unchanged`).toBe(true);
+          sameAsReference(name, what, sha256(text));
+        }
       }
     });
 
@@ -665,7 +713,8 @@ for (const server of ordered) {
         });
         expect(missing.contentType).toMatch(json);
       }
-      for (const id of ["0", "abc", "01", "-1", "1.5", "1234567890", "42x"]) {
+      // "%201" and "%2B1" are " 1" and "+1" percent-encoded, as a client sends them.
+      for (const id of ["0", "abc", "01", "-1", "+1", "%2B1", "%201", "1e3", "1.5", "1234567890", "42x"]) {
         const bad = await route(`${baseUrl}/rest/users/${id}`);
         expect(bad, `GET /rest/users/${id}`).toMatchObject({ status: 400, body: '{"error":"invalid id"}' });
         expect(bad.contentType).toMatch(json);
@@ -687,13 +736,28 @@ for (const server of ordered) {
       expect(successText(after, "fibonacci 10 after bad calls")).toBe('{"n":10,"value":55}');
     });
 
-    it("serves 100 concurrent sessions", async () => {
-      const sessions = await Promise.all(Array.from({ length: 100 }, () => connect()));
+    it("counts a session in /debug/runtime from initialize until DELETE", async () => {
+      await session();
+      const before = await openSessions();
+      expect(before, "the suite's first session is open").toBeGreaterThanOrEqual(1);
+      const { client, transport } = await connectSession();
+      await expectOpenSessions(before + 1, "after initialize");
+      await transport.terminateSession();
+      await client.close();
+      await expectOpenSessions(before, "after DELETE");
+    });
+
+    it("serves 100 concurrent sessions, counts them and ends them with DELETE", async () => {
+      const before = await openSessions();
+      const sessions = await Promise.all(Array.from({ length: 100 }, () => connectSession()));
+      await expectOpenSessions(before + 100, "with 100 more sessions");
       const results = await Promise.all(
-        sessions.map((c, i) => c.callTool({ name: "echo", arguments: { message: `s${i}` } })),
+        sessions.map(({ client }, i) => client.callTool({ name: "echo", arguments: { message: `s${i}` } })),
       );
       expect(results.map((r, i) => successText(r, `session ${i}`))).toEqual(results.map((_, i) => `s${i}`));
-      await Promise.all(sessions.map((c) => c.close()));
+      await Promise.all(sessions.map(({ transport }) => transport.terminateSession()));
+      await Promise.all(sessions.map(({ client }) => client.close()));
+      await expectOpenSessions(before, "after the 100 sessions' DELETE");
     });
 
     it("opens the GET stream and ends the session with DELETE", async () => {
@@ -739,8 +803,47 @@ for (const server of ordered) {
       expect(response.status).toBe(200);
       expect(response.headers.get("content-type")).toMatch(/^application\/json\b/);
       const body = await response.json();
-      expectRuntime(name, body, { stateless: false, json_response: false, sessions: expect.any(Number) });
+      expectRuntime(server, body, { stateless: false, json_response: false, sessions: expect.any(Number) });
     });
+
+    // Last: it stops the server (afterAll's stop then finds it exited).
+    it.runIf(server.tools.includes("sleep"))(
+      "on SIGTERM closes the GET stream at once, finishes a sleep in flight and exits 0 within 5 s",
+      async () => {
+        const init = await post(mcpUrl, initialize(1, "2025-11-25"));
+        expect(init.status).toBe(200);
+        const headers = { "mcp-session-id": init.sessionId!, "mcp-protocol-version": "2025-11-25" };
+        await post(mcpUrl, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
+        const stream = await fetch(mcpUrl, { headers: { ...headers, accept: "text/event-stream" } });
+        expect(stream.status).toBe(200);
+        const streamEnded = stream.text().then(
+          () => performance.now(),
+          () => performance.now(),
+        );
+        const sleep = { name: "sleep", arguments: { ms: 2000 } };
+        const answered = post(
+          mcpUrl,
+          { jsonrpc: "2.0", id: 2, method: "tools/call", params: sleep },
+          headers,
+        ).then((answer) => ({ answer, at: performance.now() }));
+        // Let the call reach the server before the signal.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const signalled = performance.now();
+        const exit = await running.stop(10_000);
+        const exitedAfter = performance.now() - signalled;
+        expect(exit, `exit after SIGTERM\n${running.logTail().slice(-2000)}`).toMatchObject({
+          exitCode: 0,
+          signal: null,
+        });
+        expect(exitedAfter, "ms from SIGTERM to exit").toBeLessThan(5_000);
+        const { answer, at } = await answered;
+        expect(answer.status, "the sleep in flight is answered").toBe(200);
+        expect(answer.message?.result?.content).toEqual([{ type: "text", text: '{"slept_ms":2000}' }]);
+        expect(await streamEnded, "the GET stream ends before the sleep in flight is answered").toBeLessThan(
+          at,
+        );
+      },
+    );
   });
 }
 
@@ -897,6 +1000,67 @@ for (const { server, name, env } of statelessTargets) {
       }
     });
 
+    /** A tools/call whose arguments are sent as written (JSON.stringify would turn 10.0 into 10). */
+    async function rawCall(tool: string, argumentsJson: string) {
+      const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool}","arguments":${argumentsJson}}}`;
+      const answer = await httpPost(mcpUrl, body, { "mcp-protocol-version": "2025-11-25" });
+      // biome-ignore lint/suspicious/noExplicitAny: a JSON-RPC message as parsed
+      return { ...answer, message: parseMessage(answer.contentType, answer.body) as any };
+    }
+
+    it("takes a whole-number float as an integer (10.0 as 10) and rejects a fraction, staying up", async () => {
+      // Section 3: JSON Schema's integer is any number with a zero fractional part.
+      const whole: [string, string, string][] = [
+        ["fibonacci", '{"n":10.0}', '{"n":10}'],
+        ["fibonacci", '{"n":1e1}', '{"n":10}'],
+        ["echo", '{"message":"hi","pad_to_bytes":4.0}', '{"message":"hi","pad_to_bytes":4}'],
+        ["transform_data", '{"size":10.0}', '{"size":10}'],
+        ["sleep", '{"ms":1.0}', '{"ms":1}'],
+      ];
+      for (const [tool, asFloat, asInteger] of whole.filter(([tool]) => server.tools.includes(tool))) {
+        const [float, integer] = [await rawCall(tool, asFloat), await rawCall(tool, asInteger)];
+        const what = `${tool} ${asFloat}`;
+        expect(integer.message?.result?.isError ?? false, `${tool} ${asInteger}: ${integer.body}`).toBe(
+          false,
+        );
+        expect(float.status, what).toBe(200);
+        expect(float.message?.result?.isError ?? false, `${what}: ${float.body.slice(0, 300)}`).toBe(false);
+        expect(float.message?.result?.content, what).toEqual(integer.message?.result?.content);
+      }
+      const fractions: [string, string][] = [
+        ["fibonacci", '{"n":10.5}'],
+        ["fibonacci", '{"n":35.0000001}'],
+        ["echo", '{"message":"hi","pad_to_bytes":2.5}'],
+        ["transform_data", '{"size":1.5}'],
+        ["sleep", '{"ms":0.5}'],
+      ];
+      for (const [tool, args] of fractions.filter(([tool]) => server.tools.includes(tool))) {
+        const { status, message, body } = await rawCall(tool, args);
+        const rejected = message?.result?.isError === true || message?.error?.code === -32602;
+        expect(rejected, `${tool} ${args}: HTTP ${status} ${body.slice(0, 300)}`).toBe(true);
+      }
+      expect((await fetch(`${baseUrl}${server.healthPath}`)).status).toBe(200);
+      const after = await rawCall("fibonacci", '{"n":10}');
+      expect(after.message?.result?.content).toEqual([{ type: "text", text: '{"n":10,"value":55}' }]);
+    });
+
+    it("answers an echo of a lone surrogate (invalid UTF-16) in one of the ways section 3 allows, and stays up", async () => {
+      const { status, message, body } = await rawCall("echo", '{"message":"a\\ud800b"}');
+      const what = `HTTP ${status} ${body.slice(0, 300)}`;
+      if (status === 200 && message?.result) {
+        // Accepted: the surrogate kept, replaced by U+FFFD, or by "?" (Java's UTF-8 encoder).
+        expect(message.result.isError ?? false, what).toBe(false);
+        expect(["a\ud800b", "a\ufffdb", "a?b"], what).toContain(textOf(message.result));
+      } else {
+        // Refused: a JSON-RPC error, or a 4xx answer to a body that is not valid JSON text.
+        const refused = (status === 200 && message?.error !== undefined) || (status >= 400 && status < 500);
+        expect(refused, what).toBe(true);
+      }
+      expect((await fetch(`${baseUrl}${server.healthPath}`)).status).toBe(200);
+      const after = await rawCall("echo", '{"message":"still up"}');
+      expect(after.message?.result?.content).toEqual([{ type: "text", text: "still up" }]);
+    });
+
     it("answers GET and DELETE /mcp with 405", async () => {
       const get = await fetch(mcpUrl, { headers: { accept: "text/event-stream" } });
       await get.body?.cancel();
@@ -908,7 +1072,7 @@ for (const { server, name, env } of statelessTargets) {
 
     it("reports stateless mode in /debug/runtime", async () => {
       const body = await (await fetch(`${baseUrl}/debug/runtime`)).json();
-      expectRuntime(base, body, { stateless: true, json_response: false, sessions: null });
+      expectRuntime(server, body, { stateless: true, json_response: false, sessions: null });
     });
   });
 }

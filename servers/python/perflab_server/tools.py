@@ -116,7 +116,11 @@ def int_arg(args: dict[str, Any], name: str, lo: int, hi: int, default: Any = _M
     value = args.get(name, default)
     if value is _MISSING:
         raise InvalidArgument(f"{name} is required")
-    # bool is a subclass of int in Python, but not a JSON integer.
+    # JSON Schema counts a number with a zero fraction as an integer (10.0, 1e1;
+    # CONTRACT.md section 3); json parses those as float. bool is a subclass of
+    # int in Python, but not a JSON integer.
+    if type(value) is float and value.is_integer():
+        value = int(value)
     if type(value) is not int or not lo <= value <= hi:
         raise InvalidArgument(f"{name} must be an integer in {lo}..{hi}")
     return value

@@ -128,7 +128,9 @@ def test_plain_routes(stateful):
     assert stateful.http.get("/health").text == '{"status":"ok"}'
     now = stateful.http.get("/rest/time").json()["now_ms"]
     assert abs(now - time.time() * 1000) < 60_000
-    assert stateful.http.get("/rest/users/0").json() == {"error": "invalid id"}
+    for bad in ("0", "01", "+1", "%2B1", "%201", "1e3", "-1", "1234567890"):
+        answer = stateful.http.get(f"/rest/users/{bad}")
+        assert (answer.status_code, answer.json()) == (400, {"error": "invalid id"}), bad
     assert stateful.http.get("/rest/users/1").status_code == 503  # no DATABASE_URL
     info = stateful.http.get("/debug/runtime").json()
     assert list(info) == [

@@ -95,6 +95,12 @@ def handlers():
         ("fibonacci", {"n": "5"}),
         ("fibonacci", {"n": True}),
         ("fibonacci", {"n": 5.5}),
+        ("fibonacci", {"n": 35.0000001}),
+        ("fibonacci", {"n": 36.0}),
+        ("fibonacci", {"n": float("inf")}),
+        ("fibonacci", {"n": float("nan")}),
+        ("echo", {"message": "x", "pad_to_bytes": 2.5}),
+        ("checkout", {"user_id": 1, "items": [{"product_id": 1, "quantity": 1.5}]}),
         ("fibonacci", {}),
         ("transform_data", {"size": 10000000}),
         ("echo", {"message": 5}),
@@ -111,6 +117,26 @@ def test_bad_arguments_are_tool_errors(handlers, tool, args):
     result = asyncio.run(call_tool(handlers, tool, args))
     assert result.is_error
     assert result.content[0].text.startswith("invalid_argument: ")
+
+
+@pytest.mark.parametrize(
+    "tool,args,text",
+    [
+        ("fibonacci", {"n": 10.0}, '{"n":10,"value":55}'),
+        ("fibonacci", {"n": 1e1}, '{"n":10,"value":55}'),
+        ("fibonacci", {"n": -0.0}, '{"n":0,"value":0}'),
+        ("echo", {"message": "a", "pad_to_bytes": 3.0}, "aAB"),
+        ("transform_data", {"size": 1.0}, None),
+    ],
+)
+def test_whole_number_floats_are_integers(handlers, tool, args, text):
+    """JSON Schema's integer is any number with a zero fraction (CONTRACT.md section 3)."""
+    result = asyncio.run(call_tool(handlers, tool, args))
+    assert not result.is_error, result.content[0].text
+    whole = {k: int(v) if isinstance(v, float) else v for k, v in args.items()}
+    assert result.content[0].text == asyncio.run(call_tool(handlers, tool, whole)).content[0].text
+    if text is not None:
+        assert result.content[0].text == text
 
 
 @pytest.mark.parametrize(

@@ -36,13 +36,114 @@ const CART_SCHEMA: &str = r#"{"type":"object","properties":{"user_id":{"type":"i
 const CHECKOUT_SCHEMA: &str = r#"{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000},"items":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"object","properties":{"product_id":{"type":"integer","minimum":1,"maximum":100000},"quantity":{"type":"integer","minimum":1,"maximum":10}},"required":["product_id","quantity"]}}},"required":["user_id","items"]}"#;
 const GET_USER_SCHEMA: &str = r#"{"type":"object","properties":{"id":{"type":"integer","minimum":1,"maximum":100000}},"required":["id"]}"#;
 
+/// A JSON Schema integer (CONTRACT.md section 3): any JSON number with no
+/// fractional part, so `10.0` and `1e1` are the integer 10 while `10.5` is
+/// rejected. serde's own `i64` refuses every number written with a fraction or
+/// an exponent. Values beyond `i64` saturate, and the range checks reject them.
+mod json_int {
+    use serde::{Deserializer, de};
+    use std::fmt;
+
+    struct Visitor;
+
+    impl de::Visitor<'_> for Visitor {
+        type Value = i64;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
+            Ok(v)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
+            Ok(i64::try_from(v).unwrap_or(i64::MAX))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<i64, E> {
+            if v.is_finite() && v.fract() == 0.0 {
+                Ok(v as i64) // `as` saturates
+            } else {
+                Err(E::invalid_type(de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+
+    pub fn required<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        d.deserialize_any(Visitor)
+    }
+
+    pub fn optional<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+        struct Opt;
+        impl<'de> de::Visitor<'de> for Opt {
+            type Value = Option<i64>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer or null")
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Option<i64>, E> {
+                Ok(None)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Option<i64>, E> {
+                Ok(None)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<i64>, D::Error> {
+                required(d).map(Some)
+            }
+        }
+        d.deserialize_option(Opt)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[derive(serde::Deserialize)]
+        struct Args {
+            #[serde(deserialize_with = "super::required")]
+            n: i64,
+            #[serde(default, deserialize_with = "super::optional")]
+            limit: Option<i64>,
+        }
+
+        fn parse(json: &str) -> Result<(i64, Option<i64>), String> {
+            serde_json::from_str::<Args>(json)
+                .map(|a| (a.n, a.limit))
+                .map_err(|e| e.to_string())
+        }
+
+        #[test]
+        fn whole_numbers_are_integers_whatever_their_spelling() {
+            assert_eq!(parse(r#"{"n":10}"#), Ok((10, None)));
+            assert_eq!(parse(r#"{"n":10.0,"limit":3.0}"#), Ok((10, Some(3))));
+            assert_eq!(parse(r#"{"n":1e1,"limit":null}"#), Ok((10, None)));
+            assert_eq!(parse(r#"{"n":-0.0}"#), Ok((0, None)));
+            assert_eq!(parse(r#"{"n":1e300}"#), Ok((i64::MAX, None)));
+            assert_eq!(parse(r#"{"n":18446744073709551615}"#), Ok((i64::MAX, None)));
+        }
+
+        #[test]
+        fn fractions_and_other_types_are_rejected() {
+            for json in [
+                r#"{"n":10.5}"#,
+                r#"{"n":35.0000000001}"#,
+                r#"{"n":"10"}"#,
+                r#"{"n":true}"#,
+                r#"{"n":null}"#,
+                r#"{}"#,
+                r#"{"n":1,"limit":2.5}"#,
+                r#"{"n":1,"limit":"2"}"#,
+            ] {
+                assert!(parse(json).is_err(), "{json} was accepted");
+            }
+        }
+    }
+}
+
 #[derive(Deserialize)]
 pub struct EchoArgs {
     message: String,
+    #[serde(default, deserialize_with = "json_int::optional")]
     pad_to_bytes: Option<i64>,
 }
 #[derive(Deserialize)]
 pub struct FibonacciArgs {
+    #[serde(deserialize_with = "json_int::required")]
     n: i64,
 }
 #[derive(Deserialize)]
@@ -51,37 +152,46 @@ pub struct ValidateArgs {
 }
 #[derive(Deserialize)]
 pub struct TransformArgs {
+    #[serde(deserialize_with = "json_int::required")]
     size: i64,
 }
 #[derive(Deserialize)]
 pub struct SleepArgs {
+    #[serde(deserialize_with = "json_int::required")]
     ms: i64,
 }
 #[derive(Deserialize)]
 pub struct FetchArgs {
+    #[serde(deserialize_with = "json_int::required")]
     delay_ms: i64,
 }
 #[derive(Deserialize)]
 pub struct SearchArgs {
     query: String,
+    #[serde(default, deserialize_with = "json_int::optional")]
     limit: Option<i64>,
 }
 #[derive(Deserialize)]
 pub struct UserIdArgs {
+    #[serde(deserialize_with = "json_int::required")]
     user_id: i64,
 }
 #[derive(Deserialize, Serialize)]
 pub struct LineItem {
+    #[serde(deserialize_with = "json_int::required")]
     product_id: i64,
+    #[serde(deserialize_with = "json_int::required")]
     quantity: i64,
 }
 #[derive(Deserialize)]
 pub struct CheckoutArgs {
+    #[serde(deserialize_with = "json_int::required")]
     user_id: i64,
     items: Vec<LineItem>,
 }
 #[derive(Deserialize)]
 pub struct GetUserArgs {
+    #[serde(deserialize_with = "json_int::required")]
     id: i64,
 }
 

@@ -284,6 +284,7 @@ async fn stateful_session_matches_the_vectors_and_the_transport_rules() {
         ("fibonacci", json!({"n":40})),
         ("fibonacci", json!({"n":"7"})),
         ("fibonacci", json!({})),
+        ("fibonacci", json!({"n":10.5})),
         ("transform_data", json!({"size":10000000})),
         ("echo", json!({"message":"x","pad_to_bytes":-1})),
         ("validate_document", json!({"document":[1]})),
@@ -294,6 +295,14 @@ async fn stateful_session_matches_the_vectors_and_the_transport_rules() {
         assert!(
             rejected(&client.call(tool, &args).await),
             "{tool} {args} must be rejected"
+        );
+    }
+    // A whole-number float is a JSON Schema integer (CONTRACT.md section 3).
+    for args in [json!({"n":10.0}), json!({"n":1e1})] {
+        let answer = client.call("fibonacci", &args).await;
+        assert_eq!(
+            answer["result"]["content"][0]["text"], r#"{"n":10,"value":55}"#,
+            "fibonacci {args}"
         );
     }
     // Backends are lazy and unset here: the I/O tools fail as tool errors.
@@ -449,7 +458,17 @@ async fn plain_routes_answer_canonical_json() {
         time.starts_with(r#"{"now_ms":"#) && time.ends_with('}'),
         "{time}"
     );
-    for bad in ["0", "01", "abc", "1234567890"] {
+    for bad in [
+        "0",
+        "01",
+        "abc",
+        "1234567890",
+        "+1",
+        "%2B1",
+        "%201",
+        "1e3",
+        "-1",
+    ] {
         let resp = get(&format!("/rest/users/{bad}")).await;
         assert_eq!(resp.status().as_u16(), 400, "{bad}");
         assert_eq!(resp.text().await.unwrap(), r#"{"error":"invalid id"}"#);

@@ -52,6 +52,11 @@ final class App {
    * another second on a busy machine, and the contract allows 5 s in all.
    */
   static final long STOP_TIMEOUT_MS = 3500;
+  /**
+   * The listen backlog. Jetty's default (0) leaves the JDK's 50, which drops connection bursts
+   * the other servers queue (Node 511, Rust/Tokio 1024, uvicorn 2048, Go the kernel's somaxconn).
+   */
+  static final int ACCEPT_QUEUE = 1024;
 
   private final Server server;
   private final ServerConnector connector;
@@ -82,6 +87,7 @@ final class App {
     connector.setHost("127.0.0.1");
     connector.setPort(cfg.port());
     connector.setIdleTimeout(120_000); // keep-alive connections, like Go's IdleTimeout
+    connector.setAcceptQueueSize(ACCEPT_QUEUE);
     server.addConnector(connector);
 
     ServletContextHandler context = new ServletContextHandler("/");
@@ -160,6 +166,10 @@ final class App {
 
   int port() {
     return connector.getLocalPort();
+  }
+
+  int acceptQueueSize() {
+    return connector.getAcceptQueueSize();
   }
 
   /** Ends GET streams at once, stops accepting, lets POSTs in flight finish, then closes backends. */

@@ -12,6 +12,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -76,6 +77,7 @@ class ServerTest {
     App app = App.start(new Config(0, false, false), Map.of());
     int port = app.port();
     try {
+      assertEquals(App.ACCEPT_QUEUE, app.acceptQueueSize());
       Reply init = post(port, null, INIT);
       assertEquals(200, init.status());
       assertTrue(init.contentType().startsWith("text/event-stream"), init.contentType());
@@ -90,6 +92,14 @@ class ServerTest {
       JsonNode result = fib.message().get("result");
       assertEquals("{\"n\":30,\"value\":832040}", result.at("/content/0/text").stringValue());
       assertFalse(result.has("structuredContent"));
+
+      // A whole-number float is a JSON Schema integer; a fraction is not (CONTRACT.md section 3).
+      for (String n : List.of("10.0", "1e1")) {
+        JsonNode whole = post(port, sid, call("fibonacci", "{\"n\":" + n + "}")).message();
+        assertEquals("{\"n\":10,\"value\":55}", whole.at("/result/content/0/text").stringValue(), n);
+      }
+      JsonNode fraction = post(port, sid, call("fibonacci", "{\"n\":10.5}")).message();
+      assertTrue(fraction.at("/result/isError").booleanValue() || fraction.at("/error/code").intValue() == -32602);
 
       JsonNode tooBig = post(port, sid, call("fibonacci", "{\"n\":40}")).message();
       assertTrue(tooBig.at("/result/isError").booleanValue() || tooBig.at("/error/code").intValue() == -32602);
@@ -129,7 +139,9 @@ class ServerTest {
       assertEquals(400, garbage.status());
       assertFalse(garbage.body().contains("stackTrace"), garbage.body());
       assertEquals("{\"status\":\"ok\"}", get(app.port(), "/health"));
-      assertEquals("{\"error\":\"invalid id\"}", get(app.port(), "/rest/users/0x1"));
+      for (String bad : List.of("0x1", "0", "01", "+1", "%2B1", "%201", "1e3", "-1", "1234567890")) {
+        assertEquals("{\"error\":\"invalid id\"}", get(app.port(), "/rest/users/" + bad), bad);
+      }
       assertEquals("{\"error\":\"database unavailable\"}", get(app.port(), "/rest/users/7"));
       assertTrue(get(app.port(), "/rest/time").matches("\\{\"now_ms\":[0-9]{13}}"));
     } finally {

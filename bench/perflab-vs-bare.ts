@@ -1,5 +1,5 @@
 /**
- * Does perflab's observation path distort what it measures? Alternates, N times each, a bare
+ * Does perflab's observation path distort what it measures? Alternates (ABBA), N times each, a bare
  * `k6 run` of the scenario against the Go server with the same cell run through perflab (worker,
  * perflab k6 output, 1 Hz sampler, Postgres, Redis), and prints RPS and tools/call p99 of both,
  * their ratio, and the worker's own CPU while a cell runs.
@@ -89,12 +89,19 @@ const results = {
 try {
   await new Promise((r) => setTimeout(r, 2000));
   for (let i = 0; i < rounds; i++) {
-    results.bare.push(await bare(tmp));
-    results.perflab.push(await viaPerflab());
+    // ABBA order: bare first in even rounds, perflab first in odd ones, so a drift of the machine
+    // over a pair (or a cost of going second) falls on both arms alike.
+    if (i % 2 === 0) {
+      results.bare.push(await bare(tmp));
+      results.perflab.push(await viaPerflab());
+    } else {
+      results.perflab.push(await viaPerflab());
+      results.bare.push(await bare(tmp));
+    }
     const b = results.bare.at(-1)!;
     const p = results.perflab.at(-1)!;
     console.log(
-      `round ${i + 1}: bare ${b.rps.toFixed(0)} rps p99 ${b.p99.toFixed(2)} ms | perflab ${p.rps.toFixed(0)} rps p99 ${p.p99.toFixed(2)} ms, worker CPU ${p.workerCpuPct.toFixed(1)} %`,
+      `round ${i + 1}${i % 2 ? " (perflab first)" : ""}: bare ${b.rps.toFixed(0)} rps p99 ${b.p99.toFixed(2)} ms | perflab ${p.rps.toFixed(0)} rps p99 ${p.p99.toFixed(2)} ms, worker CPU ${p.workerCpuPct.toFixed(1)} %`,
     );
   }
   const bareRps = results.bare.map((r) => r.rps);

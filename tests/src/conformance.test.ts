@@ -32,7 +32,9 @@ type Call = { name: string; arguments: Record<string, unknown> };
 
 const vectors = JSON.parse(readFileSync(path.join(repoRoot, "servers/contract/vectors.json"), "utf8"))
   .tools as Vector[];
-const catalog = loadServerCatalog();
+// Every server the worker can start as a process. One registered only as a prebuilt image (no
+// start.command) runs under the docker driver alone; server-images.test.ts checks it over MCP there.
+const catalog = loadServerCatalog().filter((s) => s.start.command.length > 0);
 const silent = { info() {}, debug() {}, warn() {}, error() {} } as never;
 
 /** The first implementation; every other server is compared with it, so it runs first. */

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -106,7 +107,18 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       const points = async () => Number((await chart.getAttribute("data-points")) ?? "0");
       await expect.poll(points, { timeout: 30_000 }).toBeGreaterThan(0);
       const first = await points();
+      // What is drawn, not only the chart's state: the line's path gains a vertex per new second.
+      const line = chart.locator("path.recharts-line-curve").first();
+      const vertices = (d: string | null) => (d?.match(/[ML]/g) ?? []).length;
+      await expect
+        .poll(async () => vertices(await line.getAttribute("d")), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      const drawn = (await line.getAttribute("d"))!;
       await expect.poll(points, { timeout: 20_000 }).toBeGreaterThan(first);
+      await expect
+        .poll(async () => vertices(await line.getAttribute("d")), { timeout: 20_000 })
+        .toBeGreaterThan(vertices(drawn));
+      expect(await line.getAttribute("d")).not.toBe(drawn);
       // The only cell is running: the progress bar moves with its seconds, short of done.
       const progress = page.getByTestId("run-progress").getByRole("progressbar");
       const shown = Number(await progress.getAttribute("aria-valuenow"));
@@ -136,6 +148,50 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         Math.max(0.01, stored.latency.p99 * 0.005),
       );
       expect(await page.getByTestId("percentile-chart").getAttribute("data-cells")).toBe("1");
+    });
+  });
+
+  it("runs a server in a container with the limits chosen in the form, and shows driver, limits and image", async () => {
+    await withPage("docker-flow", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await chooseServers(page, ["go"]);
+      await fill(page, "Virtual users", "2");
+      await fill(page, "Duration", "3");
+      await fill(page, "Warm-up", "0");
+      await page.getByLabel("Driver", { exact: true }).selectOption("docker");
+      await fill(page, "CPU limit", "1");
+      await fill(page, "Memory limit", "512");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15_000 });
+
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 90_000 })
+        .toMatch(/succeeded/i);
+      const runId = new URL(page.url()).pathname.split("/").at(-1)!;
+      const detail = (await (await fetch(`${inject("webUrl")}/api/v1/runs/${runId}`)).json()) as {
+        cells: { driver: string; limits: unknown; image: string | null; imageId: string | null }[];
+      };
+      const stored = detail.cells[0]!;
+      expect(stored.driver).toBe("docker");
+      expect(stored.limits).toEqual({ cpus: 1, memoryMb: 512, cpuset: null });
+      expect(stored.image).toMatch(/^perflab\/server-go:[0-9a-f]{12}$/);
+      expect(stored.imageId).toMatch(/^sha256:[0-9a-f]{64}$/);
+      // The content id is the engine's id of the image the cell names.
+      const inspected = spawnSync("docker", ["image", "inspect", "--format", "{{.Id}}", stored.image!], {
+        encoding: "utf8",
+      });
+      expect(inspected.stdout.trim(), inspected.stderr).toBe(stored.imageId);
+
+      // The cell's row: driver, the limits the engine applied, the image's tag and content id.
+      const driver = page.getByTestId("cell-driver-0");
+      await expect.poll(() => driver.textContent(), { timeout: 15_000 }).toMatch(/^docker/);
+      expect(await driver.textContent()).toContain("1 vCPU · 512 MB");
+      const image = page.getByTestId("cell-image-0");
+      expect(await image.textContent()).toContain(stored.image!);
+      expect(await image.textContent()).toContain(
+        stored.imageId!.slice("sha256:".length, "sha256:".length + 12),
+      );
+      expect(await image.locator(`[title="${stored.imageId}"]`).count()).toBe(1);
     });
   });
 

@@ -4,7 +4,7 @@
  * engine applied them, CPU and memory limits that bite, OOM detection and orphan removal.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -19,8 +19,11 @@ import {
   LABEL_CELL,
   LABEL_INSTANCE,
   LABEL_OWNER,
+  LABEL_ROLE,
+  resourcesFromStats,
   serverImageTag,
 } from "../../apps/worker/src/drivers/docker.ts";
+import { hostCpuTimes } from "../../apps/worker/src/proc.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
 
@@ -77,6 +80,80 @@ async function fibonacciLoad(
   const cpu = (await server.resources())!.cpuSeconds - cpuBefore;
   await Promise.all(sessions.map((c) => c.close()));
   return { callsPerSecond: calls / wall, cpuPerSecond: cpu / wall };
+}
+
+type EngineStats = {
+  cpu_stats: {
+    cpu_usage: { total_usage: number };
+    throttling_data?: { periods: number; throttled_periods: number };
+  };
+  memory_stats: { usage?: number; stats?: Record<string, number> };
+};
+
+/** One reading of the engine's stats for a cell's server container, taken at `at` (ms). */
+type ContainerReading = {
+  at: number;
+  /** The server's memory as `docker stats` shows it (usage minus page cache). */
+  rssBytes: number;
+  /** Resident memory of the container's main process as /proc reports it. */
+  procRssBytes: number | null;
+  cpuSeconds: number;
+  /** The CPU quota the engine applied, from inspecting the container. */
+  nanoCpus: number | null;
+  periods: number;
+  throttledPeriods: number;
+};
+
+async function procRss(pid: number): Promise<number | null> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+  const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status);
+  return kb ? Number(kb[1]) * 1024 : null;
+}
+
+/**
+ * Reads the engine's stats of the server container a worker runs for `cellId` (the one labelled with
+ * the cell and no role: k6 and probes have one) from outside the worker until stopped, pausing
+ * `intervalMs` between readings (each stats call itself waits for the engine's next sample, about 1 s).
+ */
+function watchServerContainer(cellId: string, intervalMs = 250) {
+  const readings: ContainerReading[] = [];
+  let stopped = false;
+  const done = (async () => {
+    while (!stopped) {
+      const containers = await driver.docker
+        .listContainers({ filters: { label: [`${LABEL_CELL}=${cellId}`], status: ["running"] } })
+        .catch(() => []);
+      const server = containers.find((c) => !c.Labels[LABEL_ROLE]);
+      if (server) {
+        const container = driver.docker.getContainer(server.Id);
+        const at = Date.now();
+        const stats = container.stats({ stream: false, "one-shot": true } as never) as unknown;
+        const sample = await (stats as Promise<EngineStats>).catch(() => null);
+        const info = await container.inspect().catch(() => null);
+        const pid = info?.State.Pid ?? 0;
+        const resources = sample ? resourcesFromStats(sample) : null;
+        if (sample && resources)
+          readings.push({
+            at,
+            rssBytes: resources.rssBytes,
+            procRssBytes: pid > 0 ? await procRss(pid) : null,
+            cpuSeconds: resources.cpuSeconds,
+            nanoCpus: info?.HostConfig.NanoCpus ?? null,
+            periods: sample.cpu_stats.throttling_data?.periods ?? 0,
+            throttledPeriods: sample.cpu_stats.throttling_data?.throttled_periods ?? 0,
+          });
+      }
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  })();
+  return {
+    readings,
+    stop: async () => {
+      stopped = true;
+      await done;
+      return readings;
+    },
+  };
 }
 
 beforeAll(async () => {
@@ -278,6 +355,107 @@ describe("removeOrphans", () => {
   });
 });
 
+describe("CPU limits that bite, through the worker", () => {
+  // fibonacci(32) costs about 13 ms of CPU here: 4 VUs keep two cores busy while k6 itself needs
+  // about a tenth of a core.
+  const FIB_N = 32;
+  const VUS = 4;
+  // Measured on a quiet 2-core VM (12 runs): 2 vCPU served 1.55-2.13× the calls of 1 vCPU, with
+  // other work (worker, engine, database, this test) at 0.24-0.48 cores beside server and k6.
+  const MIN_RATIO = 1.4;
+  const OTHER_WORK_CORES = 0.6;
+  const cores = os.cpus().length;
+
+  /** Waits up to `timeoutMs` for a second in which the host's CPUs were mostly idle; returns the busy cores. */
+  async function quietHost(timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    let busy = Number.POSITIVE_INFINITY;
+    while (Date.now() < deadline) {
+      const before = await hostCpuTimes();
+      await new Promise((r) => setTimeout(r, 1_000));
+      const after = await hostCpuTimes();
+      busy = ((after.busy - before.busy) / (after.total - before.total)) * cores;
+      if (busy < 0.5) break;
+    }
+    return busy;
+  }
+
+  /** fibonacci(FIB_N) under VUS VUs at 1, then 2 vCPU in one run; each server container watched through the engine. */
+  async function atOneAndTwo() {
+    await quietHost(30_000);
+    const cell = (cpus: number) => ({
+      serverName: "go",
+      vus: VUS,
+      durationSeconds: 5,
+      warmupSeconds: 1,
+      driver: "docker" as const,
+      tool: "fibonacci",
+      args: { n: FIB_N },
+      limits: { cpus, memoryMb: 256 },
+    });
+    const { runId, cellIds } = await queueRun([cell(1), cell(2)]);
+    const watchers = cellIds.map((id) => watchServerContainer(id, 1_000));
+    const run = await waitForRun(runId, 120_000);
+    const readings = await Promise.all(watchers.map((w) => w.stop()));
+    expect(run.status).toBe("succeeded");
+    const db = testDb();
+    return Promise.all(
+      cellIds.map(async (id, i) => {
+        const cell = await db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } });
+        const s = cell.summary!;
+        expect(readings[i]!.length, `engine stats of cell ${i}'s container`).toBeGreaterThan(0);
+        const last = readings[i]!.at(-1)!;
+        const serverCores = s.cpuAvgPct! / 100;
+        const k6Cores = s.k6CpuAvgPct! / 100;
+        const hostCores = (s.hostCpuAvgPct! / 100) * cores;
+        return {
+          limits: cell.limits,
+          opsPerSecond: s.opsRps,
+          serverCores,
+          k6Cores,
+          // What else the host ran meanwhile: the worker and engine, and whatever else shares it.
+          otherCores: hostCores - serverCores - k6Cores,
+          nanoCpus: last.nanoCpus,
+          periods: last.periods,
+          throttledPeriods: last.throttledPeriods,
+          // CPU time per enforcement period the cgroup was active in (the engine's default period is
+          // 100 ms): at most the quota, whatever the host's clock or the sampling did.
+          coresPerPeriod: last.cpuSeconds / (last.periods * 0.1),
+        };
+      }),
+    );
+  }
+
+  it("runs a CPU-bound tool measurably slower at 1 vCPU than at 2, and throttles it at 1", async () => {
+    let [one, two] = await atOneAndTwo();
+    // Other work on the host takes the cores 2 vCPU would use: measure once more when it did.
+    const busy = Math.max(one!.otherCores, two!.otherCores);
+    if (busy > OTHER_WORK_CORES) {
+      console.log(`other work used ${busy.toFixed(2)} cores during the measurement: measuring again`);
+      [one, two] = await atOneAndTwo();
+    }
+    const measured = JSON.stringify({ one, two });
+    console.log(`fibonacci(${FIB_N}) at 1 and 2 vCPU: ${measured}`);
+    // The engine applied each cell's quota, and the cell records it.
+    expect([one!.nanoCpus, two!.nanoCpus]).toEqual([1e9, 2e9]);
+    expect([one!.limits, two!.limits]).toEqual([
+      { cpus: 1, memoryMb: 256 },
+      { cpus: 2, memoryMb: 256 },
+    ]);
+    // At 1 vCPU the server wanted more than its quota: the kernel throttled it to one core's time.
+    expect(one!.throttledPeriods, measured).toBeGreaterThan(0);
+    expect(one!.coresPerPeriod, measured).toBeLessThanOrEqual(1.05);
+    expect(one!.serverCores, measured).toBeLessThanOrEqual(1.05);
+    // At 2 vCPU the same load is served measurably faster.
+    expect(two!.opsPerSecond / one!.opsPerSecond, measured).toBeGreaterThanOrEqual(MIN_RATIO);
+    // The cell's CPU (the engine's stats stream, per second over the measured window) agrees with the
+    // cgroup's own count of CPU per active period, at both limits.
+    for (const cell of [one!, two!]) {
+      expect(Math.abs(cell.serverCores / cell.coresPerPeriod - 1), measured).toBeLessThanOrEqual(0.12);
+    }
+  }, 300_000);
+});
+
 describe("a cell on the docker driver, through the worker", () => {
   it("produces per-second points with the container's memory, a summary, and records limits and image", async () => {
     const { runId, cellIds } = await queueRun([
@@ -290,16 +468,45 @@ describe("a cell on the docker driver, through the worker", () => {
         limits: { cpus: 1, memoryMb: 256 },
       },
     ]);
+    const watcher = watchServerContainer(cellIds[0]!);
     const run = await waitForRun(runId, 120_000);
+    const readings = await watcher.stop();
     const db = testDb();
     const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! }, include: { summary: true } });
     expect(cell.error).toBeNull();
     expect(run.status).toBe("succeeded");
+    expect(cell.driver).toBe("docker");
     expect(cell.limits).toEqual({ cpus: 1, memoryMb: 256 });
-    expect((cell.serverBuild as { image?: string }).image).toMatch(/^perflab\/server-go:/);
-    const points = await db.metricPoint.findMany({ where: { cellId: cell.id, phase: "measure" } });
-    expect(points.length).toBeGreaterThanOrEqual(3);
+    const build = cell.serverBuild as { image?: string; imageId?: string };
+    expect(build.image).toBe(await serverImageTag(go));
+    // The content id of the image that ran, as the engine names it.
+    expect(build.imageId).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(build.imageId).toBe((await driver.docker.getImage(build.image!).inspect()).Id);
+    const points = await db.metricPoint.findMany({ where: { cellId: cell.id }, orderBy: { t: "asc" } });
+    expect(points.filter((p) => p.phase === "measure").length).toBeGreaterThanOrEqual(3);
     expect(points.some((p) => p.rssBytes !== null && p.rssBytes > 0n && p.cpuPct !== null)).toBe(true);
+    // The memory of each second is the container's as the engine reports it (cgroup usage minus page
+    // cache), read here beside the worker while the load ran. The engine publishes stats once a
+    // second, so a reading of ours is compared with the stored seconds around it.
+    const loadFrom = points[0]!.t.getTime() + 1_500;
+    const loadTo = points.at(-1)!.t.getTime();
+    const compared = readings.flatMap((r) => {
+      if (r.at < loadFrom || r.at > loadTo) return [];
+      const near = points
+        .filter((p) => p.rssBytes !== null && Math.abs(p.t.getTime() + 1_000 - r.at) <= 2_000)
+        .map((p) => Number(p.rssBytes));
+      if (near.length === 0 || r.procRssBytes === null) return [];
+      const stored = near.reduce((a, b) => (Math.abs(b - r.rssBytes) < Math.abs(a - r.rssBytes) ? b : a));
+      return [{ engine: r.rssBytes, proc: r.procRssBytes, stored }];
+    });
+    expect(compared.length, JSON.stringify(readings)).toBeGreaterThanOrEqual(3);
+    for (const c of compared) {
+      const tolerance = Math.max(0.1 * c.engine, 1 * MB);
+      expect(Math.abs(c.stored - c.engine), JSON.stringify(c)).toBeLessThanOrEqual(tolerance);
+      // Not the process's RSS from /proc (it counts the binary's mapped pages, which the cgroup books
+      // as cache): here the two measures are further apart than the tolerance.
+      expect(Math.abs(c.proc - c.engine), JSON.stringify(c)).toBeGreaterThan(tolerance);
+    }
     expect(cell.summary!.requests).toBe(cell.summary!.k6Requests);
     expect(cell.summary!.rssPeakBytes).not.toBeNull();
     expect(cell.exitCode).toBe(0);

@@ -3,10 +3,37 @@
  * a terminal state with a reason a user can act on, leaves no process behind, and lets the run go on.
  * The test-only servers (crashes, stubborn, silent) are written by global-setup.ts.
  */
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { processesOfCell, queueRun, testDb, until, waitForRun } from "./helpers.ts";
+import { freePort, repoRoot, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
+import {
+  ownWorkerEnv,
+  processesOfCell,
+  queueRun,
+  startOwnRedis,
+  testDb,
+  until,
+  waitForRun,
+} from "./helpers.ts";
+
+/** A failed cell followed by a good one in the same run: the first says why, the second has a result. */
+async function expectFailedThenSucceeded(runId: string, cellIds: string[], error: RegExp) {
+  const db = testDb();
+  const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+  const [failed, next] = await Promise.all(
+    cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
+  );
+  expect(failed!.status, failed!.error ?? "").toBe("failed");
+  expect(failed!.error).toMatch(error);
+  // No result is kept from a load generator that did not finish.
+  expect(failed!.summary).toBeNull();
+  expect(await processesOfCell(failed!.id)).toEqual([]);
+  expect(next!.status, next!.error ?? "").toBe("succeeded");
+  expect(next!.summary!.requests).toBeGreaterThan(0n);
+  expect(next!.summary!.requests).toBe(next!.summary!.k6Requests);
+  expect([run.status, run.cellsDone, run.cellsFailed]).toEqual(["partial", 2, 1]);
+}
 
 const started: Service[] = [];
 afterAll(async () => {
@@ -50,6 +77,84 @@ describe("a cell whose server misbehaves", () => {
     expect(cell.summary!.requests).toBe(cell.summary!.k6Requests);
     expect(run.status).toBe("succeeded");
     expect(await processesOfCell(cell.id)).toEqual([]);
+  });
+});
+
+describe("a cell whose load generator fails", () => {
+  it("fails a cell whose k6 is killed mid-load, naming k6, and runs the next cell", async () => {
+    const { runId, cellIds } = await queueRun([
+      { serverName: "go", vus: 2, durationSeconds: 30, warmupSeconds: 0 },
+      { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+    ]);
+    const db = testDb();
+    await until(
+      async () => {
+        const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+        return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + 2_000;
+      },
+      60_000,
+      "the cell to measure",
+    );
+    // The pinned k6 itself, killed as the kernel's OOM killer would.
+    const pids = await processesOfCell(cellIds[0]!);
+    const comms = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/comm`, "utf8")));
+    const k6 = pids.filter((_, i) => comms[i]!.trim() === "k6");
+    expect(k6).toHaveLength(1);
+    const killedAt = Date.now();
+    process.kill(k6[0]!, "SIGKILL");
+
+    await waitForRun(runId, 90_000);
+    const failed = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+    // Ended at once, not when its 30 s were up.
+    expect(failed.finishedAt!.getTime() - killedAt).toBeLessThan(15_000);
+    expect(failed.exitCode).toBe(0);
+    await expectFailedThenSucceeded(runId, cellIds, /^k6 failed \(exit SIGKILL\)/);
+  });
+
+  it("fails a cell whose k6 exits non-zero, with k6's own words, and runs the next cell", async () => {
+    // The pinned k6, except that the first test it is asked to run gets a VU count the scenario
+    // refuses: k6 then ends with a script error (exit 107) before any load.
+    const dir = path.join(inject("tmpDir"), "k6-fails-once");
+    await mkdir(dir, { recursive: true });
+    const bin = path.join(dir, "k6");
+    const k6 = path.join(repoRoot, ".perflab/bin/k6");
+    await writeFile(
+      bin,
+      [
+        "#!/bin/sh",
+        `if [ "$1" = run ] && mkdir '${dir}/failed-once' 2>/dev/null; then VUS=0 exec '${k6}' "$@"; fi`,
+        `exec '${k6}' "$@"`,
+        "",
+      ].join("\n"),
+    );
+    await chmod(bin, 0o755);
+    const redis = await startOwnRedis("k6-fails");
+    started.push(redis);
+    const worker = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: redis.url,
+      env: ownWorkerEnv("k6-fails", { PERFLAB_K6_BIN: bin }),
+    });
+    started.push(worker);
+    const { runId, cellIds } = await queueRun(
+      [
+        { serverName: "go", vus: 2, durationSeconds: 2, warmupSeconds: 0 },
+        { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+      ],
+      { redisUrl: redis.url },
+    );
+    await waitForRun(runId, 90_000);
+    await expectFailedThenSucceeded(
+      runId,
+      cellIds,
+      /^k6 failed \(exit 107\): .*VUS must be a positive integer.*script exception/,
+    );
+    // The server was up and is stopped cleanly; k6 never sent a request.
+    const failed = await testDb().cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+    expect(failed.healthyAt).not.toBeNull();
+    expect(failed.exitCode).toBe(0);
+    expect(await testDb().metricPoint.count({ where: { cellId: failed.id, requests: { gt: 0 } } })).toBe(0);
+    await worker.stop();
   });
 });
 

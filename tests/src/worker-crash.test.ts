@@ -80,6 +80,8 @@ describe("a worker killed mid-cell", () => {
     });
     const containersOfCell = (cellId: string) =>
       docker.listContainers({ all: true, filters: { label: [`${LABEL_CELL}=${cellId}`] } });
+    const containersOwnedBy = (owner: string) =>
+      docker.listContainers({ all: true, filters: { label: [`${LABEL_OWNER}=${owner}`] } });
 
     const redis = await startOwnRedis("crash-docker");
     started.push(redis);
@@ -122,6 +124,8 @@ describe("a worker killed mid-cell", () => {
     await until(async () => first.exitReason(), 10_000, "the worker to die");
     // Nothing stops a container when its worker dies: only the restarted worker can remove it.
     expect((await containersOfCell(victim)).map((c) => c.State)).toEqual(["running"]);
+    const deadOwner = container.Labels[LABEL_OWNER]!;
+    expect((await containersOwnedBy(deadOwner)).map((c) => c.Id)).toContain(container.Id);
 
     const second = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(second);
@@ -133,6 +137,8 @@ describe("a worker killed mid-cell", () => {
     // Named by the restart's orphan removal (not just the stalled job coming back).
     expect(victimAfter.error).toMatch(/worker running this cell died.*removed on restart/);
     expect(await containersOfCell(victim)).toEqual([]);
+    // No container at all, of this cell or any other, still carries the dead worker's owner label.
+    expect(await containersOwnedBy(deadOwner)).toEqual([]);
     // k6 on the host and the server (container processes show in the host's /proc) are gone too.
     expect(await processesOfCell(victim)).toEqual([]);
 

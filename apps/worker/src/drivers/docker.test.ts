@@ -82,6 +82,26 @@ describe("resourcesFromStats", () => {
   it("returns null for a stopped container's empty sample", () => {
     expect(resourcesFromStats({ cpu_stats: { cpu_usage: { total_usage: 0 } }, memory_stats: {} })).toBeNull();
     expect(resourcesFromStats({})).toBeNull();
+    // After the exit the CPU counter may stay while memory is gone: no reading, not 0 bytes.
+    expect(
+      resourcesFromStats({
+        read: "0001-01-01T00:00:00Z",
+        cpu_stats: { cpu_usage: { total_usage: 5_000_000 } },
+        memory_stats: { usage: 0 },
+      }),
+    ).toBeNull();
+  });
+  it("keeps the sample's own time, when the engine read the cgroup", () => {
+    const sample = {
+      read: "2026-11-23T02:13:34.508396324Z",
+      cpu_stats: { cpu_usage: { total_usage: 1_000_000_000 } },
+      memory_stats: { usage: 8_000_000, stats: { cache: 0 } },
+    };
+    expect(resourcesFromStats(sample)).toEqual({
+      cpuSeconds: 1,
+      rssBytes: 8_000_000,
+      at: Date.parse("2026-11-23T02:13:34.508Z"),
+    });
   });
 });
 

@@ -77,6 +77,7 @@ export function cpusetFor(cpus: number, hostCpus: number): string {
 }
 
 type StatsSample = {
+  read?: string;
   cpu_stats?: { cpu_usage?: { total_usage?: number } };
   memory_stats?: { usage?: number; stats?: Record<string, number> };
 };
@@ -85,14 +86,82 @@ type StatsSample = {
  * CPU seconds and resident memory from one engine stats sample. Page cache is not the server's
  * memory: cgroup v1 reports it as `cache` (`total_inactive_file` is preferred by newer CLIs, but
  * `cache` is what `docker stats` on this engine subtracts), cgroup v2 as `inactive_file`.
+ * `at` is the sample's own time (`read`): the engine answers a one-shot request at once only when
+ * its collector is idle, otherwise with the collector's next sample, up to a second later, and a CPU
+ * rate is only right over the times the counters were read. A container that has stopped reports
+ * no memory (usage 0, `read` 0001-01-01): no reading, rather than a 0 that would pass for one.
  */
 export function resourcesFromStats(sample: StatsSample): ServerResources | null {
   const cpu = sample.cpu_stats?.cpu_usage?.total_usage;
   const usage = sample.memory_stats?.usage;
-  if (cpu === undefined || usage === undefined || (cpu === 0 && usage === 0)) return null;
+  if (cpu === undefined || usage === undefined || usage === 0) return null;
   const stats = sample.memory_stats?.stats ?? {};
   const cache = stats.cache ?? stats.inactive_file ?? 0;
-  return { cpuSeconds: cpu / 1e9, rssBytes: Math.max(0, usage - cache) };
+  const at = sample.read ? Date.parse(sample.read) : Number.NaN;
+  return {
+    cpuSeconds: cpu / 1e9,
+    rssBytes: Math.max(0, usage - cache),
+    ...(at > 0 ? { at } : {}),
+  };
+}
+
+/**
+ * A container's resources from the engine's stats stream: one subscription per container, the
+ * latest sample kept. A stats *request* is held by the engine until its collector's next sample (up
+ * to a second: seen on engine 20.10, API 1.41, even with one-shot), which would delay the sampler's
+ * tick and date the reading a second late; from the stream each reading is there at once, at most a
+ * second old, and carries the time the engine read it (`at`), over which the sampler takes rates.
+ * Until the first sample arrives, a one-shot request answers. The stream ends with the container.
+ */
+export function watchStats(container: Docker.Container): {
+  latest: () => Promise<ServerResources | null>;
+  close: () => void;
+} {
+  let latest: ServerResources | null = null;
+  let closed = false;
+  let stream: NodeJS.ReadableStream | null = null;
+  const opened = (container.stats({ stream: true }) as unknown as Promise<NodeJS.ReadableStream>)
+    .then((s) => {
+      stream = s;
+      if (closed) return destroy(s);
+      let buffered = "";
+      s.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
+          const line = buffered.slice(0, nl).trim();
+          buffered = buffered.slice(nl + 1);
+          if (!line) continue;
+          try {
+            latest = resourcesFromStats(JSON.parse(line) as StatsSample) ?? latest;
+          } catch {
+            // A torn line: the next sample comes within a second.
+          }
+        }
+      });
+      s.on("error", () => undefined);
+    })
+    .catch(() => undefined);
+  const destroy = (s: NodeJS.ReadableStream) => (s as unknown as { destroy?: () => void }).destroy?.();
+  return {
+    async latest() {
+      if (latest) return latest;
+      await Promise.race([opened, new Promise((r) => setTimeout(r, 200))]);
+      if (latest) return latest;
+      try {
+        const sample = (await container.stats({
+          stream: false,
+          "one-shot": true,
+        } as never)) as unknown as StatsSample;
+        return resourcesFromStats(sample);
+      } catch {
+        return null;
+      }
+    },
+    close() {
+      closed = true;
+      if (stream) destroy(stream);
+    },
+  };
 }
 
 /** Docker reports a signal death as exit code 128 + signal number. */
@@ -416,6 +485,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       // (a wait sent before start could reach the engine after a very fast exit and never resolve).
       const waited = container.wait({ condition: "not-running" });
       const logsDone = followLogs(docker, container, tail);
+      const stats = watchStats(container);
 
       const exited: Promise<ExitInfo> = waited
         .then(async () => {
@@ -450,19 +520,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         imageId,
         startedAt,
         exited,
-        async resources() {
-          try {
-            // one-shot: the engine reads the cgroup now instead of waiting a second for a CPU delta,
-            // so the sampler's timestamp and the reading agree.
-            const sample = (await container.stats({
-              stream: false,
-              "one-shot": true,
-            } as never)) as unknown as StatsSample;
-            return resourcesFromStats(sample);
-          } catch {
-            return null;
-          }
-        },
+        resources: () => stats.latest(),
         stop(graceMs) {
           stopRequestedAt ??= Date.now();
           stopping ??= (async () => {
@@ -479,6 +537,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
               });
               return info;
             } finally {
+              stats.close();
               await observer?.close();
             }
           })();

@@ -20,8 +20,12 @@ export type ExitInfo = {
   oomKilled: boolean;
 };
 
-/** One resource reading of the server, taken by whichever mechanism the driver owns. */
-export type ServerResources = { cpuSeconds: number; rssBytes: number };
+/**
+ * One resource reading of the server, taken by whichever mechanism the driver owns. `at` (ms since
+ * the epoch) is when the reading was taken, when the source says so and it differs from when it was
+ * asked for: an engine answers a stats request with its collector's next sample, up to a second later.
+ */
+export type ServerResources = { cpuSeconds: number; rssBytes: number; at?: number };
 
 /** The machine a cell was measured on, as recorded on the cell. */
 export type HostFingerprint = {

@@ -15,7 +15,7 @@ import {
   LABEL_OWNER,
   LABEL_ROLE,
   LABEL_RUN,
-  resourcesFromStats,
+  watchStats,
 } from "../drivers/docker.ts";
 import { LogTail } from "../drivers/local.ts";
 import type { ServerResources } from "../drivers/types.ts";
@@ -197,6 +197,7 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
           await created.putArchive(await tarOf(scriptName, await readFile(input.script)), { path: "/work" });
         },
       );
+      const stats = watchStats(container);
       const timer = setTimeout(() => {
         tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
         void container.kill({ signal: "SIGKILL" }).catch(() => undefined);
@@ -211,6 +212,7 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
         )
         .then(async (exit) => {
           clearTimeout(timer);
+          stats.close();
           endStreamsAfter(5_000);
           const summary = await readArchiveFile(container, "/work/k6-summary.json")
             .then((text) => (text === null ? null : (JSON.parse(text) as unknown)))
@@ -223,14 +225,7 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
         done,
         kill: (force) =>
           void container.kill({ signal: force ? "SIGKILL" : "SIGTERM" }).catch(() => undefined),
-        async resources() {
-          try {
-            const sample = await container.stats({ stream: false, "one-shot": true } as never);
-            return resourcesFromStats(sample as never);
-          } catch {
-            return null;
-          }
-        },
+        resources: () => stats.latest(),
       };
     },
   };

@@ -2,10 +2,12 @@ import type { ResourceSample } from "@perflab/metrics";
 import type { RunningServer } from "../drivers/types.ts";
 import { hostCpuTimes } from "../proc.ts";
 
+type TimedCpu = { cpuSeconds: number; rssBytes: number; at?: number };
+
 type Reading = {
   at: number;
-  server: { cpuSeconds: number; rssBytes: number } | null;
-  k6: { cpuSeconds: number; rssBytes: number } | null;
+  server: TimedCpu | null;
+  k6: TimedCpu | null;
   host: { busy: number; total: number } | null;
 };
 
@@ -16,7 +18,7 @@ type Reading = {
 export function startSampler(input: {
   server: RunningServer;
   /** The load generator's cumulative CPU seconds and memory, wherever it runs. */
-  k6Resources: () => Promise<{ cpuSeconds: number; rssBytes: number } | null>;
+  k6Resources: () => Promise<TimedCpu | null>;
   /** The server's /debug/runtime now (fetched here, or the latest a remote probe saw). */
   runtime?: () => Promise<unknown>;
   /** The server machine's busy and total jiffies; default: this machine's. */
@@ -45,9 +47,14 @@ export function startSampler(input: {
     const current = await read();
     const runtime = input.runtime ? await input.runtime() : undefined;
     if (previous) {
-      const seconds = (current.at - previous.at) / 1000;
-      const pct = (a: { cpuSeconds: number } | null, b: { cpuSeconds: number } | null) =>
-        a && b && seconds > 0 ? (Math.max(0, b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
+      // A rate over the times the counters were read: the source's own when it gives one (an
+      // engine's stats sample), else when they were asked for. The same sample twice is no reading.
+      const pct = (a: TimedCpu | null, b: TimedCpu | null) => {
+        if (!a || !b) return null;
+        const seconds =
+          (a.at !== undefined && b.at !== undefined ? b.at - a.at : current.at - previous!.at) / 1000;
+        return seconds > 0 ? (Math.max(0, b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
+      };
       const hostTotal = current.host && previous.host ? current.host.total - previous.host.total : 0;
       input.onSample({
         // Readings are taken just after each wall-clock second: the sample describes the second that ended.

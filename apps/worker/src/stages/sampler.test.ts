@@ -1,0 +1,70 @@
+import type { ResourceSample } from "@perflab/metrics";
+import { describe, expect, it } from "vitest";
+import type { RunningServer, ServerResources } from "../drivers/types.ts";
+import { startSampler } from "./sampler.ts";
+
+/** A server whose readings come from a list, one per request, the last repeated. */
+function serverReading(readings: (ServerResources | null)[]): RunningServer {
+  let i = 0;
+  return {
+    startedAt: Date.now(),
+    exited: new Promise(() => {}),
+    resources: async () => readings[Math.min(i++, readings.length - 1)] ?? null,
+    stop: async () => ({ exitCode: 0, signal: null, oomKilled: false }),
+    logTail: () => "",
+  };
+}
+
+async function samples(server: RunningServer, count: number): Promise<ResourceSample[]> {
+  const got: ResourceSample[] = [];
+  const sampler = startSampler({
+    server,
+    k6Resources: async () => null,
+    hostCpu: async () => null,
+    onSample: (s) => got.push(s),
+    intervalMs: 50,
+  });
+  while (got.length < count) await new Promise((r) => setTimeout(r, 10));
+  await sampler.stop();
+  return got;
+}
+
+describe("startSampler", () => {
+  it("computes a CPU rate over the times the source read its counters, not when it was asked", async () => {
+    // An engine's samples a second apart, handed over 50 ms apart: 0.5 s of CPU in 1 s is 50 %.
+    const t0 = Date.now();
+    const got = await samples(
+      serverReading([
+        { cpuSeconds: 10, rssBytes: 1_000_000, at: t0 },
+        { cpuSeconds: 10.5, rssBytes: 2_000_000, at: t0 + 1_000 },
+        { cpuSeconds: 11.5, rssBytes: 3_000_000, at: t0 + 2_000 },
+      ]),
+      2,
+    );
+    expect(got[0]!.cpuPct).toBeCloseTo(50, 6);
+    expect(got[0]!.rssBytes).toBe(2_000_000);
+    expect(got[1]!.cpuPct).toBeCloseTo(100, 6);
+  });
+
+  it("gives no CPU rate for the same sample read twice, instead of 0 %", async () => {
+    const t0 = Date.now();
+    const same = { cpuSeconds: 3, rssBytes: 5_000_000, at: t0 + 1_000 };
+    const got = await samples(serverReading([{ cpuSeconds: 2, rssBytes: 5_000_000, at: t0 }, same, same]), 2);
+    expect(got[0]!.cpuPct).toBeCloseTo(100, 6);
+    expect(got[1]!.cpuPct).toBeNull();
+    expect(got[1]!.rssBytes).toBe(5_000_000);
+  });
+
+  it("falls back to the request times when a source gives none (/proc is read when asked)", async () => {
+    const got = await samples(
+      serverReading([
+        { cpuSeconds: 0, rssBytes: 1 },
+        { cpuSeconds: 0.05, rssBytes: 1 },
+      ]),
+      1,
+    );
+    // 50 ms of CPU over one ~50 ms interval: about one core.
+    expect(got[0]!.cpuPct!).toBeGreaterThan(40);
+    expect(got[0]!.cpuPct!).toBeLessThan(250);
+  });
+});

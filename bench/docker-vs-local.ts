@@ -58,9 +58,10 @@ async function measure(driver: Driver, tmp: string, round: number): Promise<Figu
     const pid = containerId ? (await docker.docker.getContainer(containerId).inspect()).State.Pid : null;
     const processRss = async () =>
       pid ? vmRssBytes(pid) : ((await server.resources())?.rssBytes ?? Number.NaN);
-    const driverRss = async () => (await server.resources())?.rssBytes ?? Number.NaN;
+    const driverRss = async (notBefore?: number) =>
+      (await server.resources({ notBefore }))?.rssBytes ?? Number.NaN;
     const idleRss = await processRss();
-    const idleDriver = await driverRss();
+    const idleDriver = await driverRss(healthyAt);
     let peakRss = idleRss;
     let peakDriver = idleDriver;
     let sampling = true;

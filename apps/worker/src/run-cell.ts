@@ -231,7 +231,8 @@ export async function runCell(
       : await fetch(runtimeUrl, { signal: AbortSignal.timeout(1_000) })
           .then((r) => (r.ok ? r.json() : null))
           .catch(() => null);
-    const idle = await running.resources();
+    // The idle reading is the healthy server's, not a sample from before it started.
+    const idle = await running.resources({ notBefore: healthyAt });
     await db.cell.update({
       where: { id: cell.id },
       data: {

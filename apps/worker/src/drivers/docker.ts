@@ -114,7 +114,7 @@ export function resourcesFromStats(sample: StatsSample): ServerResources | null 
  * Until the first sample arrives, a one-shot request answers. The stream ends with the container.
  */
 export function watchStats(container: Docker.Container): {
-  latest: () => Promise<ServerResources | null>;
+  latest: (options?: { notBefore?: number }) => Promise<ServerResources | null>;
   close: () => void;
 } {
   let latest: ServerResources | null = null;
@@ -143,10 +143,13 @@ export function watchStats(container: Docker.Container): {
     .catch(() => undefined);
   const destroy = (s: NodeJS.ReadableStream) => (s as unknown as { destroy?: () => void }).destroy?.();
   return {
-    async latest() {
-      if (latest) return latest;
+    async latest(options = {}) {
+      const current = () =>
+        latest && (options.notBefore === undefined || (latest.at ?? 0) >= options.notBefore) ? latest : null;
+      if (current()) return latest;
       await Promise.race([opened, new Promise((r) => setTimeout(r, 200))]);
-      if (latest) return latest;
+      if (current()) return latest;
+      // A request: the engine answers with its collector's next sample, read after it was asked for.
       try {
         const sample = (await container.stats({
           stream: false,
@@ -520,7 +523,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         imageId,
         startedAt,
         exited,
-        resources: () => stats.latest(),
+        resources: (options) => stats.latest(options),
         stop(graceMs) {
           stopRequestedAt ??= Date.now();
           stopping ??= (async () => {

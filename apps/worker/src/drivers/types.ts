@@ -70,8 +70,12 @@ export interface RunningServer {
   readonly imageId?: string | null;
   /** Resolves when the server exits by itself or is stopped. */
   readonly exited: Promise<ExitInfo>;
-  /** Cumulative CPU seconds and current RSS of everything the server runs (all its processes). */
-  resources(): Promise<ServerResources | null>;
+  /**
+   * Cumulative CPU seconds and current RSS of everything the server runs (all its processes). With
+   * `notBefore` (ms since the epoch), a reading taken at or after that moment, even if it takes a
+   * moment longer (an engine's stats stream may hold a sample up to a second old).
+   */
+  resources(options?: { notBefore?: number }): Promise<ServerResources | null>;
   /** SIGTERM, then SIGKILL after graceMs. */
   stop(graceMs: number): Promise<ExitInfo>;
   logTail(): string;

@@ -1,4 +1,5 @@
 import type { CellDto } from "@/lib/dto";
+import { cellTool } from "@/lib/labels";
 import { StatusBadge } from "./status-badge";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -45,7 +46,12 @@ export function CellTable({
               >
                 <td className={`${tdNum} text-zinc-500`}>{cell.index}</td>
                 <td className={`${td} font-medium`}>{cell.serverName}</td>
-                <td className={td}>{cell.scenario}</td>
+                <td className={td}>
+                  {cell.scenario}
+                  {cellTool(cell) && (
+                    <span className="text-zinc-500 dark:text-zinc-400"> · {cellTool(cell)}</span>
+                  )}
+                </td>
                 <td className={tdNum}>{cell.vus ?? "—"}</td>
                 <td className={tdNum}>{cell.round}</td>
                 <td className={`${td} text-xs`} data-testid={`cell-driver-${cell.index}`}>

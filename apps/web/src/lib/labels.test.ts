@@ -1,0 +1,16 @@
+import { describe, expect, it } from "vitest";
+import { cellLabel } from "./labels";
+
+const cell = { index: 1, serverName: "go", vus: 10, round: 1, scenario: "mcp-tool-call" };
+
+describe("cellLabel", () => {
+  it("names the tool, so two tools on one server are told apart", () => {
+    expect(cellLabel({ ...cell, params: { tool: "fibonacci", arguments: { n: 25 } } })).toBe(
+      "#1 go · fibonacci · 10 VUs · r1",
+    );
+    expect(cellLabel({ ...cell, index: 0, params: { tool: "echo" } })).toBe("#0 go · echo · 10 VUs · r1");
+  });
+  it("leaves out what a cell does not have", () => {
+    expect(cellLabel({ ...cell, vus: null, params: {} })).toBe("#1 go · r1");
+  });
+});

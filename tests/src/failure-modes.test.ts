@@ -35,6 +35,18 @@ async function expectFailedThenSucceeded(runId: string, cellIds: string[], error
   expect([run.status, run.cellsDone, run.cellsFailed]).toEqual(["partial", 2, 1]);
 }
 
+/** Resolves once the cell has been in its measured window for `ms`. */
+async function measuringFor(cellId: string, ms: number) {
+  await until(
+    async () => {
+      const cell = await testDb().cell.findUniqueOrThrow({ where: { id: cellId } });
+      return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + ms;
+    },
+    60_000,
+    "the cell to measure",
+  );
+}
+
 const started: Service[] = [];
 afterAll(async () => {
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
@@ -87,14 +99,7 @@ describe("a cell whose load generator fails", () => {
       { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
     ]);
     const db = testDb();
-    await until(
-      async () => {
-        const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
-        return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + 2_000;
-      },
-      60_000,
-      "the cell to measure",
-    );
+    await measuringFor(cellIds[0]!, 2_000);
     // The pinned k6 itself, killed as the kernel's OOM killer would.
     const pids = await processesOfCell(cellIds[0]!);
     const comms = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/comm`, "utf8")));
@@ -208,14 +213,7 @@ describe("a worker with a short health timeout and its own queue", () => {
       },
     );
     const db = testDb();
-    await until(
-      async () => {
-        const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
-        return cell.measureStartedAt !== null && Date.now() > cell.measureStartedAt.getTime() + 2_000;
-      },
-      60_000,
-      "the cell to measure",
-    );
+    await measuringFor(cellIds[0]!, 2_000);
     const stopping = Date.now();
     await worker.stop();
     // Graceful: the worker ended the cell itself (no SIGKILL of the worker after 15 s).

@@ -120,17 +120,37 @@ export function pairedRatio(
 export const machine = () =>
   `${os.cpus()[0]?.model}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${os.release()}`;
 
-/** A bare `k6 run` of the echo scenario (stock output only): measured RPS and tools/call p99. */
+/**
+ * A bare `k6 run` of the echo scenario: measured RPS and tools/call p99. With `perflabOutput`, k6
+ * also writes perflab's output into a named pipe that this process drains the way the worker does
+ * (a read stream on the FIFO), without the rest of perflab: the output path's cost on its own.
+ */
 export async function bareK6Echo(input: {
   target: string;
   vus: number;
   durationSec: number;
   warmupSec: number;
   summaryPath: string;
+  perflabOutput?: boolean;
 }): Promise<{ rps: number; p99: number }> {
   const { execFile } = await import("node:child_process");
+  const { createReadStream } = await import("node:fs");
   const { promisify } = await import("node:util");
   const { readFile } = await import("node:fs/promises");
+  const out: string[] = [];
+  let drained: Promise<void> = Promise.resolve();
+  if (input.perflabOutput) {
+    const fifo = `${input.summaryPath}.fifo`;
+    await rm(fifo, { force: true });
+    await promisify(execFile)("mkfifo", ["-m", "600", fifo]);
+    out.push("--out", `perflab=${fifo}`);
+    drained = new Promise<void>((resolve, reject) => {
+      createReadStream(fifo)
+        .on("data", () => undefined)
+        .on("end", resolve)
+        .on("error", reject);
+    }).finally(() => rm(fifo, { force: true }));
+  }
   await promisify(execFile)(
     path.join(repoRoot, ".perflab/bin/k6"),
     [
@@ -139,6 +159,7 @@ export async function bareK6Echo(input: {
       "--quiet",
       "--address",
       "127.0.0.1:0",
+      ...out,
       path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js"),
     ],
     {
@@ -154,6 +175,7 @@ export async function bareK6Echo(input: {
       },
     },
   );
+  await drained;
   const metrics = JSON.parse(await readFile(input.summaryPath, "utf8")).metrics;
   return {
     rps: metrics["http_reqs{phase:measure}"].values.count / input.durationSec,

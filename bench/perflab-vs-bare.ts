@@ -1,8 +1,12 @@
 /**
- * Does perflab's observation path distort what it measures? Alternates (ABBA), N times each, a bare
- * `k6 run` of the scenario against the Go server with the same cell run through perflab (worker,
- * perflab k6 output, 1 Hz sampler, Postgres, Redis), and prints RPS and tools/call p99 of both,
- * their ratio, and the worker's own CPU while a cell runs.
+ * Does perflab's observation path distort what it measures? Each round runs three arms against a
+ * fresh Go server, in an order that rotates through all six permutations (so a drift of the machine,
+ * or a cost of going first or last, falls on every arm alike):
+ *   bare     a plain `k6 run` of the scenario;
+ *   output   the same plus perflab's k6 output into a FIFO drained by this process (the output
+ *            path alone, without worker, sampler, Postgres or Redis);
+ *   perflab  the same cell through perflab (worker, output, 1 Hz sampler, Postgres, Redis).
+ * Prints RPS and tools/call p99 of each, paired ratios to bare, and the worker's own CPU.
  *
  *   pnpm exec tsx bench/perflab-vs-bare.ts [rounds=5] [durationSec=10] [vus=10]
  */
@@ -24,7 +28,7 @@ async function cpuSeconds(pid: number): Promise<number> {
   return (Number(rest[11]) + Number(rest[12])) / 100;
 }
 
-async function bare(tmp: string): Promise<{ rps: number; p99: number }> {
+async function bare(tmp: string, perflabOutput: boolean): Promise<{ rps: number; p99: number }> {
   const port = await freePort();
   const server = spawn(serverBin, [], { env: { PORT: String(port) }, stdio: "ignore" });
   try {
@@ -36,10 +40,9 @@ async function bare(tmp: string): Promise<{ rps: number; p99: number }> {
       durationSec,
       warmupSec,
       summaryPath,
+      perflabOutput,
     });
-    return {
-      ...measured,
-    };
+    return measured;
   } finally {
     server.kill("SIGTERM");
   }
@@ -82,60 +85,64 @@ async function viaPerflab(): Promise<{ rps: number; p99: number; workerCpuPct: n
   return { rps: cell.summary.httpRps, p99: op!.p99, workerCpuPct: await cpu };
 }
 
-const results = {
-  bare: [] as { rps: number; p99: number }[],
-  perflab: [] as { rps: number; p99: number; workerCpuPct: number }[],
+type Arm = "bare" | "output" | "perflab";
+const ORDERS: Arm[][] = [
+  ["bare", "output", "perflab"],
+  ["perflab", "output", "bare"],
+  ["output", "perflab", "bare"],
+  ["bare", "perflab", "output"],
+  ["perflab", "bare", "output"],
+  ["output", "bare", "perflab"],
+];
+const results: Record<Arm, { rps: number; p99: number; workerCpuPct?: number }[]> = {
+  bare: [],
+  output: [],
+  perflab: [],
 };
 try {
   await new Promise((r) => setTimeout(r, 2000));
   for (let i = 0; i < rounds; i++) {
-    // ABBA order: bare first in even rounds, perflab first in odd ones, so a drift of the machine
-    // over a pair (or a cost of going second) falls on both arms alike.
-    if (i % 2 === 0) {
-      results.bare.push(await bare(tmp));
-      results.perflab.push(await viaPerflab());
-    } else {
-      results.perflab.push(await viaPerflab());
-      results.bare.push(await bare(tmp));
+    const order = ORDERS[i % ORDERS.length]!;
+    for (const arm of order) {
+      results[arm].push(arm === "perflab" ? await viaPerflab() : await bare(tmp, arm === "output"));
     }
-    const b = results.bare.at(-1)!;
-    const p = results.perflab.at(-1)!;
-    console.log(
-      `round ${i + 1}${i % 2 ? " (perflab first)" : ""}: bare ${b.rps.toFixed(0)} rps p99 ${b.p99.toFixed(2)} ms | perflab ${p.rps.toFixed(0)} rps p99 ${p.p99.toFixed(2)} ms, worker CPU ${p.workerCpuPct.toFixed(1)} %`,
-    );
+    const line = order
+      .map((arm) => {
+        const r = results[arm].at(-1)!;
+        const cpu = r.workerCpuPct === undefined ? "" : `, worker CPU ${r.workerCpuPct.toFixed(1)} %`;
+        return `${arm} ${r.rps.toFixed(0)} rps p99 ${r.p99.toFixed(2)} ms${cpu}`;
+      })
+      .join(" | ");
+    console.log(`round ${i + 1}: ${line}`);
   }
-  const bareRps = results.bare.map((r) => r.rps);
-  const perflabRps = results.perflab.map((r) => r.rps);
   console.log(`\nmachine: ${machine()}`);
   console.log(
-    `scenario: mcp-tool-call echo, ${vus} VUs, ${warmupSec} s warm-up + ${durationSec} s, Go server, ${rounds} alternating rounds`,
+    `scenario: mcp-tool-call echo, ${vus} VUs, ${warmupSec} s warm-up + ${durationSec} s, Go server, ${rounds} rounds of three arms in rotating order`,
   );
+  for (const arm of ["bare", "output", "perflab"] as const) {
+    console.log(
+      `${arm.padEnd(8)} RPS ${fmt(
+        results[arm].map((r) => r.rps),
+        0,
+      )}   tools/call p99 ${fmt(
+        results[arm].map((r) => r.p99),
+        2,
+      )} ms`,
+    );
+  }
+  const ratio = (a: Arm, b: Arm, key: "rps" | "p99") => {
+    const r = pairedRatio(
+      results[b].map((x) => x[key]),
+      results[a].map((x) => x[key]),
+    );
+    return `${r.ratio.toFixed(3)} (95 % CI ${r.low.toFixed(3)}–${r.high.toFixed(3)}, ${r.n} rounds)`;
+  };
+  console.log(`RPS ratio output / bare, paired by round:  ${ratio("output", "bare", "rps")}`);
+  console.log(`RPS ratio perflab / bare, paired by round: ${ratio("perflab", "bare", "rps")}`);
+  console.log(`RPS ratio perflab / output, paired:         ${ratio("perflab", "output", "rps")}`);
+  console.log(`tools/call p99 ratio perflab / bare, paired: ${ratio("perflab", "bare", "p99")}`);
   console.log(
-    `bare k6      RPS ${fmt(bareRps, 0)}   tools/call p99 ${fmt(
-      results.bare.map((r) => r.p99),
-      2,
-    )} ms`,
-  );
-  console.log(
-    `perflab      RPS ${fmt(perflabRps, 0)}   tools/call p99 ${fmt(
-      results.perflab.map((r) => r.p99),
-      2,
-    )} ms`,
-  );
-  console.log(`RPS ratio perflab / bare (of the means): ${(mean(perflabRps) / mean(bareRps)).toFixed(3)}`);
-  const paired = pairedRatio(bareRps, perflabRps);
-  console.log(
-    `RPS ratio perflab / bare, paired by round: ${paired.ratio.toFixed(3)} (95 % CI ${paired.low.toFixed(3)}–${paired.high.toFixed(3)}, ${paired.n} pairs)`,
-  );
-  const p99 = pairedRatio(
-    results.bare.map((r) => r.p99),
-    results.perflab.map((r) => r.p99),
-  );
-  console.log(
-    `tools/call p99 ratio perflab / bare, paired: ${p99.ratio.toFixed(3)} (95 % CI ${p99.low.toFixed(3)}–${p99.high.toFixed(3)})`,
-  );
-  console.log(
-    `worker CPU during the measured window: ${fmt(results.perflab.map((r) => r.workerCpuPct))} % of one core`,
+    `worker CPU during the measured window: ${fmt(results.perflab.map((r) => r.workerCpuPct ?? Number.NaN))} % of one core`,
   );
 } finally {
   await lab.stop();

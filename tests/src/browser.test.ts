@@ -233,6 +233,27 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.getByTestId("comparison-missing").count()).toBe(0);
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
 
+      // Over time: one chart per load level, a curve per server, drawn from the recorded seconds.
+      const overlay = page.getByTestId("overlay");
+      expect(await overlay.getAttribute("data-groups")).toBe("2");
+      const overlayChart = page.getByTestId("overlay-chart");
+      const curves = overlayChart.locator("path.recharts-line-curve");
+      expect(await overlayChart.getAttribute("data-series")).toBe("2");
+      await expect.poll(() => curves.count()).toBe(2);
+      expect(Number(await overlayChart.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
+      expect(await overlayChart.locator("figcaption").textContent()).toContain("Throughput · echo · 1 VUs");
+      const throughputPath = await curves.first().getAttribute("d");
+      await page.getByTestId("overlay-metric-rss").click();
+      expect(await overlay.getAttribute("data-metric")).toBe("rss");
+      expect(await page.getByTestId("overlay-metric-rss").getAttribute("aria-pressed")).toBe("true");
+      expect(await overlayChart.locator("figcaption").textContent()).toContain("Server memory");
+      await expect.poll(() => curves.first().getAttribute("d")).not.toBe(throughputPath);
+      await page.getByTestId("overlay-group").selectOption({ label: "echo · 2 VUs" });
+      expect(await overlayChart.locator("figcaption").textContent()).toContain(
+        "Server memory · echo · 2 VUs",
+      );
+      expect(await overlayChart.locator(".recharts-legend-item").allTextContents()).toEqual(["go", "node"]);
+
       // Share the finished run, then open its frozen report: the same comparison and summary, no live data.
       await page.getByTestId("share-button").click();
       const permalink = await page.getByTestId("share-url").inputValue({ timeout: 15_000 });
@@ -249,6 +270,11 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
       expect(await page.getByTestId("comparison").getAttribute("data-groups")).toBe("4");
       expect(await page.locator('[data-testid^="environment-row-"]').count()).toBe(4);
+      // The curves were frozen with it.
+      expect(await page.getByTestId("overlay").getAttribute("data-groups")).toBe("2");
+      await expect
+        .poll(() => page.getByTestId("overlay-chart").locator("path.recharts-line-curve").count())
+        .toBe(2);
       expect(apiCalls).toEqual([]);
     });
   }, 240_000);

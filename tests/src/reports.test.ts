@@ -28,6 +28,7 @@ type Snapshot = {
       rssPeakBytes: number | null;
     } | null;
   }[];
+  points?: Record<string, { second: number; rps: number; rssBytes: number | null }[]>;
 };
 type Report = { slug: string; title: string; visibility: string; runId: string; snapshot: Snapshot };
 
@@ -170,6 +171,12 @@ describe("reports", () => {
     expect(cell!.k6Version).toMatch(/\d/);
     expect(cell!.hostFingerprint?.cores).toBeGreaterThan(0);
     expect(cell!.serverBuild?.language).toBe("go");
+    // And its curves: every second stored for the cell (a short cell stays under the report's cut).
+    const seconds = await db.metricPoint.findMany({ where: { cellId: cell!.id }, orderBy: { t: "asc" } });
+    expect(seconds.length).toBeGreaterThanOrEqual(2);
+    expect(report.snapshot.points?.[cell!.id]?.map((p) => [p.second, p.rps, p.rssBytes])).toEqual(
+      seconds.map((p) => [p.second, p.rps, p.rssBytes === null ? null : Number(p.rssBytes)]),
+    );
 
     const page = await fetch(url(`/r/${created.slug}`));
     expect(page.status).toBe(200);

@@ -1,25 +1,12 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { colourOf } from "@/lib/colours";
 import { type Comparison, type ComparisonGroup, compareCells, type Stat, type Workload } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatRate, formatRatio } from "@/lib/format";
 import { axisStyle, axisTick } from "./series-chart";
 import { panel } from "./ui";
-
-/** One colour per server, by its place in the run: the same on every chart of the page. */
-const serverPalette = [
-  "#0ea5e9",
-  "#f59e0b",
-  "#10b981",
-  "#8b5cf6",
-  "#f43f5e",
-  "#64748b",
-  "#14b8a6",
-  "#eab308",
-];
-const colourOf = (servers: string[], name: string) =>
-  serverPalette[Math.max(0, servers.indexOf(name)) % serverPalette.length]!;
 
 type Metric = {
   id: "ops" | "p99" | "rss";

@@ -9,6 +9,7 @@ import { CancelRun } from "./cancel-run";
 import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
 import { LiveCharts } from "./live-charts";
+import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
 
@@ -92,6 +93,7 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
         <h2 className="mb-3 text-lg font-semibold">Cells</h2>
         <CellTable cells={state.cells} selectedId={chartCellId} onSelect={setPicked} />
       </section>
+      <OverlayCharts cells={state.cells} points={state.points} serverOrder={state.run.spec.servers ?? []} />
       {chartCell && <LiveCharts cell={chartCell} points={state.points[chartCell.id] ?? []} />}
     </div>
   );

@@ -12,7 +12,7 @@ import {
   YAxis,
 } from "recharts";
 
-export type Series = { key: string; name: string; color: string };
+export type Series = { key: string; name: string; color: string; dash?: string };
 export type ChartRow = { second: number } & Record<string, number | null>;
 
 /** One axis look for every chart: ink follows the text colour (dark mode), lines stay faint. */
@@ -26,7 +26,7 @@ export const tooltipStyle = {
   fontSize: 12,
 };
 
-/** One time-series chart of a cell: x is seconds since the cell's load started. */
+/** One time-series chart: x is seconds since the load started (of each cell drawn). */
 export function SeriesChart({
   testId,
   title,
@@ -45,7 +45,7 @@ export function SeriesChart({
   endSecond: number;
 }) {
   return (
-    <figure data-testid={testId} data-points={rows.length} className="min-w-0">
+    <figure data-testid={testId} data-points={rows.length} data-series={series.length} className="min-w-0">
       <figcaption className="mb-2 text-sm font-medium">
         {title} <span className="font-normal text-zinc-500 dark:text-zinc-400">({unit})</span>
       </figcaption>
@@ -85,6 +85,7 @@ export function SeriesChart({
                 dataKey={s.key}
                 name={s.name}
                 stroke={s.color}
+                strokeDasharray={s.dash}
                 dot={false}
                 strokeWidth={1.75}
                 isAnimationActive={false}

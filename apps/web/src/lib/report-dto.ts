@@ -1,4 +1,4 @@
-import type { CellDto, RunDto } from "./dto";
+import type { CellDto, PointDto, RunDto } from "./dto";
 
 /** A cell as frozen in a report: its DTO plus the server build it ran (language, SDK, image…). */
 export type ReportCellDto = CellDto & { serverBuild: unknown };
@@ -8,7 +8,14 @@ export type ReportSnapshotDto = {
   version: 1;
   run: RunDto;
   cells: ReportCellDto[];
+  /**
+   * Each cell's seconds, cut to at most REPORT_POINTS_PER_CELL (a report is a document, not the
+   * lab's record). Absent in reports frozen before the series were kept.
+   */
+  points?: Record<string, PointDto[]>;
 };
+
+export const REPORT_POINTS_PER_CELL = 600;
 
 export type ReportDto = {
   slug: string;

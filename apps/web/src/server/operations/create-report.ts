@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { fieldErrors, ZCreateReport } from "@perflab/contracts";
 import type { Db, Prisma } from "@perflab/db";
-import type { CreatedReportDto, ReportSnapshotDto } from "../../lib/report-dto";
+import { type CreatedReportDto, REPORT_POINTS_PER_CELL, type ReportSnapshotDto } from "../../lib/report-dto";
 import { AppError } from "../errors";
 import { serializeCell, serializeRun } from "../serialize";
+import { getCellPoints } from "./get-cell-points";
 
 /** Runs still under way: a report of one would freeze half a result. */
 const UNFINISHED = new Set(["queued", "running"]);
@@ -55,6 +56,12 @@ export async function createReport({
         version: 1,
         run: serializeRun(rest),
         cells: cells.map((cell) => ({ ...serializeCell(cell), serverBuild: cell.serverBuild ?? null })),
+        // The curves too, so the report's "Over time" needs no live data.
+        points: await getCellPoints({
+          db: tx,
+          cellIds: cells.map((c) => c.id),
+          maxPointsPerCell: REPORT_POINTS_PER_CELL,
+        }),
       };
       return tx.report.create({
         data: {

@@ -12,7 +12,8 @@ export async function getCellPoints({
   cellIds,
   maxPointsPerCell = MAX_POINTS_PER_CELL,
 }: {
-  db: Db;
+  /** The client or a transaction of it. */
+  db: Pick<Db, "metricPoint">;
   cellIds: string[];
   maxPointsPerCell?: number;
 }): Promise<Record<string, PointDto[]>> {

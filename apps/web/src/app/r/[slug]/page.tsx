@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { CellEnvironment } from "@/components/cell-environment";
 import { ComparisonSection } from "@/components/comparison";
+import { OverlayCharts } from "@/components/overlay-charts";
 import { RunHeader } from "@/components/run-header";
 import { RunSummary } from "@/components/run-summary";
 import { link } from "@/components/ui";
@@ -72,6 +73,9 @@ export default async function ReportPage({ params }: Props) {
       )}
       <RunHeader run={run} connection="closed" />
       {isComparable(cells) && <ComparisonSection cells={cells} serverOrder={run.spec.servers ?? []} />}
+      {report.snapshot.points && (
+        <OverlayCharts cells={cells} points={report.snapshot.points} serverOrder={run.spec.servers ?? []} />
+      )}
       <RunSummary cells={cells} />
       <CellEnvironment cells={cells} />
     </div>

@@ -19,12 +19,27 @@ export class LogTail {
   }
 }
 
+/**
+ * Puts the server in a process group of its own (so stop and sampling cover all of it) but keeps it
+ * in the worker's session. Node's `detached` would call setsid(), and on Linux every session is a
+ * scheduling group of its own (autogroup): the server would then compete with k6 as one group
+ * against another for the CPU instead of as processes beside each other, as they do when both are
+ * started from one shell. Perl is part of every Debian-like base system.
+ */
+const OWN_PROCESS_GROUP = [
+  "perl",
+  "-e",
+  'setpgrp(0, 0) or die "perflab: setpgrp: $!\\n"; exec { $ARGV[0] } @ARGV or die "perflab: cannot start $ARGV[0]: $!\\n"',
+  "--",
+];
+
 /** Starts the server as a child process in its own process group, so stop and sampling cover all of it. */
 export const localDriver: Driver = {
   id: "local",
   async start({ server, port, env }: StartRequest): Promise<RunningServer> {
-    const [command, ...args] = server.start.command;
-    const child = spawn(command!, args, {
+    const [wrapper, ...args] = [...OWN_PROCESS_GROUP, ...server.start.command];
+    const command = server.start.command[0]!;
+    const child = spawn(wrapper!, args, {
       cwd: server.dir,
       env: {
         PATH: process.env.PATH ?? "",
@@ -33,7 +48,6 @@ export const localDriver: Driver = {
         ...env,
         PORT: String(port),
       },
-      detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
     const tail = new LogTail();
@@ -53,7 +67,8 @@ export const localDriver: Driver = {
       try {
         process.kill(-pgid, signal);
       } catch {
-        // The group is already gone.
+        // The group is gone, or not made yet (the wrapper has not run setpgrp): the process itself.
+        child.kill(signal);
       }
     };
     return {

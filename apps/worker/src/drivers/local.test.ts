@@ -1,0 +1,91 @@
+import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { CatalogEntry } from "@perflab/contracts/server-catalog";
+import { describe, expect, it } from "vitest";
+import { localDriver } from "./local.ts";
+
+/** Process group and session of a live process, from /proc. */
+async function groupOf(pid: number): Promise<{ pgrp: number; session: number } | null> {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, "utf8");
+    const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    return { pgrp: Number(rest[2]), session: Number(rest[3]) };
+  } catch {
+    return null;
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A "server" that forks a child ignoring SIGTERM and prints both pids. */
+const server = (command: string[]): CatalogEntry =>
+  ({
+    name: "probe",
+    base: "probe",
+    variant: null,
+    description: null,
+    dir: process.cwd(),
+    start: { command, env: {} },
+  }) as unknown as CatalogEntry;
+
+const twoProcesses = [
+  "sh",
+  "-c",
+  "sh -c 'trap \"\" TERM; echo child $$; while :; do sleep 0.1; done' & echo leader $$; wait",
+];
+
+async function pidsFrom(logTail: () => string): Promise<{ leader: number; child: number }> {
+  for (let i = 0; i < 100; i++) {
+    const leader = /leader (\d+)/.exec(logTail())?.[1];
+    const child = /child (\d+)/.exec(logTail())?.[1];
+    if (leader && child) return { leader: Number(leader), child: Number(child) };
+    await sleep(50);
+  }
+  throw new Error(`no pids in the log: ${logTail()}`);
+}
+
+describe("local driver", () => {
+  it("starts the server in a process group of its own inside the worker's session, and stops all of it", async () => {
+    const running = await localDriver.start({
+      server: server(twoProcesses),
+      cellId: "c1",
+      port: 1,
+      env: {},
+    });
+    const { leader, child } = await pidsFrom(running.logTail);
+    const own = (await groupOf(process.pid))!;
+    const leaderGroup = (await groupOf(leader))!;
+    // Its own group (signals and sampling cover it and its children)…
+    expect(leaderGroup.pgrp).toBe(leader);
+    expect(leaderGroup.pgrp).not.toBe(own.pgrp);
+    expect((await groupOf(child))!.pgrp).toBe(leader);
+    // …but not a session of its own: on Linux a session is a CPU scheduling group (autogroup).
+    expect(leaderGroup.session).toBe(own.session);
+    expect((await running.resources())?.rssBytes).toBeGreaterThan(0);
+
+    // The child ignores SIGTERM: the group's SIGKILL after the grace period ends it too.
+    const exit = await running.stop(300);
+    expect(exit.signal ?? exit.exitCode).not.toBeNull();
+    await expect.poll(() => alive(child), { timeout: 5_000 }).toBe(false);
+    expect(alive(leader)).toBe(false);
+  });
+
+  it("ends a server whose command does not exist with its reason in the log tail", async () => {
+    const running = await localDriver.start({
+      server: server(["./no-such-server"]),
+      cellId: "c2",
+      port: 1,
+      env: {},
+    });
+    const exit = await running.exited;
+    expect(exit.exitCode).not.toBe(0);
+    expect(running.logTail()).toMatch(/cannot start \.\/no-such-server: No such file or directory/);
+  });
+});

@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { colourOf, dashOf } from "@/lib/colours";
+import { runServers } from "@/lib/compare";
 import type { CellDto, PointDto } from "@/lib/dto";
 import { type OverlayMetric, overlayGroups, overlayMetrics, overlayRows } from "@/lib/overlay";
 import { SeriesChart } from "./series-chart";
@@ -26,10 +27,7 @@ export function OverlayCharts({
   const groups = overlayGroups(cells, points, serverOrder);
   if (groups.length === 0) return null;
   const group = groups.find((g) => g.key === pickedGroup) ?? groups[0]!;
-  // The comparison's colours: the run's servers that have cells, in the run's order.
-  const servers = [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])].filter((name) =>
-    cells.some((c) => c.serverName === name),
-  );
+  const servers = runServers(cells, serverOrder);
   const shown = overlayMetrics.find((m) => m.id === metric)!;
   return (
     <section aria-label="Over time" data-testid="overlay" data-groups={groups.length} data-metric={metric}>

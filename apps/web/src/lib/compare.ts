@@ -61,14 +61,19 @@ const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
 const levelOrder = (a: number | null, b: number | null) =>
   a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b;
 
+/** The run's servers that have cells, in the run's order (its spec), then any other: colours follow it. */
+export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: string[] = []): string[] {
+  return [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])].filter((name) =>
+    cells.some((c) => c.serverName === name),
+  );
+}
+
 /**
  * Groups a run's cells by workload × server × load level and aggregates the rounds. Only succeeded
  * cells with a summary count; `serverOrder` (the run's spec) fixes the order, hence the colours.
  */
 export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comparison {
-  const servers = [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])].filter((name) =>
-    cells.some((c) => c.serverName === name),
-  );
+  const servers = runServers(cells, serverOrder);
   const missing: MissingCell[] = [];
   let pending = 0;
   const byWorkload = new Map<string, CellDto[]>();

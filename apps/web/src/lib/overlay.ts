@@ -1,3 +1,4 @@
+import { runServers } from "./compare";
 import type { CellDto, PointDto } from "./dto";
 import { bytesToMb } from "./format";
 import { cellTool } from "./labels";
@@ -45,7 +46,7 @@ export function overlayGroups(
   points: Record<string, PointDto[]>,
   serverOrder: string[] = [],
 ): OverlayGroup[] {
-  const servers = [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])];
+  const servers = runServers(cells, serverOrder);
   const groups = new Map<string, { label: string; cells: OverlayCell[] }>();
   for (const cell of [...cells].sort((a, b) => a.index - b.index)) {
     if ((points[cell.id]?.length ?? 0) === 0) continue;

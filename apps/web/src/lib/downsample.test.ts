@@ -1,23 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { downsamplePoints, upsertPoint } from "./downsample";
 import type { PointDto } from "./dto";
+import { pointAt } from "./point-fixture";
 
-const point = (second: number, over: Partial<PointDto> = {}): PointDto => ({
-  type: "point",
-  cellId: "c1",
-  t: 1_700_000_000_000 + second * 1000,
-  second,
-  phase: "measure",
-  rps: 100,
-  errors: 0,
-  p50: 1,
-  p95: 2,
-  p99: 3,
-  cpuPct: 50,
-  rssBytes: 1_000,
-  k6CpuPct: 20,
-  ...over,
-});
+const point = pointAt;
 
 describe("downsamplePoints", () => {
   it("returns short series unchanged", () => {

@@ -1,23 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { PointDto } from "./dto";
 import { overlayGroups, overlayRows } from "./overlay";
+import { pointAt } from "./point-fixture";
 
-const point = (cellId: string, second: number, over: Partial<PointDto> = {}): PointDto => ({
-  type: "point",
-  cellId,
-  t: 1_700_000_000_000 + second * 1000,
-  second,
-  phase: "measure",
-  rps: 100,
-  errors: 0,
-  p50: 1,
-  p95: 2,
-  p99: 3,
-  cpuPct: 50,
-  rssBytes: 2 * 1024 * 1024,
-  k6CpuPct: 20,
-  ...over,
-});
+const point = (cellId: string, second: number, over: Partial<PointDto> = {}) =>
+  pointAt(second, { cellId, rssBytes: 2 * 1024 * 1024, ...over });
 
 const cell = (
   id: string,

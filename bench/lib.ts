@@ -14,6 +14,9 @@ export type CellRequest = {
   vus: number;
   durationSec: number;
   warmupSec: number;
+  /** Default local; docker runs the server's image under `limits`. */
+  driver?: "local" | "docker";
+  limits?: { cpus?: number; memoryMb?: number };
 };
 
 export async function startLab() {
@@ -51,7 +54,8 @@ export async function startLab() {
             params: { tool: c.tool, arguments: c.args } as never,
             durationSeconds: c.durationSec,
             warmupSeconds: c.warmupSec,
-            driver: "local",
+            driver: c.driver ?? "local",
+            ...(c.limits ? { limits: c.limits } : {}),
           })),
         },
       },

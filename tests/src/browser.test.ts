@@ -241,7 +241,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await overlayChart.getAttribute("data-series")).toBe("2");
       await expect.poll(() => curves.count()).toBe(2);
       expect(Number(await overlayChart.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
-      expect(await overlayChart.locator("figcaption").textContent()).toContain("Throughput · echo · 1 VUs");
+      expect(await overlayChart.locator("figcaption").textContent()).toContain("Throughput · echo · 1 VU");
       const throughputPath = await curves.first().getAttribute("d");
       await page.getByTestId("overlay-metric-rss").click();
       expect(await overlay.getAttribute("data-metric")).toBe("rss");

@@ -5,6 +5,7 @@ import { colourOf } from "@/lib/colours";
 import { type Comparison, type ComparisonGroup, compareCells, type Stat, type Workload } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatRate, formatRatio } from "@/lib/format";
+import { vusLabel } from "@/lib/labels";
 import { axisStyle, axisTick } from "./series-chart";
 import { panel } from "./ui";
 
@@ -53,7 +54,7 @@ const metrics: Metric[] = [
 
 type Row = { level: string; stats: Record<string, Stat | null>; rounds: Record<string, number> };
 
-const levelLabel = (vus: number | null) => (vus === null ? "—" : `${vus} VUs`);
+const levelLabel = (vus: number | null) => (vus === null ? "—" : vusLabel(vus));
 
 function rowsFor(workload: Workload, metric: Metric): Row[] {
   return workload.levels.map((vus) => {
@@ -203,7 +204,7 @@ function CompareChart({
 }
 
 const missingLabel = (cell: Comparison["missing"][number]) =>
-  `#${cell.index} ${cell.serverName}${cell.vus === null ? "" : ` · ${cell.vus} VUs`} · r${cell.round} (${cell.status})`;
+  `#${cell.index} ${cell.serverName}${cell.vus === null ? "" : ` · ${vusLabel(cell.vus)}`} · r${cell.round} (${cell.status})`;
 
 /**
  * Servers side by side per load level, rounds aggregated: shown when a run spans more than one

@@ -10,6 +10,9 @@ describe("cellLabel", () => {
     );
     expect(cellLabel({ ...cell, index: 0, params: { tool: "echo" } })).toBe("#0 go · echo · 10 VUs · r1");
   });
+  it("says 1 VU, not 1 VUs", () => {
+    expect(cellLabel({ ...cell, vus: 1, params: { tool: "echo" } })).toBe("#1 go · echo · 1 VU · r1");
+  });
   it("leaves out what a cell does not have", () => {
     expect(cellLabel({ ...cell, vus: null, params: {} })).toBe("#1 go · r1");
   });

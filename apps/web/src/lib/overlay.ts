@@ -1,7 +1,7 @@
 import { runServers } from "./compare";
 import type { CellDto, PointDto } from "./dto";
 import { bytesToMb } from "./format";
-import { cellTool } from "./labels";
+import { cellTool, vusLabel } from "./labels";
 
 export type OverlayMetric = "rps" | "p99" | "cpu" | "rss";
 
@@ -52,7 +52,7 @@ export function overlayGroups(
     if ((points[cell.id]?.length ?? 0) === 0) continue;
     const key = `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}\u0000${cell.vus ?? ""}`;
     const what = cellTool(cell) ?? cell.scenario;
-    const label = cell.vus === null ? what : `${what} · ${cell.vus} VUs`;
+    const label = cell.vus === null ? what : `${what} · ${vusLabel(cell.vus)}`;
     const group = groups.get(key) ?? { label, cells: [] };
     group.cells.push(cell);
     groups.set(key, group);

@@ -227,3 +227,36 @@ describe("a worker with a short health timeout and its own queue", () => {
     expect(await processesOfCell(cell.id)).toEqual([]);
   });
 });
+
+describe("a worker stopped while its cell's server starts", () => {
+  it("ends the cell at once when SIGTERM arrives during the health wait, and stops the server", async () => {
+    const redis = await startOwnRedis("health-stop");
+    started.push(redis);
+    // A health timeout far longer than the worker's grace for SIGTERM (the test's stop gives 15 s).
+    const worker = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: redis.url,
+      env: ownWorkerEnv("health-stop", { PERFLAB_HEALTH_TIMEOUT_MS: "60000" }),
+    });
+    started.push(worker);
+    const { cellIds } = await queueRun(
+      [{ serverName: "silent", vus: 1, durationSeconds: 2, warmupSeconds: 0 }],
+      { redisUrl: redis.url },
+    );
+    const db = testDb();
+    // Started (its port is recorded), and it will never answer.
+    await until(
+      async () => (await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } })).port,
+      60_000,
+      "the server to start",
+    );
+    const stopping = Date.now();
+    await worker.stop();
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect(worker.exitReason()).toMatch(/^worker exited \(0\)/);
+    const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } });
+    expect([cell.status, cell.error]).toEqual(["failed", "the worker was shut down during the cell"]);
+    expect(cell.healthyAt).toBeNull();
+    expect(await processesOfCell(cell.id)).toEqual([]);
+  });
+});

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import os from "node:os";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { createDockerDriver, LABEL_CELL, LABEL_OWNER } from "../../apps/worker/src/drivers/docker.ts";
 import { processStartTime } from "../../apps/worker/src/drivers/orphans.ts";
+import { ORPHANED_CELL } from "../../apps/worker/src/runtime.ts";
 import { type Service, startWorker } from "../../scripts/lib/services.ts";
 import {
   ownWorkerEnv,
@@ -16,16 +16,33 @@ import {
 
 // Each test's own Redis and workers stop with it, so the next test's load runs alone.
 const started: Service[] = [];
+// Processes of cells a test killed the worker of, removed even when the test failed before its checks.
+const victims: string[] = [];
 afterEach(async () => {
-  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  for (const s of started.splice(0).reverse()) await s.stop().catch(() => undefined);
+  for (const cellId of victims.splice(0)) {
+    for (const pid of await processesOfCell(cellId)) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  }
 });
+
+/**
+ * A host id of the test's own: workers of other test runs on this machine (same hostname) would
+ * otherwise remove this test's orphans before the worker under test could.
+ */
+const ownHostId = (name: string) => `${name}-${process.pid}`;
 
 describe("a worker killed mid-cell", () => {
   it("leaves no processes behind after a restart, the cell says why it failed, and the run goes on", async () => {
     // Its own Redis, so the suite's worker cannot pick these jobs up.
     const redis = await startOwnRedis("crash");
     started.push(redis);
-    const env = ownWorkerEnv("crash");
+    const env = ownWorkerEnv("crash", { PERFLAB_HOST_ID: ownHostId("crash") });
     const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(first);
 
@@ -38,6 +55,7 @@ describe("a worker killed mid-cell", () => {
       { redisUrl: redis.url },
     );
     const [victim, next] = cellIds.map((id) => ({ id }));
+    victims.push(victim!.id);
 
     // Wait until the load is running: server and k6 both up.
     await until(
@@ -85,7 +103,8 @@ describe("a worker killed mid-cell", () => {
 
     const redis = await startOwnRedis("crash-docker");
     started.push(redis);
-    const env = ownWorkerEnv("crash-docker");
+    const hostId = ownHostId("crash-docker");
+    const env = ownWorkerEnv("crash-docker", { PERFLAB_HOST_ID: hostId });
     const first = startWorker({ databaseUrl: inject("databaseUrl"), redisUrl: redis.url, env });
     started.push(first);
 
@@ -99,6 +118,7 @@ describe("a worker killed mid-cell", () => {
       { redisUrl: redis.url },
     );
     const [victim, next] = cellIds as [string, string];
+    victims.push(victim);
 
     // Wait until the load is running against the container.
     await until(
@@ -111,8 +131,7 @@ describe("a worker killed mid-cell", () => {
       10_000,
       "the cell's container",
     );
-    // Owned by the first worker: host id (the hostname unless set) and its pid.
-    const hostId = process.env.PERFLAB_HOST_ID || os.hostname();
+    // Owned by the first worker: host id and its pid…
     // …and its start time, so a process that reuses the pid is not taken for the worker.
     expect(container.Labels[LABEL_OWNER]).toBe(
       `${hostId}:${first.child.pid}@${processStartTime(first.child.pid!)}`,
@@ -135,7 +154,7 @@ describe("a worker killed mid-cell", () => {
     const victimAfter = await db.cell.findUniqueOrThrow({ where: { id: victim } });
     expect(victimAfter.status).toBe("failed");
     // Named by the restart's orphan removal (not just the stalled job coming back).
-    expect(victimAfter.error).toMatch(/worker running this cell died.*removed on restart/);
+    expect(victimAfter.error).toBe(ORPHANED_CELL);
     expect(await containersOfCell(victim)).toEqual([]);
     // No container at all, of this cell or any other, still carries the dead worker's owner label.
     expect(await containersOwnedBy(deadOwner)).toEqual([]);
@@ -148,5 +167,74 @@ describe("a worker killed mid-cell", () => {
     expect(await containersOfCell(next)).toEqual([]);
     expect(finished.status).toBe("partial");
     expect(finished.cellsDone).toBe(2);
+  });
+});
+
+describe("a worker killed mid-cell while another worker of its host waits", () => {
+  it("has its server and k6 removed by that worker before the next cell starts", async () => {
+    const redis = await startOwnRedis("sweep");
+    started.push(redis);
+    const hostId = ownHostId("sweep");
+    const first = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: redis.url,
+      env: ownWorkerEnv("sweep-1", { PERFLAB_HOST_ID: hostId }),
+    });
+    started.push(first);
+
+    const db = testDb();
+    const { runId, cellIds } = await queueRun(
+      [
+        { serverName: "go", vus: 2, durationSeconds: 60, warmupSeconds: 0 },
+        { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+      ],
+      { redisUrl: redis.url },
+    );
+    const [victim, next] = cellIds as [string, string];
+    victims.push(victim);
+    await until(
+      async () => (await db.cell.findUniqueOrThrow({ where: { id: victim } })).measureStartedAt,
+      60_000,
+      "the load to start",
+    );
+    const orphans = await until(
+      async () => {
+        const pids = await processesOfCell(victim);
+        return pids.length >= 2 ? pids : null;
+      },
+      10_000,
+      "server and k6 processes",
+    );
+
+    // A second worker of the same host, started while the first lives: its start-up sweep keeps
+    // the first's processes; it takes the next cell and waits for the host.
+    const logs: string[] = [];
+    const second = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: redis.url,
+      env: ownWorkerEnv("sweep-2", { PERFLAB_HOST_ID: hostId }),
+      log: (line) => logs.push(line),
+    });
+    started.push(second);
+    await until(async () => logs.some((l) => l.includes("waiting for the host")), 60_000, "the wait");
+    expect((await processesOfCell(victim)).sort()).toEqual([...orphans].sort());
+
+    first.child.kill("SIGKILL");
+    await until(async () => first.exitReason(), 10_000, "the worker to die");
+    const finished = await waitForRun(runId, 120_000);
+
+    const cellAfter = (id: string) =>
+      db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } });
+    const victimAfter = await cellAfter(victim);
+    const nextAfter = await cellAfter(next);
+    // Removed when the host lock came free, before the next cell: not by a restart, not at the end.
+    expect([victimAfter.status, victimAfter.error]).toEqual(["failed", ORPHANED_CELL]);
+    expect(victimAfter.finishedAt!.getTime()).toBeLessThanOrEqual(nextAfter.startedAt!.getTime());
+    for (const pid of orphans) expect(await readFile(`/proc/${pid}/stat`).catch(() => null)).toBeNull();
+    expect(await processesOfCell(victim)).toEqual([]);
+    expect(nextAfter.status, nextAfter.error ?? "").toBe("succeeded");
+    expect(nextAfter.summary!.requests).toBe(nextAfter.summary!.k6Requests);
+    expect([finished.status, finished.cellsDone]).toEqual(["partial", 2]);
+    expect(second.exitReason()).toBeNull();
   });
 });

@@ -25,7 +25,7 @@ import { engineIsLocal, freePort, hostFingerprint } from "./host.ts";
 import type { Logger } from "./logger.ts";
 import type { FixtureBackends } from "./stages/fixtures.ts";
 import { waitForHealthy } from "./stages/health.ts";
-import type { K6Runner } from "./stages/k6.ts";
+import type { K6Result, K6Runner } from "./stages/k6.ts";
 import { PointSink } from "./stages/points.ts";
 import { fetchRuntime, startSampler } from "./stages/sampler.ts";
 
@@ -55,6 +55,8 @@ class CellFailure extends Error {}
 export class CellCancelled extends Error {
   override name = "CellCancelled";
 }
+
+const SHUT_DOWN_DURING = "the worker was shut down during the cell";
 
 export type CellOutcome = { status: "succeeded" | "failed" | "cancelled"; error?: string };
 
@@ -129,14 +131,23 @@ export async function runCell(
   const workDir = path.join(env.PERFLAB_WORK_DIR, cell.id);
   await mkdir(workDir, { recursive: true });
   const marker = { [OWNER_ENV]: ownerMarker(env.PERFLAB_HOST_ID), [CELL_ENV]: cell.id };
+  const { signal } = input;
+  // A stop, cancel or lost host lock ends the cell at the next step, whichever stage it is in.
+  const checkAbort = () => {
+    if (signal?.aborted) throw new CellFailure(abortReason(signal, SHUT_DOWN_DURING));
+  };
   let running: RunningServer | null = null;
+  // A server that exits before perflab asks it to stop failed the cell, even after k6 ended.
+  let stopRequested = false;
+  let exitedOnItsOwn: ExitInfo | null = null;
+  let summaryWritten = false;
   let outcome: CellOutcome = {
     status: "failed",
     error: "unknown failure",
   };
   try {
-    if (input.signal?.aborted)
-      throw new CellFailure(abortReason(input.signal, "the worker was shut down before the cell started"));
+    if (signal?.aborted)
+      throw new CellFailure(abortReason(signal, "the worker was shut down before the cell started"));
     if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
     if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
     // A server on a remote engine is loaded, fed and watched from that machine; a local one from here.
@@ -167,14 +178,21 @@ export async function runCell(
     let backends: Record<string, string> = {};
     if (fixtureTools.has(params.tool)) {
       await stage("resetting fixtures");
-      backends = await fixtures.ensure().catch((error: Error) => {
-        throw new CellFailure(`fixtures could not start: ${error.message}`);
-      });
-      await fixtures.reset().catch((error: Error) => {
-        throw new CellFailure(error.message);
-      });
+      backends = await abortable(
+        fixtures.ensure().catch((error: Error) => {
+          throw new CellFailure(`fixtures could not start: ${error.message}`);
+        }),
+        signal,
+      );
+      await abortable(
+        fixtures.reset(signal).catch((error: Error) => {
+          throw new CellFailure(error.message);
+        }),
+        signal,
+      );
       await stage("starting server");
     }
+    checkAbort();
 
     // A remote engine's driver picks a port free on its machine.
     const requestedPort = onEngine ? 0 : await freePort();
@@ -192,6 +210,10 @@ export async function runCell(
         throw new CellFailure(`the server could not start: ${error.message}`);
       });
     const started = running;
+    void running.exited.then((info) => {
+      if (!stopRequested) exitedOnItsOwn = info;
+    });
+    checkAbort();
     const port = started.port ?? requestedPort;
     const baseUrl = `http://127.0.0.1:${port}`;
     const applied = running.appliedLimits;
@@ -214,17 +236,21 @@ export async function runCell(
     });
     await stage("waiting for health");
     const observer = running.observer;
-    const healthyAt = await (observer
-      ? observer.waitHealthy({ timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS, exited: running.exited })
-      : waitForHealthy({
-          baseUrl,
-          mcpPath: server.mcpPath,
-          timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS,
-          exited: running.exited,
-        })
-    ).catch((error: Error) => {
-      throw new CellFailure(error.message);
-    });
+    const healthyAt = await abortable(
+      (observer
+        ? observer.waitHealthy({ timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS, exited: running.exited })
+        : waitForHealthy({
+            baseUrl,
+            mcpPath: server.mcpPath,
+            timeoutMs: env.PERFLAB_HEALTH_TIMEOUT_MS,
+            exited: running.exited,
+            ...(signal ? { signal } : {}),
+          })
+      ).catch((error: Error) => {
+        throw new CellFailure(error.message);
+      }),
+      signal,
+    );
     const runtimeUrl = `${baseUrl}/debug/runtime`;
     const runtime = observer
       ? await observer.firstRuntime()
@@ -253,6 +279,7 @@ export async function runCell(
     });
 
     await stage(cell.warmupSeconds > 0 ? "warm-up" : "measuring");
+    checkAbort();
     const k6 = await k6Runner
       .run({
         workDir,
@@ -276,9 +303,15 @@ export async function runCell(
         throw new CellFailure(`k6 could not start: ${error.message}`);
       });
     const onAbort = () => k6.kill();
-    input.signal?.addEventListener("abort", onAbort);
+    signal?.addEventListener("abort", onAbort);
+    // An abort while k6 was starting has fired already: it would never reach the listener.
+    if (signal?.aborted) k6.kill();
     // A server that dies mid-load ends the measurement: k6 would only count refused connections.
     void running.exited.then(() => k6.kill());
+    let k6Ended = false;
+    void k6.done.then(() => {
+      k6Ended = true;
+    });
     const aggregator = new CellAggregator();
     let loadStartT: number | null = null;
     const sink = new PointSink(
@@ -299,7 +332,9 @@ export async function runCell(
     );
     let measuring = false;
     let sawEnd = false;
-    let linesDone = false;
+    // Reading failed (a line not in perflab's shape, the database): the reason, unless a better one.
+    let readError: unknown = null;
+    let stoppedForReadError = false;
     try {
       for await (const line of k6.lines) {
         if (line.type === "start") {
@@ -322,37 +357,39 @@ export async function runCell(
           sawEnd = true;
         }
       }
-      linesDone = true;
+    } catch (error) {
+      readError = error;
     } finally {
       clearInterval(flushTimer);
       await sampler.stop();
-      input.signal?.removeEventListener("abort", onAbort);
-      if (!linesDone) {
-        // Reading failed (a bad line, the database): k6 must not go on loading the host, or the port.
+      signal?.removeEventListener("abort", onAbort);
+      if (readError) {
+        // k6 must not go on loading the host, or the port; its exit is then ours, not its failure.
+        stoppedForReadError = !k6Ended;
         k6.kill();
         const stopped = await Promise.race([k6.done.then(() => true), sleep(10_000).then(() => false)]);
         if (!stopped) k6.kill(true);
       }
     }
     const k6Result = await k6.done;
+    const skipped = k6.skippedLines();
+    if (skipped.count > 0) cellLog.warn({ skipped }, "skipped k6 output lines that were not JSON");
     sink.push(aggregator.takeAllPoints());
-    await sink.flush();
-    if (input.signal?.aborted)
-      throw new CellFailure(abortReason(input.signal, "the worker was shut down during the cell"));
-
-    const exit = serverExit as ExitInfo | null;
-    if (exit?.oomKilled)
-      throw new CellFailure("OOM-killed: the server went past its memory limit during the load");
-    if (exit) {
-      throw new CellFailure(
-        `server exited during the load (${exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`})`,
-      );
-    }
-    if (k6Result.exitCode !== 0) {
-      throw new CellFailure(
-        `k6 failed (exit ${k6Result.exitCode ?? k6Result.signal}): ${lastLines(k6Result.logTail, 5)}`,
-      );
-    }
+    const flushed = sink.flush().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    // The cause wins over its symptoms: a stop, the server's exit or k6's own failure explain a
+    // broken or cut-off output better than the parse or write error it left.
+    const failure = loadFailure({
+      signal,
+      serverExit: serverExit as ExitInfo | null,
+      k6: stoppedForReadError ? null : k6Result,
+    });
+    const flushError = await flushed;
+    if (failure) throw new CellFailure(failure);
+    if (readError) throw readError;
+    if (flushError) throw flushError;
     // No result from a partial stream: k6's last line and its own count must both agree with the ingest.
     if (!sawEnd) {
       throw new CellFailure(
@@ -377,7 +414,13 @@ export async function runCell(
       hostCpuAvgPct: summary.hostCpuAvgPct,
       cores: (started.machine ?? hostFingerprint(env.PERFLAB_HOST_ID)).cores,
     });
-    await writeSummary(db, cell.id, summary, k6Requests, saturated);
+    if (!(await writeSummary(db, cell.id, summary, k6Requests, saturated))) {
+      cellLog.warn("the cell was ended elsewhere while it ran; its summary was not written");
+      throw new CellFailure(
+        "the cell was no longer running when its summary was ready (another worker ended it); the summary was not written",
+      );
+    }
+    summaryWritten = true;
     outcome = { status: "succeeded" };
   } catch (error) {
     const reason =
@@ -390,6 +433,7 @@ export async function runCell(
   } finally {
     if (running) {
       await stage("stopping server");
+      stopRequested = true;
       try {
         const exit = await running.stop(env.PERFLAB_STOP_GRACE_MS);
         await db.cell.update({
@@ -406,11 +450,25 @@ export async function runCell(
           const before = outcome.status === "failed" ? ` (seen first as: ${outcome.error})` : "";
           outcome = { status: "failed", error: `OOM-killed: the server went past its memory limit${before}` };
         }
+        // An exit of its own that landed after k6 ended (so after the load's checks) still fails the cell.
+        const own = exitedOnItsOwn as ExitInfo | null;
+        if (own && outcome.status === "succeeded") {
+          outcome = {
+            status: "failed",
+            error: `server exited on its own as the load ended (${exitDescription(own)}), before perflab stopped it`,
+          };
+        }
       } catch (error) {
         // The cell still ends with a reason; the measurement stands only if the server was stopped.
         cellLog.error({ err: error }, "could not stop the server");
         const reason = `could not stop the server: ${(error as Error).message}`;
         outcome = { status: "failed", error: outcome.error ? `${outcome.error}; ${reason}` : reason };
+      }
+      // A summary written before the exit, OOM kill or stop failure was seen is no result any more.
+      if (summaryWritten && outcome.status !== "succeeded") {
+        await db.cellSummary.deleteMany({ where: { cellId: cell.id } }).catch((error: Error) => {
+          cellLog.error({ err: error }, "could not remove the summary of a cell that failed after it");
+        });
       }
     }
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
@@ -418,9 +476,12 @@ export async function runCell(
   await finishCell(deps, cell.id, cell.runId, outcome);
   cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
   const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;
-  if (cooldownSec > 0 && !input.signal?.aborted) {
-    // The cell is already final; cooldown only keeps the host quiet before the next cell.
-    await new Promise((r) => setTimeout(r, cooldownSec * 1000));
+  if (cooldownSec > 0 && !signal?.aborted) {
+    // The cell is already final; cooldown only keeps the host quiet before the next cell, and a
+    // shutdown (SIGTERM) must not wait for it.
+    await sleep(cooldownSec * 1000, undefined, signal ? { signal } : {}).catch((error: Error) => {
+      if (error.name !== "AbortError") throw error;
+    });
   }
 }
 
@@ -439,6 +500,40 @@ function serverBuild(server: CatalogEntry, image: string | null, imageId: string
   };
 }
 
+/**
+ * Rejects with the abort's reason (as a CellFailure) as soon as `signal` fires, whatever `work` is
+ * still doing: a stage that cannot be interrupted itself no longer holds the cell.
+ */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CellFailure(abortReason(signal, SHUT_DOWN_DURING)));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Why the load failed, in order of cause: a stop, the server's exit, k6's own failure; or null. */
+function loadFailure(input: {
+  signal: AbortSignal | undefined;
+  serverExit: ExitInfo | null;
+  /** Null when perflab itself stopped k6 (its exit is then no failure of k6's). */
+  k6: K6Result | null;
+}): string | null {
+  const { signal, serverExit: exit, k6 } = input;
+  if (signal?.aborted) return abortReason(signal, SHUT_DOWN_DURING);
+  if (exit?.oomKilled) return "OOM-killed: the server went past its memory limit during the load";
+  if (exit) return `server exited during the load (${exitDescription(exit)})`;
+  if (k6 && k6.exitCode !== 0)
+    return `k6 failed (exit ${k6.exitCode ?? k6.signal}): ${lastLines(k6.logTail, 5)}`;
+  return null;
+}
+
+function exitDescription(exit: ExitInfo): string {
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.exitCode}`;
+}
+
 /** A named reason (the host lock was lost) or, for a plain abort, the worker's shutdown. */
 function abortReason(signal: AbortSignal, shutdown: string): string {
   const reason: unknown = signal.reason;
@@ -455,18 +550,28 @@ function k6MeasuredRequests(summary: unknown): number | null {
   return data?.metrics?.["http_reqs{phase:measure}"]?.values?.count ?? null;
 }
 
+/**
+ * Writes the summary only onto a cell still `running`: one failed meanwhile (another worker saw it
+ * stalled) keeps its reason and gets no late result. Returns whether it was written.
+ */
 async function writeSummary(
   db: Db,
   cellId: string,
   s: CellSummaryData,
   k6Requests: number | null,
   saturated: boolean,
-) {
+): Promise<boolean> {
   const data = cellSummaryRecord(s, k6Requests);
-  await db.$transaction([
-    db.cellSummary.upsert({ where: { cellId }, create: { cellId, ...data }, update: data }),
-    db.cell.update({ where: { id: cellId }, data: { k6Saturated: saturated } }),
-  ]);
+  return db.$transaction(async (tx) => {
+    // The conditional update locks the row, so the cell cannot end between the check and the write.
+    const still = await tx.cell.updateMany({
+      where: { id: cellId, status: "running" },
+      data: { k6Saturated: saturated },
+    });
+    if (still.count === 0) return false;
+    await tx.cellSummary.upsert({ where: { cellId }, create: { cellId, ...data }, update: data });
+    return true;
+  });
 }
 
 /**
@@ -485,7 +590,7 @@ export async function finishCell(
       where: { id: cellId, status: { in: ["queued", "running"] } },
       data: { status: outcome.status, error: outcome.error ?? null, finishedAt: new Date() },
     });
-    if (moved.count === 0) return null;
+    if (moved.count === 0) return "unmoved" as const;
     const updated = await tx.run.update({
       where: { id: runId },
       data: { cellsDone: { increment: 1 }, cellsFailed: { increment: outcome.status === "failed" ? 1 : 0 } },
@@ -503,14 +608,17 @@ export async function finishCell(
           : "partial";
     return tx.run.update({ where: { id: runId }, data: { status, finishedAt: new Date() } });
   });
-  await publish(deps, runId, { type: "cell", cellId, status: outcome.status, error: outcome.error ?? null });
-  if (run) {
-    await publish(deps, runId, {
-      type: "run",
-      runId,
-      status: run.status,
-      cellsDone: run.cellsDone,
-      cellsTotal: run.cellsTotal,
-    });
+  // A cell someone else already ended keeps their status and reason, live as well.
+  if (run === "unmoved") {
+    deps.log.info({ cellId, outcome }, "the cell had already ended; its state was left as it was");
+    return;
   }
+  await publish(deps, runId, { type: "cell", cellId, status: outcome.status, error: outcome.error ?? null });
+  await publish(deps, runId, {
+    type: "run",
+    runId,
+    status: run.status,
+    cellsDone: run.cellsDone,
+    cellsTotal: run.cellsTotal,
+  });
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   CANCEL_CHANNEL,
   JOB_CELL_RUN,
@@ -29,6 +30,10 @@ import { CellCancelled, type CellDeps, finishCell, runCell } from "./run-cell.ts
 import { EngineFixtures } from "./stages/engine-fixtures.ts";
 import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
+
+/** Why a cell whose worker died ends: said by whichever worker of the host finds what it left. */
+export const ORPHANED_CELL =
+  "the worker running this cell died; the server and k6 it left (processes or containers) were removed by a worker of this host";
 
 /**
  * A server registered only as a prebuilt image (perflab.json `image`, no `start.command`) has nothing
@@ -86,6 +91,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     fixturesDir: env.PERFLAB_FIXTURES_DIR,
     labDatabaseUrl: env.DATABASE_URL,
     apiUrl: env.PERFLAB_FIXTURE_API_URL,
+    hostId: env.PERFLAB_HOST_ID,
     log,
   });
   let engine: CellDeps["engine"] = null;
@@ -126,23 +132,51 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     });
   };
 
-  // Without an engine only docker cells fail (with the reason); local cells still run.
-  const orphanContainers = await dockerDriver.removeOrphans().catch((error) => {
-    log.warn({ err: error }, "Docker engine unreachable: docker cells will fail");
-    return [] as string[];
-  });
-  const orphanCells = new Set([...(await reapOrphanProcesses(env.PERFLAB_HOST_ID)), ...orphanContainers]);
-  for (const cellId of orphanCells) {
-    const cell = await db.cell.findUnique({ where: { id: cellId } });
-    if (cell?.status === "running") {
-      await finishCell({ db, publisher, log }, cell.id, cell.runId, {
-        status: "failed",
-        error:
-          "the worker running this cell died; the server and k6 it left (processes or containers) were removed on restart",
-      });
+  /**
+   * Kills what dead workers of this host left (servers, k6, fixtures: processes by their owner
+   * marker, containers by their owner label) and fails the cells they ran. Live workers' are kept.
+   */
+  const sweepOrphans = async (containers: Promise<string[]>) => {
+    const orphanCells = new Set([...(await reapOrphanProcesses(env.PERFLAB_HOST_ID)), ...(await containers)]);
+    for (const cellId of orphanCells) {
+      const cell = await db.cell.findUnique({ where: { id: cellId } });
+      if (cell?.status === "running") {
+        await finishCell({ db, publisher, log }, cell.id, cell.runId, {
+          status: "failed",
+          error: ORPHANED_CELL,
+        });
+      }
+      log.warn({ cellId }, "removed processes left by a dead worker");
     }
-    log.warn({ cellId }, "removed processes left by a dead worker");
-  }
+  };
+  // Without an engine only docker cells fail (with the reason); local cells still run.
+  let dockerReachable = true;
+  await sweepOrphans(
+    dockerDriver.removeOrphans().catch((error) => {
+      dockerReachable = false;
+      log.warn({ err: error }, "Docker engine unreachable: docker cells will fail");
+      return [] as string[];
+    }),
+  );
+  /**
+   * Before every cell, with the host lock held: a worker killed mid-cell (kill -9) leaves its k6 and
+   * server loading the machine, and the next cell here must not be measured beside them. Containers
+   * only when the engine answered at start: a worker without one pays nothing for it.
+   */
+  const sweepBeforeCell = () =>
+    sweepOrphans(
+      dockerReachable
+        ? Promise.race([
+            dockerDriver.removeOrphans(),
+            sleep(10_000, undefined, { ref: false }).then(() => {
+              throw new Error("the Docker engine did not list containers within 10 s");
+            }),
+          ]).catch((error: Error) => {
+            log.warn({ err: error }, "could not look for containers left by dead workers");
+            return [] as string[];
+          })
+        : Promise.resolve([]),
+    ).catch((error: Error) => log.warn({ err: error }, "could not remove what dead workers left"));
 
   const shutdown = new AbortController();
   // A run cancelled in the web app: its running cell here is stopped at once (see cancel-run.ts).
@@ -186,6 +220,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       });
       try {
         if (shutdown.signal.aborted) return await requeue();
+        await sweepBeforeCell();
         const cancel = new AbortController();
         current = { runId, cancel };
         await runCell(

@@ -1,6 +1,14 @@
-import { spawnSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
-import { ownerAlive, ownerMarker, parseOwner, processStartTime } from "./orphans.ts";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  CELL_ENV,
+  OWNER_ENV,
+  ownerAlive,
+  ownerMarker,
+  parseOwner,
+  processStartTime,
+  reapOrphanProcesses,
+} from "./orphans.ts";
 
 describe("owner markers", () => {
   it("name this worker by host, pid and start time, and parse back", () => {
@@ -22,5 +30,46 @@ describe("owner markers", () => {
     expect(ownerAlive(process.pid, String(Number(start) + 1))).toBe(false);
     const exited = spawnSync("true").pid!;
     expect(ownerAlive(exited, null)).toBe(false);
+  });
+});
+
+describe("reaping processes left by dead workers", () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
+  });
+  const sleeper = (env: Record<string, string>) => {
+    const child = spawn("sleep", ["600"], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: "ignore" });
+    children.push(child);
+    return new Promise<ChildProcess>((resolve) => child.once("spawn", () => resolve(child)));
+  };
+  const exited = (child: ChildProcess) =>
+    new Promise<string | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+
+  it("kills a dead owner's processes of this host, naming their cells, and leaves live owners' and other hosts' alone", async () => {
+    const hostId = `reap-test-${process.pid}`;
+    const deadPid = spawnSync("true").pid!;
+    const orphan = await sleeper({ [OWNER_ENV]: `${hostId}:${deadPid}@1`, [CELL_ENV]: "cell-orphan" });
+    // A fixture child: no cell, still reaped.
+    const orphanFixture = await sleeper({ [OWNER_ENV]: `${hostId}:${deadPid}@1` });
+    const live = await sleeper({ [OWNER_ENV]: ownerMarker(hostId), [CELL_ENV]: "cell-live" });
+    const otherHost = await sleeper({
+      [OWNER_ENV]: `elsewhere-${process.pid}:${deadPid}@1`,
+      [CELL_ENV]: "x",
+    });
+    const orphanGone = exited(orphan);
+    const fixtureGone = exited(orphanFixture);
+
+    expect(await reapOrphanProcesses(hostId)).toEqual(["cell-orphan"]);
+    expect(await orphanGone).toBe("SIGKILL");
+    expect(await fixtureGone).toBe("SIGKILL");
+    expect([live.exitCode, live.signalCode, otherHost.exitCode, otherHost.signalCode]).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
+    // Nothing left to do: a second sweep finds nothing.
+    expect(await reapOrphanProcesses(hostId)).toEqual([]);
   });
 });

@@ -61,14 +61,17 @@ export class EngineFixtures implements FixtureBackends {
     return states.every(Boolean);
   }
 
-  async reset(): Promise<void> {
+  async reset(signal?: AbortSignal): Promise<void> {
     const env = await this.ensure();
     const began = Date.now();
-    const { code, output } = await this.runToEnd({
-      Image: await this.options.image(),
-      Entrypoint: ["/fixture-reset"],
-      Env: [`REDIS_URL=${env.REDIS_URL}`, `DATABASE_URL=${env.DATABASE_URL}`],
-    });
+    const { code, output } = await this.runToEnd(
+      {
+        Image: await this.options.image(),
+        Entrypoint: ["/fixture-reset"],
+        Env: [`REDIS_URL=${env.REDIS_URL}`, `DATABASE_URL=${env.DATABASE_URL}`],
+      },
+      signal,
+    );
     if (code !== 0) {
       throw new Error(
         `fixture reset failed (exit ${code}): ${output.trim().split("\n").slice(-3).join(" | ")}`,
@@ -152,8 +155,14 @@ export class EngineFixtures implements FixtureBackends {
     await container.start();
   }
 
-  /** Runs a one-off container to its end on the engine's host network; returns its code and output. */
-  private async runToEnd(options: Docker.ContainerCreateOptions): Promise<{ code: number; output: string }> {
+  /**
+   * Runs a one-off container to its end on the engine's host network; returns its code and output.
+   * `signal` gives up on it at once (the container is removed either way).
+   */
+  private async runToEnd(
+    options: Docker.ContainerCreateOptions,
+    signal?: AbortSignal,
+  ): Promise<{ code: number; output: string }> {
     const container = await this.options.docker.createContainer({
       ...options,
       Labels: this.labels("fixture-reset"),
@@ -166,7 +175,9 @@ export class EngineFixtures implements FixtureBackends {
       },
     });
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     try {
+      signal?.throwIfAborted();
       await container.start();
       // A reset gives up after 2 minutes itself; a hung container is killed a little later.
       const { StatusCode } = (await Promise.race([
@@ -176,6 +187,9 @@ export class EngineFixtures implements FixtureBackends {
             () => reject(new Error(`fixture reset did not finish within ${RESET_TIMEOUT_MS / 1000} s`)),
             RESET_TIMEOUT_MS,
           );
+          onAbort = () => reject(new Error("fixture reset stopped: the cell was stopped"));
+          signal?.addEventListener("abort", onAbort, { once: true });
+          if (signal?.aborted) onAbort();
         }),
       ])) as { StatusCode: number };
       const tail = new LogTail();
@@ -193,6 +207,7 @@ export class EngineFixtures implements FixtureBackends {
       return { code: StatusCode, output: tail.toString() };
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
       await container.remove({ force: true, v: true }).catch(() => undefined);
     }
   }

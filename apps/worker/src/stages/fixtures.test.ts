@@ -1,6 +1,10 @@
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
+import os from "node:os";
+import path from "node:path";
 import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ownerMarker } from "../drivers/orphans.ts";
 import { freePort } from "../host.ts";
 import { checkExternalFixtureApi, Fixtures } from "./fixtures.ts";
 
@@ -50,5 +54,75 @@ describe("an external fixture API (PERFLAB_FIXTURE_API_URL)", () => {
     // The trailing slash is dropped from the URL servers get and the error names.
     await expect(fixtures.ensure()).rejects.toThrow(/fixture API at http:\/\/127\.0\.0\.1:\d+ \(/);
     await fixtures.close();
+  });
+});
+
+describe("fixture processes the worker starts itself", () => {
+  let dir = "";
+  const hostId = `fixtures-test-${process.pid}`;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "perflab-fixtures-test-"));
+    // A fixture API that never answers: it records its pid and owner marker, then sleeps.
+    await mkdir(path.join(dir, "bin"));
+    await writeFile(
+      path.join(dir, "bin/fixture-api"),
+      `#!/bin/sh\necho "$PERFLAB_OWNER" > '${dir}/owner'\necho $$ > '${dir}/pid'\nexec sleep 600\n`,
+    );
+    await chmod(path.join(dir, "bin/fixture-api"), 0o755);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const fixtures = (options: { fixturesDir: string; redisBin?: string }) =>
+    new Fixtures({
+      ...options,
+      labDatabaseUrl: "postgres://x:y@127.0.0.1:1/perflab",
+      log: pino({ level: "silent" }),
+      hostId,
+      startTimeoutMs: 1_500,
+    });
+
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  async function untilDead(pid: number) {
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    return !alive(pid);
+  }
+
+  it("fails the start naming the fixture API's binary when it does not exist, without crashing the worker", async () => {
+    const f = fixtures({ fixturesDir: "/nonexistent/fixtures" });
+    await expect(f.ensure()).rejects.toThrow(
+      "could not start /nonexistent/fixtures/bin/fixture-api: spawn /nonexistent/fixtures/bin/fixture-api ENOENT",
+    );
+    await f.close();
+  });
+
+  it("fails the start naming redis-server when it cannot be started, and kills the fixture API it started", async () => {
+    const f = fixtures({ fixturesDir: dir, redisBin: "/nonexistent/redis-server" });
+    await expect(f.ensure()).rejects.toThrow(/could not start \/nonexistent\/redis-server: .*ENOENT/);
+    const pid = Number(await readFile(path.join(dir, "pid"), "utf8"));
+    expect(await untilDead(pid)).toBe(true);
+    await f.close();
+  });
+
+  it("kills the children it started when they do not become healthy, so the next start begins afresh", async () => {
+    const f = fixtures({ fixturesDir: dir });
+    await expect(f.ensure()).rejects.toThrow(/fixture-api|\/health did not become healthy within 1500 ms/);
+    const first = Number(await readFile(path.join(dir, "pid"), "utf8"));
+    expect(await untilDead(first)).toBe(true);
+    // Children carry the owner marker, so a later worker on this host reaps them if this one dies.
+    expect((await readFile(path.join(dir, "owner"), "utf8")).trim()).toBe(ownerMarker(hostId));
+    await expect(f.ensure()).rejects.toThrow(/did not become healthy/);
+    const second = Number(await readFile(path.join(dir, "pid"), "utf8"));
+    expect(second).not.toBe(first);
+    expect(await untilDead(second)).toBe(true);
+    await f.close();
   });
 });

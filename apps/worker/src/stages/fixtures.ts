@@ -1,22 +1,26 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { OWNER_ENV, ownerMarker } from "../drivers/orphans.ts";
 import { freePort, waitForPort } from "../host.ts";
 import type { Logger } from "../logger.ts";
 
 const run = promisify(execFile);
 
-async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+/** Polls `url` until it answers 2xx; `dead` (the child could not start, or exited) ends the wait. */
+async function waitForHealth(url: string, dead: () => string | null, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`fixture process exited with ${child.exitCode}`);
+    const reason = dead();
+    if (reason) throw new Error(reason);
     const ok = await fetch(url, { signal: AbortSignal.timeout(500) })
       .then((r) => r.ok)
       .catch(() => false);
     if (ok) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`fixture at ${url} did not become healthy within ${timeoutMs} ms`);
+  throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
 }
 
 /** The variable that points the worker at a fixture API it does not start (compose's `fixtures`). */
@@ -60,8 +64,8 @@ export async function checkExternalFixtureApi(apiUrl: string, timeoutMs: number)
 export interface FixtureBackends {
   /** Starts them on first need; the variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
   ensure(): Promise<Record<string, string>>;
-  /** Flushes and re-seeds them, so every server starts from the same data. */
-  reset(): Promise<void>;
+  /** Flushes and re-seeds them, so every server starts from the same data; `signal` stops the reset. */
+  reset(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +84,12 @@ export class Fixtures implements FixtureBackends {
       apiUrl?: string;
       /** How long an external API may take to answer its health check. */
       apiTimeoutMs?: number;
+      /** The host id in the owner marker the children carry, so a later worker reaps them (see orphans.ts). */
+      hostId?: string;
+      /** How long started children may take to answer. */
+      startTimeoutMs?: number;
+      /** The fixture Redis's binary, found on PATH by default. */
+      redisBin?: string;
     },
   ) {
     this.apiUrl = options.apiUrl ? options.apiUrl.replace(/\/+$/, "") : null;
@@ -101,13 +111,14 @@ export class Fixtures implements FixtureBackends {
   }
 
   /** Flushes and re-seeds Redis and the users table, so every server starts from the same data. */
-  async reset(): Promise<void> {
+  async reset(signal?: AbortSignal): Promise<void> {
     const env = await this.backends();
     const started = Date.now();
     try {
       await run(path.join(this.options.fixturesDir, "bin/fixture-reset"), [], {
         env: { PATH: process.env.PATH ?? "", REDIS_URL: env.REDIS_URL, DATABASE_URL: env.DATABASE_URL },
         timeout: 150_000,
+        ...(signal ? { signal } : {}),
       });
     } catch (error) {
       const e = error as { stderr?: string; message: string };
@@ -119,27 +130,65 @@ export class Fixtures implements FixtureBackends {
   }
 
   async close(): Promise<void> {
-    for (const child of this.children) child.kill("SIGTERM");
-    this.children.length = 0;
+    // A start under way finishes first, so none of its children is left behind.
+    await this.started?.catch(() => undefined);
+    for (const child of this.children.splice(0)) child.kill("SIGTERM");
     this.started = null;
   }
 
+  /**
+   * Spawns a fixture child carrying the worker's owner marker. A binary that cannot be started
+   * (ENOENT, EACCES) is caught here instead of crashing the worker; `dead` names it, or its exit.
+   */
+  private spawnChild(
+    command: string,
+    args: string[],
+    env: Record<string, string>,
+  ): { child: ChildProcess; dead: () => string | null } {
+    const marker = { [OWNER_ENV]: ownerMarker(this.options.hostId ?? os.hostname()) };
+    const child = spawn(command, args, { env: { ...env, ...marker }, stdio: "ignore" });
+    this.children.push(child);
+    let spawnError: string | null = null;
+    // Not `once`: a failed kill() emits 'error' too, and an unheard 'error' ends the worker.
+    child.on("error", (error) => {
+      spawnError ??= `could not start ${command}: ${error.message}`;
+      this.options.log.warn({ err: error }, `fixture process ${command} failed`);
+    });
+    // A child that never started has a (negative errno) exit code before its 'error' arrives.
+    const dead = () =>
+      spawnError ??
+      (child.pid !== undefined && (child.exitCode !== null || child.signalCode !== null)
+        ? `${command} exited with ${child.exitCode ?? child.signalCode}`
+        : null);
+    return { child, dead };
+  }
+
   private async start(): Promise<Record<string, string>> {
+    try {
+      return await this.startChildren();
+    } catch (error) {
+      // A failed start leaves nothing running: the next cell starts a fresh pair.
+      for (const child of this.children.splice(0)) child.kill("SIGKILL");
+      throw error;
+    }
+  }
+
+  private async startChildren(): Promise<Record<string, string>> {
+    const timeoutMs = this.options.startTimeoutMs ?? 15_000;
     let apiUrl = this.apiUrl;
     const waits: Promise<void>[] = [];
     if (!apiUrl) {
       const apiPort = await freePort();
-      const api = spawn(path.join(this.options.fixturesDir, "bin/fixture-api"), [], {
-        env: { PORT: String(apiPort) },
-        stdio: "ignore",
+      const api = this.spawnChild(path.join(this.options.fixturesDir, "bin/fixture-api"), [], {
+        PORT: String(apiPort),
       });
-      this.children.push(api);
       apiUrl = `http://127.0.0.1:${apiPort}`;
-      waits.push(waitForHealth(`${apiUrl}/health`, api, 15_000));
+      waits.push(waitForHealth(`${apiUrl}/health`, api.dead, timeoutMs));
     }
     const redisPort = await freePort();
-    const redis = spawn(
-      "redis-server",
+    const redisBin = this.options.redisBin ?? "redis-server";
+    const redis = this.spawnChild(
+      redisBin,
       [
         "--port",
         String(redisPort),
@@ -152,10 +201,9 @@ export class Fixtures implements FixtureBackends {
         "--maxmemory-policy",
         "noeviction",
       ],
-      { stdio: "ignore" },
+      { PATH: process.env.PATH ?? "" },
     );
-    this.children.push(redis);
-    await Promise.all([...waits, waitForPort(redisPort, 15_000)]);
+    await Promise.all([...waits, waitForPort(redisPort, timeoutMs, redis.dead)]);
     const database = new URL(this.options.labDatabaseUrl);
     database.pathname = "/perflab_fixtures";
     this.options.log.info({ apiUrl, external: this.apiUrl !== null, redisPort }, "fixtures started");

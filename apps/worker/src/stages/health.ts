@@ -42,14 +42,16 @@ export class HealthTimeoutError extends Error {}
 export class ExitedBeforeHealthyError extends Error {}
 
 /**
- * Polls until the server answers an MCP initialize, it exits, or the timeout passes.
- * Returns the time at which it became healthy (for cold start = healthy − spawned).
+ * Polls until the server answers an MCP initialize, it exits, the timeout passes or `signal` aborts
+ * (rejecting with its reason). Returns the time at which it became healthy (for cold start =
+ * healthy − spawned).
  */
 export async function waitForHealthy(input: {
   baseUrl: string;
   mcpPath: string;
   timeoutMs: number;
   exited: Promise<unknown>;
+  signal?: AbortSignal;
 }): Promise<number> {
   let exited = false;
   input.exited.then(() => {
@@ -57,6 +59,7 @@ export async function waitForHealthy(input: {
   });
   const deadline = Date.now() + input.timeoutMs;
   while (Date.now() < deadline) {
+    input.signal?.throwIfAborted();
     if (exited) throw new ExitedBeforeHealthyError("server exited before it became healthy");
     const healthyAt = await mcpInitializeSucceeds(input.baseUrl, input.mcpPath);
     if (healthyAt !== null) return healthyAt;

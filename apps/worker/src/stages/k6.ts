@@ -49,6 +49,8 @@ export type K6Run = {
   kill: (force?: boolean) => void;
   /** k6's own cumulative CPU seconds and memory, for the saturation check. */
   resources: () => Promise<ServerResources | null>;
+  /** Output lines read so far that were not JSON (one cut off when k6 was killed mid-write): skipped. */
+  skippedLines: () => { count: number; samples: string[] };
 };
 
 /** Where k6 runs: the pinned binary as a local process, or the same build in its own container. */
@@ -93,6 +95,7 @@ export function createLocalK6Runner(bin: string): K6Runner {
       const tail = new LogTail();
       child.stdout.setEncoding("utf8").on("data", (d: string) => tail.push(d));
       child.stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+      const skipped = skippedLineLog();
       const timer = setTimeout(() => {
         tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
         child.kill("SIGKILL");
@@ -117,10 +120,11 @@ export function createLocalK6Runner(bin: string): K6Runner {
           .catch(() => null),
       }));
       return {
-        lines: parseLines(createReadStream(fifo)),
+        lines: parseLines(createReadStream(fifo), { onUnparsable: skipped.add }),
         done,
         kill: (force) => child.kill(force ? "SIGKILL" : "SIGTERM"),
         resources: () => (child.pid === undefined ? Promise.resolve(null) : processResources(child.pid)),
+        skippedLines: () => ({ count: skipped.count, samples: skipped.samples }),
       };
     },
   };
@@ -198,6 +202,7 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
         },
       );
       const stats = watchStats(container);
+      const skipped = skippedLineLog();
       const timer = setTimeout(() => {
         tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
         void container.kill({ signal: "SIGKILL" }).catch(() => undefined);
@@ -221,11 +226,15 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
           return { ...exit, logTail: tail.toString(), summary };
         });
       return {
-        lines: parseLines(stdout, (line) => tail.push(`${line}\n`)),
+        lines: parseLines(stdout, {
+          other: (line) => tail.push(`${line}\n`),
+          onUnparsable: skipped.add,
+        }),
         done,
         kill: (force) =>
           void container.kill({ signal: force ? "SIGKILL" : "SIGTERM" }).catch(() => undefined),
         resources: () => stats.latest(),
+        skippedLines: () => ({ count: skipped.count, samples: skipped.samples }),
       };
     },
   };
@@ -270,11 +279,31 @@ async function readArchiveFile(container: Docker.Container, file: string): Promi
   return content;
 }
 
+/** Output lines that were not JSON, kept (shortened, the first few) for the cell's log. */
+function skippedLineLog() {
+  const log = {
+    count: 0,
+    samples: [] as string[],
+    add: (raw: string, error: Error) => {
+      log.count++;
+      if (log.samples.length < 3) log.samples.push(`${raw.slice(0, 120)} (${error.message})`);
+    },
+  };
+  return log;
+}
+
 /**
  * perflab's output lines. On a stream shared with other output (k6's stdout in a container), lines
  * that are not perflab's JSON (the summary's short text) go to `other`; on the pipe, they are errors.
+ * A line that is not JSON at all (k6 killed mid-write cuts its last line) goes to `onUnparsable` and
+ * is skipped: the cell's reason is then k6's exit, not the parse error, and the ingest's count check
+ * still catches a measurement that lost data.
  */
-async function* parseLines(stream: Readable, other?: (line: string) => void): AsyncIterable<TK6OutputLine> {
+async function* parseLines(
+  stream: Readable,
+  handlers: { other?: (line: string) => void; onUnparsable?: (raw: string, error: Error) => void } = {},
+): AsyncIterable<TK6OutputLine> {
+  const { other, onUnparsable } = handlers;
   const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
   try {
     for await (const raw of rl) {
@@ -283,7 +312,14 @@ async function* parseLines(stream: Readable, other?: (line: string) => void): As
         other(raw);
         continue;
       }
-      const parsed = ZK6OutputLine.safeParse(JSON.parse(raw));
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch (error) {
+        onUnparsable?.(raw, error as Error);
+        continue;
+      }
+      const parsed = ZK6OutputLine.safeParse(json);
       if (!parsed.success) throw new Error(`unexpected k6 output line: ${raw.slice(0, 200)}`);
       yield parsed.data;
     }

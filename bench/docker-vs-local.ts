@@ -3,7 +3,7 @@
  * (interleaved rounds), the same bare k6 run of `echo` against each: cold start, throughput, p99,
  * and memory read the same way under both drivers — the server process's RSS from /proc (for a
  * container, its main process as the host sees it) — idle and at its peak under load, with the
- * docker driver's own figure (cgroup usage minus page cache, what `docker stats` shows) beside it.
+ * docker driver's own figure (cgroup usage minus inactive file pages, what `docker stats` shows) beside it.
  *
  *   pnpm --filter @perflab/bench docker-vs-local [rounds=3] [durationSec=10] [vus=10]
  */

@@ -66,7 +66,7 @@ try {
       limits ? `docker driver (${limits.cpus} vCPU, ${limits.memoryMb} MB)` : "local driver"
     }, k6 on the same machine\n`,
   );
-  // Under the docker driver memory is the container's (cgroup usage minus page cache, as docker stats shows).
+  // Under the docker driver memory is the container's (cgroup usage minus inactive file pages, as docker stats shows).
   const memory = limits ? "memory" : "RSS";
   console.log(
     `| server | idle ${memory} | cold start | ops/s | tools/call p99 | peak ${memory} under load | server CPU | ops per server CPU-second | k6 CPU | k6 saturated |`,

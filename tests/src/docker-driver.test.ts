@@ -35,9 +35,9 @@ const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name 
 let driver: DockerDriver;
 const running: { stop: (graceMs: number) => Promise<unknown> }[] = [];
 
-async function startGo(request: Partial<DockerStartRequest> = {}) {
+async function startGo(request: Partial<DockerStartRequest> = {}, using: DockerDriver = driver) {
   const port = await freePort();
-  const server = await driver.start({ server: go, cellId: `docker-test-${port}`, port, env: {}, ...request });
+  const server = await using.start({ server: go, cellId: `docker-test-${port}`, port, env: {}, ...request });
   running.push(server);
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForHealthy({ baseUrl, mcpPath: go.mcpPath, timeoutMs: 30_000, exited: server.exited }).catch(
@@ -93,7 +93,7 @@ type EngineStats = {
 /** One reading of the engine's stats for a cell's server container, taken at `at` (ms). */
 type ContainerReading = {
   at: number;
-  /** The server's memory as `docker stats` shows it (usage minus page cache). */
+  /** The server's memory as `docker stats` shows it (usage minus inactive file pages). */
   rssBytes: number;
   /** Resident memory of the container's main process as /proc reports it. */
   procRssBytes: number | null;
@@ -265,6 +265,54 @@ describe("the Go server in a container", () => {
     expect(atOne.callsPerSecond).toBeGreaterThan(atQuarter.callsPerSecond);
     if (atOne.cpuPerSecond > atQuarter.cpuPerSecond * 2)
       expect(atOne.callsPerSecond).toBeGreaterThan(atQuarter.callsPerSecond * 1.5);
+  });
+
+  /** A driver whose engine client hands out the real containers with `broken` calls replaced. */
+  function brokenEngine(
+    broken: Partial<Record<"stop" | "wait", () => Promise<never>>>,
+    exitTimeoutMs?: number,
+  ) {
+    const real = driver.docker;
+    const docker = Object.create(real) as typeof real;
+    docker.createContainer = async (options) => Object.assign(await real.createContainer(options), broken);
+    return createDockerDriver({ docker, hostId: HOST_ID, ...(exitTimeoutMs ? { exitTimeoutMs } : {}) });
+  }
+  const gone = (id: string) =>
+    driver.docker
+      .getContainer(id)
+      .inspect()
+      .then(() => false)
+      .catch((error: { statusCode?: number }) => error.statusCode === 404);
+
+  it("kills and removes a container the engine failed to stop, and names the failure", async () => {
+    // What moby answers when it lost the container's exit event.
+    const stop = async (): Promise<never> => {
+      throw Object.assign(
+        new Error(
+          "(HTTP code 500) server error - tried to kill container, but did not receive an exit event",
+        ),
+        { statusCode: 500 },
+      );
+    };
+    const { server } = await startGo({ limits: { cpus: 1, memoryMb: 256 } }, brokenEngine({ stop }));
+    await expect(server.stop(2_000)).rejects.toThrow(
+      `stopping container ${server.containerId} failed: (HTTP code 500) server error - tried to kill container, but did not receive an exit event (killed and removed it instead)`,
+    );
+    expect(await server.exited).toEqual({ exitCode: 137, signal: "SIGKILL", oomKilled: false });
+    expect(await gone(server.containerId), "the container is removed after the failed stop").toBe(true);
+  });
+
+  it("reads the exit from the container's state when the engine's wait never answers", async () => {
+    // A wait connection to a remote engine that was dropped without a reset.
+    const wait = () => new Promise<never>(() => undefined);
+    const { server } = await startGo({ limits: { cpus: 1, memoryMb: 256 } }, brokenEngine({ wait }, 1_000));
+    const exit = await server.stop(2_000);
+    expect(exit).toEqual({ exitCode: 0, signal: null, oomKilled: false });
+    expect(await server.exited).toEqual(exit);
+    expect(server.logTail()).toContain(
+      `the engine did not report the exit of container ${server.containerId} within 1000 ms`,
+    );
+    expect(await gone(server.containerId), "the container is removed after stop").toBe(true);
   });
 
   it("names a missing image and the command that builds it", async () => {
@@ -485,8 +533,8 @@ describe("a cell on the docker driver, through the worker", () => {
     const points = await db.metricPoint.findMany({ where: { cellId: cell.id }, orderBy: { t: "asc" } });
     expect(points.filter((p) => p.phase === "measure").length).toBeGreaterThanOrEqual(3);
     expect(points.some((p) => p.rssBytes !== null && p.rssBytes > 0n && p.cpuPct !== null)).toBe(true);
-    // The memory of each second is the container's as the engine reports it (cgroup usage minus page
-    // cache), read here beside the worker while the load ran. The engine publishes stats once a
+    // The memory of each second is the container's as `docker stats` shows it (cgroup usage minus
+    // inactive file pages), read here beside the worker while the load ran. The engine publishes stats once a
     // second, so a reading of ours is compared with the stored seconds around it.
     const loadFrom = points[0]!.t.getTime() + 1_500;
     const loadTo = points.at(-1)!.t.getTime();

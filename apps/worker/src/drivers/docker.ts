@@ -83,9 +83,21 @@ type StatsSample = {
 };
 
 /**
- * CPU seconds and resident memory from one engine stats sample. Page cache is not the server's
- * memory: cgroup v1 reports it as `cache` (`total_inactive_file` is preferred by newer CLIs, but
- * `cache` is what `docker stats` on this engine subtracts), cgroup v2 as `inactive_file`.
+ * The container's memory as `docker stats` shows it (calculateMemUsageUnixNoCache in docker/cli):
+ * the cgroup's usage minus its inactive file pages, `total_inactive_file` on cgroup v1 and
+ * `inactive_file` on v2, each only when smaller than the usage. Active file pages and tmpfs stay
+ * counted on both, so one server reads the same on a v1 and a v2 host.
+ */
+export function memoryFromStats(memory: { usage: number; stats?: Record<string, number> }): number {
+  const { usage, stats = {} } = memory;
+  const v1 = stats.total_inactive_file;
+  if (v1 !== undefined && v1 < usage) return usage - v1;
+  const v2 = stats.inactive_file ?? 0;
+  return v2 < usage ? usage - v2 : usage;
+}
+
+/**
+ * CPU seconds and resident memory (memoryFromStats) from one engine stats sample.
  * `at` is the sample's own time (`read`): the engine answers a one-shot request at once only when
  * its collector is idle, otherwise with the collector's next sample, up to a second later, and a CPU
  * rate is only right over the times the counters were read. A container that has stopped reports
@@ -95,12 +107,10 @@ export function resourcesFromStats(sample: StatsSample): ServerResources | null 
   const cpu = sample.cpu_stats?.cpu_usage?.total_usage;
   const usage = sample.memory_stats?.usage;
   if (cpu === undefined || usage === undefined || usage === 0) return null;
-  const stats = sample.memory_stats?.stats ?? {};
-  const cache = stats.cache ?? stats.inactive_file ?? 0;
   const at = sample.read ? Date.parse(sample.read) : Number.NaN;
   return {
     cpuSeconds: cpu / 1e9,
-    rssBytes: Math.max(0, usage - cache),
+    rssBytes: memoryFromStats({ usage, stats: sample.memory_stats?.stats }),
     ...(at > 0 ? { at } : {}),
   };
 }
@@ -328,6 +338,21 @@ export function dockerAt(dockerHost?: string): Docker {
 const isStatus = (error: unknown, ...codes: number[]) =>
   codes.includes((error as { statusCode?: number }).statusCode ?? -1);
 
+/** How long an engine call that should answer at once may take before the driver stops waiting on it. */
+const ENGINE_CALL_MS = 10_000;
+
+/**
+ * The promise, or an error once `ms` passed: a connection to a remote engine that was dropped
+ * without a reset never answers, and a cell must not wait on it forever.
+ */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the engine within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 export type DockerDriverOptions = {
   /** Defaults to DOCKER_HOST (unix, tcp or ssh) or the local socket, like the docker CLI. */
   docker?: Docker;
@@ -345,6 +370,11 @@ export type DockerDriverOptions = {
    * its port and reports its health, /debug/runtime and that machine's CPU.
    */
   remote?: { probeImage: () => Promise<string> | string };
+  /**
+   * How long stop() waits for the engine's report of the exit once the container was stopped
+   * (default 10 s) before asking the engine for the container's state instead.
+   */
+  exitTimeoutMs?: number;
 };
 
 /** `limits` are those applied after capping to the engine's machine: the ones to record on the cell. */
@@ -487,10 +517,20 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       // After start, "not-running" resolves at the exit, or at once if the server already exited
       // (a wait sent before start could reach the engine after a very fast exit and never resolve).
       const waited = container.wait({ condition: "not-running" });
-      const logsDone = followLogs(docker, container, tail);
+      // The stream can fail while the server runs (the engine restarted, a remote engine's connection
+      // was reset): noted in the tail, never an unhandled rejection that would end the worker.
+      const logsDone = followLogs(docker, container, tail).catch((error: Error) => {
+        tail.push(`\n[perflab] log stream failed: ${error.message}\n`);
+      });
       const stats = watchStats(container);
 
-      const exited: Promise<ExitInfo> = waited
+      // Settled by the engine's report of the exit, or by stop() from the container's state when that
+      // report did not come (a dropped wait connection): whichever is first.
+      let settleExit!: (info: ExitInfo) => void;
+      const exited = new Promise<ExitInfo>((resolve) => {
+        settleExit = resolve;
+      });
+      waited
         .then(async () => {
           // The log stream ends with the container; give it a moment to deliver the last lines.
           await Promise.race([logsDone, new Promise((r) => setTimeout(r, 1_000))]);
@@ -504,10 +544,34 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
           const oomKillsNow = await hostOomKills();
           return oomKillsNow !== null && oomKillsNow > oomKillsBefore ? { ...info, oomKilled: true } : info;
         })
-        .catch((error: Error) => {
+        .catch((error: Error): ExitInfo => {
           tail.push(`\n[perflab] lost track of container ${container.id}: ${error.message}\n`);
           return { exitCode: null, signal: null, oomKilled: false };
-        });
+        })
+        .then(settleExit);
+
+      /** The exit once the container was stopped or killed: the engine's report, or else its state. */
+      const exitAfterStop = async (): Promise<ExitInfo> => {
+        const timeoutMs = options.exitTimeoutMs ?? ENGINE_CALL_MS;
+        const reported = await within(exited, timeoutMs).catch(() => null);
+        if (reported) return reported;
+        let info: ExitInfo = { exitCode: null, signal: null, oomKilled: false };
+        try {
+          const { State: state } = await within(container.inspect(), ENGINE_CALL_MS);
+          if (state.Running) {
+            tail.push(`\n[perflab] container ${container.id} still runs after its stop: removing it\n`);
+          } else {
+            info = exitInfoFromState(state);
+            tail.push(
+              `\n[perflab] the engine did not report the exit of container ${container.id} within ${timeoutMs} ms: read it from its state\n`,
+            );
+          }
+        } catch (error) {
+          tail.push(`\n[perflab] lost track of container ${container.id}: ${(error as Error).message}\n`);
+        }
+        settleExit(info);
+        return info;
+      };
 
       let stopping: Promise<ExitInfo> | null = null;
       return {
@@ -527,17 +591,46 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
         stop(graceMs) {
           stopRequestedAt ??= Date.now();
           stopping ??= (async () => {
+            const id = container.id;
             try {
+              const graceSeconds = Math.max(1, Math.ceil(graceMs / 1000));
+              let stopFailed: Error | null = null;
               try {
-                await container.stop({ t: Math.max(1, Math.ceil(graceMs / 1000)) });
+                await within(container.stop({ t: graceSeconds }), graceSeconds * 1000 + ENGINE_CALL_MS);
               } catch (error) {
                 // 304: already stopped; 404: already gone.
-                if (!isStatus(error, 304, 404)) throw error;
+                if (!isStatus(error, 304, 404)) stopFailed = error as Error;
               }
-              const info = await exited;
-              await container.remove({ force: true, v: true }).catch((error) => {
-                if (!isStatus(error, 404, 409)) throw error;
-              });
+              if (stopFailed) {
+                // Left running, it would keep this live worker's labels (never an orphan) and share the
+                // machine with every later cell.
+                tail.push(
+                  `\n[perflab] stopping container ${id} failed (${stopFailed.message}): killing it\n`,
+                );
+                await within(container.kill({ signal: "SIGKILL" }), ENGINE_CALL_MS).catch((error) => {
+                  if (!isStatus(error, 404, 409))
+                    tail.push(`\n[perflab] killing container ${id} failed: ${(error as Error).message}\n`);
+                });
+              }
+              const info = await exitAfterStop();
+              // 404: already gone; 409: its removal is already under way.
+              const removeFailed = await within(
+                container.remove({ force: true, v: true }),
+                ENGINE_CALL_MS,
+              ).then(
+                () => null,
+                (error: Error) => (isStatus(error, 404, 409) ? null : error),
+              );
+              if (removeFailed) {
+                const removal = `removing container ${id} failed: ${removeFailed.message}`;
+                throw new Error(
+                  stopFailed ? `stopping container ${id} failed: ${stopFailed.message}; ${removal}` : removal,
+                );
+              }
+              if (stopFailed)
+                throw new Error(
+                  `stopping container ${id} failed: ${stopFailed.message} (killed and removed it instead)`,
+                );
               return info;
             } finally {
               stats.close();
@@ -571,7 +664,10 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
   };
 }
 
-/** Follows the container's output (stdout and stderr are multiplexed without a TTY) into the tail. */
+/**
+ * Follows the container's output (stdout and stderr are multiplexed without a TTY) into the tail until
+ * the stream ends with the container; rejects when the stream cannot be opened or breaks.
+ */
 async function followLogs(docker: Docker, container: Docker.Container, tail: LogTail): Promise<void> {
   const stream = (await container.logs({
     follow: true,
@@ -581,9 +677,10 @@ async function followLogs(docker: Docker, container: Docker.Container, tail: Log
   const out = new PassThrough();
   out.setEncoding("utf8").on("data", (d: string) => tail.push(d));
   docker.modem.demuxStream(stream, out, out);
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     stream.once("end", resolve);
     stream.once("close", resolve);
-    stream.once("error", () => resolve());
+    // Kept on: a later error with no listener would be thrown.
+    stream.on("error", reject);
   });
 }

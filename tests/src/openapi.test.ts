@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/services.ts";
-import { testDb } from "./helpers.ts";
+import { queueRun, testDb } from "./helpers.ts";
 
 // ajv-formats is CommonJS; its default export arrives wrapped once more under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -141,6 +141,68 @@ describe("responses conform to the document", () => {
     const fields = (body as { errors: { field: string }[] }).errors.map((e) => e.field);
     expect(fields).toEqual(expect.arrayContaining(["servers.0", "loadLevels.0.vus"]));
     expect(await testDb().run.count()).toBe(before);
+  });
+
+  it("POST /api/v1/matrices: 422 for tool arguments over 64 KiB, 413 for a body over 1 MiB; nothing written", async () => {
+    const before = await testDb().run.count();
+    const post = (body: string) =>
+      api("/api/v1/matrices", { method: "POST", headers: { "content-type": "application/json" }, body });
+    // 200 KiB of arguments: one environment variable too large for k6 to start with.
+    const big = { message: "x".repeat(200 * 1024) };
+    const scenario = { id: "mcp-tool-call", params: { tool: "echo", arguments: big } };
+    const invalid = await post(JSON.stringify({ ...tinyMatrix, scenarios: [scenario] }));
+    expect(invalid.response.status).toBe(422);
+    expectConforms(invalid.body, "/api/v1/matrices", "post", 422, "application/problem+json");
+    expect((invalid.body as { errors: unknown[] }).errors).toEqual([
+      { field: "scenarios.0.params.arguments", message: "must be at most 64 KiB as JSON (it is 201 KiB)" },
+    ]);
+
+    const huge = { ...tinyMatrix, name: "x".repeat(2 * 1024 * 1024) };
+    const tooLarge = await post(JSON.stringify(huge));
+    expect(tooLarge.response.status).toBe(413);
+    expect(tooLarge.response.headers.get("content-type")).toBe("application/problem+json");
+    expectConforms(tooLarge.body, "/api/v1/matrices", "post", 413, "application/problem+json");
+    expect((tooLarge.body as { errors: { field: string }[] }).errors[0]?.field).toBe("(body)");
+
+    const report = await api("/api/v1/reports", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ runId: "x", title: "x".repeat(2 * 1024 * 1024) }),
+    });
+    expect(report.response.status).toBe(413);
+    expectConforms(report.body, "/api/v1/reports", "post", 413, "application/problem+json");
+    expect(await testDb().run.count()).toBe(before);
+  });
+
+  it("GET /api/v1/runs/{id}: limits only requested are not reported as enforced", async () => {
+    // A docker cell as created, before a worker started its server: it holds the request (no cpus).
+    const { runId: queued } = await queueRun(
+      [
+        {
+          serverName: "go",
+          vus: 1,
+          durationSeconds: 1,
+          warmupSeconds: 0,
+          driver: "docker",
+          limits: { memoryMb: 512 },
+        },
+      ],
+      { enqueue: false },
+    );
+    // The run's spec as create-run stores it (queueRun writes a bare one).
+    const limits = { memoryMb: 512 };
+    await testDb().run.update({
+      where: { id: queued },
+      data: { spec: { ...tinyMatrix, rounds: 1, driver: "docker", limits } },
+    });
+    try {
+      const { response, body } = await api(`/api/v1/runs/${queued}`);
+      expect(response.status).toBe(200);
+      expectConforms(body, "/api/v1/runs/{id}", "get", 200, "application/json");
+      expect((body as { cells: { limits: unknown }[] }).cells[0]?.limits).toBeNull();
+    } finally {
+      await testDb().run.delete({ where: { id: queued } });
+    }
   });
 
   it("GET /api/v1/runs/{id} and its event stream's snapshot", async () => {

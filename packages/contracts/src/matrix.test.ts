@@ -64,6 +64,16 @@ describe("matrix spec", () => {
     ).toBe("scenarios.0.params.arguments");
   });
 
+  it("rejects tool arguments over 64 KiB of JSON, naming the field and the limit", () => {
+    const big = { message: "x".repeat(200 * 1024) };
+    const second = { id: "mcp-tool-call", params: { tool: "echo", arguments: big } };
+    expect(errorsOf({ ...valid, scenarios: [valid.scenarios[0], second] })).toEqual([
+      { field: "scenarios.1.params.arguments", message: "must be at most 64 KiB as JSON (it is 201 KiB)" },
+    ]);
+    const asText = { id: "mcp-tool-call", params: { tool: "echo", arguments: JSON.stringify(big) } };
+    expect(errorsOf({ ...valid, scenarios: [asText] })[0]?.field).toBe("scenarios.0.params.arguments");
+  });
+
   it("reads numeric strings from a form but refuses booleans, arrays and blanks", () => {
     expect(schema.parse({ ...valid, loadLevels: [{ vus: "12" }], durationSec: "30" })).toMatchObject({
       loadLevels: [{ vus: 12 }],

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { benchmarkDocument } from "./benchmark-document.ts";
 
+/**
+ * Most bytes the tool arguments may take as JSON. They reach k6 as one environment variable (ARGS),
+ * and Linux refuses a single one over 128 KiB (E2BIG) when the process starts: every cell would fail.
+ */
+export const MAX_TOOL_ARGUMENTS_BYTES = 64 * 1024;
+
+const utf8 = new TextEncoder();
+
 /** JSON object of tool arguments; the form sends it as text, the API as an object. */
 const ZToolArguments = z.preprocess(
   (value, ctx) => {
@@ -12,7 +20,15 @@ const ZToolArguments = z.preprocess(
       return z.NEVER;
     }
   },
-  z.record(z.string(), z.unknown()),
+  z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    const bytes = utf8.encode(JSON.stringify(value)).length;
+    if (bytes > MAX_TOOL_ARGUMENTS_BYTES) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be at most ${MAX_TOOL_ARGUMENTS_BYTES / 1024} KiB as JSON (it is ${Math.ceil(bytes / 1024)} KiB)`,
+      });
+    }
+  }),
 );
 
 export const ZMcpToolCallParams = z.strictObject({

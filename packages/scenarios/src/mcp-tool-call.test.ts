@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { MAX_TOOL_ARGUMENTS_BYTES, ZMcpToolCallParams } from "./catalog.ts";
 import { mcpToolCallEnv, ZMcpToolCallRun } from "./mcp-tool-call.ts";
 
 const script = readFileSync(path.resolve(import.meta.dirname, "../k6/mcp-tool-call.js"), "utf8");
@@ -38,5 +39,32 @@ describe("the mcp-tool-call scenario's parameters", () => {
     expect(fields({ ...base, tool: "" })).toEqual(["tool"]);
     expect(fields({ ...base, target: "ftp://127.0.0.1" })).toEqual(["target"]);
     expect(fields({ ...base, arguments: "{not json" })).toEqual(["arguments"]);
+  });
+
+  it("bounds the arguments' JSON at 64 KiB, the ARGS variable k6 starts with", () => {
+    expect(MAX_TOOL_ARGUMENTS_BYTES).toBe(64 * 1024);
+    // {"message":"…"} is 14 bytes around the text.
+    const sized = (bytes: number) => ({ message: "x".repeat(bytes - 14) });
+    expect(JSON.stringify(sized(MAX_TOOL_ARGUMENTS_BYTES)).length).toBe(MAX_TOOL_ARGUMENTS_BYTES);
+    expect(
+      ZMcpToolCallParams.safeParse({ tool: "echo", arguments: sized(MAX_TOOL_ARGUMENTS_BYTES) }).success,
+    ).toBe(true);
+    const over = ZMcpToolCallParams.safeParse({
+      tool: "echo",
+      arguments: sized(MAX_TOOL_ARGUMENTS_BYTES + 1),
+    });
+    expect(over.success).toBe(false);
+    expect(over.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["arguments", "must be at most 64 KiB as JSON (it is 65 KiB)"],
+    ]);
+    // Bytes, not characters: 30 000 three-byte characters are 90 000 bytes of UTF-8.
+    const wide = ZMcpToolCallParams.safeParse({ tool: "echo", arguments: { message: "€".repeat(30_000) } });
+    expect(wide.success).toBe(false);
+    // The form's text is measured once parsed, as the worker will serialize it.
+    const text = JSON.stringify(sized(200 * 1024));
+    expect(ZMcpToolCallParams.safeParse({ tool: "echo", arguments: text }).error?.issues[0]?.path).toEqual([
+      "arguments",
+    ]);
+    expect(() => mcpToolCallEnv({ ...base, arguments: sized(200 * 1024) })).toThrow(/64 KiB/);
   });
 });

@@ -1,5 +1,6 @@
 import { formatMb } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
+import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import type { ReportCellDto } from "@/lib/report-dto";
 import { panel, table, tbody, td, th } from "./ui";
 
@@ -42,7 +43,14 @@ function parallelismOf(value: unknown): string {
 }
 
 /** Where and how each cell ran: what a reader needs before trusting a comparison. */
-export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
+export function CellEnvironment({
+  cells,
+  requestedLimits,
+}: {
+  cells: ReportCellDto[];
+  /** The run's requested limits, shown as such for a cell whose driver did not apply them. */
+  requestedLimits?: RequestedLimits;
+}) {
   return (
     <section aria-label="Environment" className="space-y-3">
       <h2 className="text-lg font-semibold">Environment</h2>
@@ -71,10 +79,8 @@ export function CellEnvironment({ cells }: { cells: ReportCellDto[] }) {
                 <tr key={cell.id} data-testid={`environment-row-${cell.index}`}>
                   <td className={`${td} font-medium`}>{cellLabel(cell)}</td>
                   <td className={td}>{cell.driver}</td>
-                  <td className={td}>
-                    {cell.limits
-                      ? `${cell.limits.cpus} vCPU · ${cell.limits.memoryMb} MB${cell.limits.cpuset ? ` · CPUs ${cell.limits.cpuset}` : ""}`
-                      : "none"}
+                  <td className={td} data-testid={`environment-limits-${cell.index}`}>
+                    {limitsLabel(cell, requestedLimits)?.text ?? "none"}
                   </td>
                   <td className={td}>
                     <div>{runtimeOf(build)}</div>

@@ -1,14 +1,18 @@
 import type { CellDto } from "@/lib/dto";
 import { cellTool } from "@/lib/labels";
+import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 export function CellTable({
   cells,
+  requestedLimits,
   selectedId,
   onSelect,
 }: {
   cells: CellDto[];
+  /** The run's requested limits, shown as such for a cell whose driver has not applied them. */
+  requestedLimits?: RequestedLimits;
   selectedId: string | null;
   onSelect: (id: string) => void;
 }) {
@@ -34,6 +38,7 @@ export function CellTable({
         <tbody className={tbody}>
           {cells.map((cell) => {
             const selected = cell.id === selectedId;
+            const limits = limitsLabel(cell, requestedLimits);
             return (
               <tr
                 key={cell.id}
@@ -56,9 +61,13 @@ export function CellTable({
                 <td className={tdNum}>{cell.round}</td>
                 <td className={`${td} text-xs`} data-testid={`cell-driver-${cell.index}`}>
                   <div>{cell.driver}</div>
-                  {cell.limits && (
-                    <div className="text-zinc-500">
-                      {cell.limits.cpus} vCPU · {cell.limits.memoryMb} MB
+                  {limits && (
+                    <div
+                      className={limits.applied ? "text-zinc-500" : "text-zinc-400 italic"}
+                      data-testid={`cell-limits-${cell.index}`}
+                      data-applied={limits.applied}
+                    >
+                      {limits.text}
                     </div>
                   )}
                   {cell.image && (

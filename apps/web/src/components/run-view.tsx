@@ -91,7 +91,12 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
       )}
       <section aria-label="Cells">
         <h2 className="mb-3 text-lg font-semibold">Cells</h2>
-        <CellTable cells={state.cells} selectedId={chartCellId} onSelect={setPicked} />
+        <CellTable
+          cells={state.cells}
+          requestedLimits={state.run.spec.limits}
+          selectedId={chartCellId}
+          onSelect={setPicked}
+        />
       </section>
       <OverlayCharts cells={state.cells} points={state.points} serverOrder={state.run.spec.servers ?? []} />
       {chartCell && <LiveCharts cell={chartCell} points={state.points[chartCell.id] ?? []} />}

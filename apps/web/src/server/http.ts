@@ -18,9 +18,21 @@ export function jsonResponse(body: unknown, init: { status?: number; requestId: 
   return Response.json(body, { status: init.status ?? 200, headers: { "x-request-id": init.requestId } });
 }
 
-/** The body as JSON, or a 400 naming "(body)" — the field path of the whole document. */
-export async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
+/**
+ * Most bytes a JSON request body may have. A matrix is a few KiB; its largest part, each scenario's
+ * tool arguments, is capped at 64 KiB by its schema.
+ */
+export const JSON_BODY_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The body as JSON, or a 400 naming "(body)" — the field path of the whole document; a 413 once it
+ * passes `maxBytes`, before it is buffered whole.
+ */
+export async function readJsonBody(
+  request: Request,
+  maxBytes: number = JSON_BODY_MAX_BYTES,
+): Promise<unknown> {
+  const text = await readTextBody(request, maxBytes);
   try {
     return JSON.parse(text);
   } catch {

@@ -101,7 +101,11 @@ function buildDocument() {
         content: { "application/json": { schema: CreatedRun } },
       },
       400: problem("The body is not valid JSON."),
-      422: problem("The matrix is invalid; `errors` names each field, e.g. `loadLevels.0.vus`."),
+      413: problem("The body is larger than 1 MiB."),
+      422: problem(
+        "The matrix is invalid; `errors` names each field, e.g. `loadLevels.0.vus` or " +
+          "`scenarios.0.params.arguments` (tool arguments are at most 64 KiB as JSON).",
+      ),
       500: problem("Unexpected server error."),
       503: problem("The job queue is unavailable; the run was not created."),
     },
@@ -222,6 +226,7 @@ function buildDocument() {
       },
       400: problem("The body is not valid JSON."),
       404: problem("The run does not exist."),
+      413: problem("The body is larger than 1 MiB."),
       409: problem("The run has not finished yet."),
       422: problem("The request is invalid; `errors` names each field."),
       500: problem("Unexpected server error."),

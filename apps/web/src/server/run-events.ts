@@ -33,10 +33,21 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
+async function readSnapshot(db: Db, runId: string): Promise<RunSnapshotEvent> {
+  const { run, cells } = await getRun({ db, runId });
+  const points = await getCellPoints({ db, cellIds: cells.map((c) => c.id) });
+  return { type: "snapshot", run, cells, points };
+}
+
 /**
  * Server-sent events of one run: a snapshot from Postgres, then every live event the worker
  * publishes on Redis. Subscribing happens before the snapshot is read, so an event published in
  * between is delivered (possibly twice — points are keyed by second, so that is harmless).
+ *
+ * Events published while the subscriber's connection is down are lost (ioredis re-subscribes
+ * silently), so when it is ready again the stream is sent a fresh snapshot, read once the channel is
+ * subscribed again; live events arriving meanwhile follow it. If that fails the stream closes and
+ * the browser's EventSource reconnects, which starts with a snapshot too.
  */
 export async function openRunEventStream({
   db,
@@ -74,7 +85,62 @@ export async function openRunEventStream({
     }
   };
 
+  /** Live events held while a fresh snapshot is read after a reconnect; they follow it. */
+  let held: Uint8Array[] | null = null;
+  const deliver = (chunk: Uint8Array) => {
+    if (held) held.push(chunk);
+    else if (push) push(chunk);
+    else buffered.push(chunk);
+  };
+
+  // A connection lost once subscribed may have lost events; a resync needs the first snapshot read.
+  let subscribed = false;
+  let live = false;
+  let dropped = false;
+  let resyncWhenLive = false;
+  let resyncing = false;
+  let resyncAgain = false;
+  const resync = async () => {
+    if (resyncing) {
+      resyncAgain = true;
+      return;
+    }
+    resyncing = true;
+    held ??= [];
+    try {
+      let snapshot: RunSnapshotEvent;
+      do {
+        resyncAgain = false;
+        // ioredis re-subscribes as the connection becomes ready; this SUBSCRIBE is queued behind
+        // that one, so once it answers no event can fall between the channel and the snapshot.
+        await withTimeout(subscriber.subscribe(runChannel(runId)), subscribeTimeoutMs, "re-subscribe");
+        snapshot = await readSnapshot(db, runId);
+      } while (resyncAgain && !closed);
+      if (closed) return;
+      const after = held ?? [];
+      held = null;
+      deliver(frame(snapshot));
+      for (const chunk of after) deliver(chunk);
+    } catch (error) {
+      console.error(`[events ${runId}] no fresh snapshot after Redis came back; closing:`, error);
+      cleanup();
+    } finally {
+      resyncing = false;
+    }
+  };
+
   subscriber.on("error", (error) => console.error(`[events ${runId}] redis:`, error.message));
+  subscriber.on("close", () => {
+    if (subscribed) dropped = true;
+  });
+  subscriber.on("ready", () => {
+    if (!dropped || closed) return;
+    dropped = false;
+    if (live) void resync();
+    else resyncWhenLive = true;
+  });
+  // ioredis gave up reconnecting: close, so the browser reconnects (and is told if Redis is down).
+  subscriber.on("end", () => cleanup());
   subscriber.on("message", (_channel: string, message: string) => {
     let parsed: ReturnType<typeof ZLiveEvent.safeParse>;
     try {
@@ -86,13 +152,12 @@ export async function openRunEventStream({
       console.warn(`[events ${runId}] dropped an invalid live event`);
       return;
     }
-    const chunk = frame(parsed.data);
-    if (push) push(chunk);
-    else buffered.push(chunk);
+    deliver(frame(parsed.data));
   });
 
   try {
     await withTimeout(subscriber.subscribe(runChannel(runId)), subscribeTimeoutMs, "subscribe");
+    subscribed = true;
   } catch (error) {
     cleanup();
     console.error(`[events ${runId}] subscribe failed:`, error);
@@ -101,13 +166,13 @@ export async function openRunEventStream({
 
   let snapshot: RunSnapshotEvent;
   try {
-    const { run, cells } = await getRun({ db, runId });
-    const points = await getCellPoints({ db, cellIds: cells.map((c) => c.id) });
-    snapshot = { type: "snapshot", run, cells, points };
+    snapshot = await readSnapshot(db, runId);
   } catch (error) {
     cleanup();
     throw error;
   }
+  live = true;
+  if (resyncWhenLive) void resync();
 
   if (signal.aborted) cleanup();
   signal.addEventListener("abort", cleanup);

@@ -99,7 +99,7 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     status: cell.status,
     stage: null,
     driver: cell.driver,
-    limits: limitsOf(cell.limits),
+    limits: appliedLimits(cell),
     image: ((cell.serverBuild as { image?: string | null } | null)?.image ?? null) || null,
     imageId: ((cell.serverBuild as { imageId?: string | null } | null)?.imageId ?? null) || null,
     idleRssBytes: cell.idleRssBytes === null ? null : Number(cell.idleRssBytes),
@@ -139,7 +139,24 @@ export function serializePoint(point: Omit<MetricPoint, "histogram" | "runtime">
   };
 }
 
-function limitsOf(value: unknown): { cpus: number; memoryMb: number; cpuset: string | null } | null {
-  const limits = value as { cpus: number; memoryMb: number; cpuset?: string } | null;
-  return limits ? { cpus: limits.cpus, memoryMb: limits.memoryMb, cpuset: limits.cpuset ?? null } : null;
+const finite = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
+
+/**
+ * The limits the driver enforced, or null. A cell is created with the limits the run asked for (the
+ * worker reads them as its request) and the worker replaces them with the enforced ones, or none
+ * for a plain process, in the same write that records the server's port. So without a port they
+ * are still the request — of a cell not started yet, or that failed before its server started —
+ * and are not reported as enforced; the run's spec keeps the request.
+ */
+export function appliedLimits(
+  cell: Pick<Cell, "port" | "limits">,
+): { cpus: number; memoryMb: number; cpuset: string | null } | null {
+  if (cell.port === null) return null;
+  const limits = cell.limits as { cpus?: unknown; memoryMb?: unknown; cpuset?: unknown } | null;
+  if (!limits || typeof limits !== "object" || !finite(limits.cpus) || !finite(limits.memoryMb)) return null;
+  return {
+    cpus: limits.cpus,
+    memoryMb: limits.memoryMb,
+    cpuset: typeof limits.cpuset === "string" && limits.cpuset ? limits.cpuset : null,
+  };
 }

@@ -32,22 +32,28 @@ export async function cancelRun({
       );
     }
     const now = new Date();
-    const queued = await tx.cell.findMany({ where: { runId, status: "queued" }, select: { id: true } });
-    await tx.cell.updateMany({
-      where: { runId, status: "queued" },
-      data: { status: "cancelled", error: CANCELLED_BEFORE_RUN, finishedAt: now },
-    });
+    // One statement that says which rows it changed: a worker's claim (queued → running) committing
+    // between a read of the queued ids and their update would otherwise be counted as cancelled while
+    // its cell runs on, and counted again when that cell ends. Under READ COMMITTED an UPDATE that
+    // waited for a claim re-checks `status = 'queued'` and skips the claimed row.
+    const cancelled = await tx.$queryRaw<{ id: string; index: number }[]>`
+      UPDATE cells
+         SET status = 'cancelled'::cell_status, error = ${CANCELLED_BEFORE_RUN},
+             finished_at = ${now}, updated_at = ${now}
+       WHERE run_id = ${runId} AND status = 'queued'::cell_status
+      RETURNING id, index`;
+    cancelled.sort((a, b) => a.index - b.index);
     const running = await tx.cell.count({ where: { runId, status: "running" } });
     const run = await tx.run.update({
       where: { id: runId },
       data: {
         status: "cancelled",
         error: "cancelled by a user",
-        cellsDone: { increment: queued.length },
+        cellsDone: { increment: cancelled.length },
         ...(running === 0 ? { finishedAt: now } : {}),
       },
     });
-    return { run, cancelled: queued.map((c) => c.id), running };
+    return { run, cancelled: cancelled.map((c) => c.id), running };
   });
 
   // The database is the truth from here on: a job left behind finds its cell cancelled and ends.

@@ -77,7 +77,7 @@ export default async function ReportPage({ params }: Props) {
         <OverlayCharts cells={cells} points={report.snapshot.points} serverOrder={run.spec.servers ?? []} />
       )}
       <RunSummary cells={cells} />
-      <CellEnvironment cells={cells} />
+      <CellEnvironment cells={cells} requestedLimits={run.spec.limits} />
     </div>
   );
 }

@@ -52,6 +52,23 @@ func TestParseUserIDAcceptsOnlyTheContractPattern(t *testing.T) {
 	}
 }
 
+func TestSearchLimitDefaultsOnlyWhenAbsent(t *testing.T) {
+	for args, want := range map[string]int{`{"query":"lamp"}`: 10, `{"query":"lamp","limit":3}`: 3, `{"query":"lamp","limit":0}`: 0} {
+		var in searchIn
+		if err := json.Unmarshal([]byte(args), &in); err != nil {
+			t.Fatal(err)
+		}
+		if got := searchLimit(in.Limit); got != want {
+			t.Fatalf("%s: limit %d, want %d", args, got, want)
+		}
+	}
+	var in searchIn
+	_ = json.Unmarshal([]byte(`{"query":"lamp","limit":0}`), &in)
+	if err := inRange("limit", searchLimit(in.Limit), 1, 50); err == nil {
+		t.Fatal("an explicit limit 0 passed the range check")
+	}
+}
+
 func TestPadMessageReachesExactByteLength(t *testing.T) {
 	for _, size := range []int{0, 1, 63, 64, 65, 1024, 10240, 102400, 1048576} {
 		got := padMessage("hello", size)

@@ -93,7 +93,10 @@ type (
 	}
 	searchIn struct {
 		Query string `json:"query"`
-		Limit int    `json:"limit"`
+		// A pointer, so that an explicit 0 reaches the range check instead of
+		// becoming the default (the SDK fills in the schema's default 10 when
+		// the field is absent; nil covers a caller that bypasses the SDK).
+		Limit *int `json:"limit"`
 	}
 	userIDIn struct {
 		UserID int `json:"user_id"`
@@ -129,6 +132,15 @@ type userRow struct {
 	Name      string `json:"name"`
 	Email     string `json:"email"`
 	CreatedAt string `json:"created_at"`
+}
+
+// searchLimit is search_products' limit: the schema's default 10 only when the
+// field is absent, so an explicit 0 fails the range check.
+func searchLimit(limit *int) int {
+	if limit == nil {
+		return 10
+	}
+	return *limit
 }
 
 var querySyntax = regexp.MustCompile(`^[a-z]{1,32}$`).MatchString
@@ -200,13 +212,11 @@ func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
 	})
 
 	mcp.AddTool(s, tool("search_products"), func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-		if in.Limit == 0 {
-			in.Limit = 10
-		}
+		limit := searchLimit(in.Limit)
 		if !querySyntax(in.Query) {
 			return nil, nil, fmt.Errorf("invalid_argument: query must match ^[a-z]{1,32}$")
 		}
-		if err := inRange("limit", in.Limit, 1, 50); err != nil {
+		if err := inRange("limit", limit, 1, 50); err != nil {
 			return nil, nil, err
 		}
 		rdb, err := b.redisClient()
@@ -224,7 +234,7 @@ func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
 		)
 		wg.Go(func() {
 			var body []byte
-			body, apiErr = b.apiDo(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(in.Limit), nil)
+			body, apiErr = b.apiDo(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(limit), nil)
 			if apiErr == nil {
 				apiErr = decodeUpstream(body, &found)
 			}

@@ -3,9 +3,11 @@
  * TypeScript SDK client over Streamable HTTP: the contract's tools and schemas, the golden vectors,
  * every tool and plain route, clean errors for bad arguments, 100 concurrent sessions counted in
  * /debug/runtime and ended with DELETE, GET stream and DELETE, the common /debug/runtime shape, a
- * graceful SIGTERM, and a second pass in stateless mode (MCP_STATELESS=1, without backends). The Go
- * server is the reference: it runs first, and every other server's tool list and non-golden results
- * (I/O tools, sleep, echo payloads, /rest/users) must equal its own.
+ * graceful SIGTERM, a second pass in stateless mode (MCP_STATELESS=1, without backends), and JSON
+ * responses (MCP_JSON_RESPONSE=1). The I/O tools' results are derived from the fixture generators of
+ * CONTRACT.md section 5, themselves checked against vectors.json's `fixtures` samples. The Go server
+ * is the reference: it runs first, and every other server's tool list and non-golden results (I/O
+ * tools, sleep, echo payloads, /rest/users) must equal its own.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -30,8 +32,8 @@ type Vector = {
 };
 type Call = { name: string; arguments: Record<string, unknown> };
 
-const vectors = JSON.parse(readFileSync(path.join(repoRoot, "servers/contract/vectors.json"), "utf8"))
-  .tools as Vector[];
+const vectorFile = JSON.parse(readFileSync(path.join(repoRoot, "servers/contract/vectors.json"), "utf8"));
+const vectors = vectorFile.tools as Vector[];
 // Every server the worker can start as a process. One registered only as a prebuilt image (no
 // start.command) runs under the docker driver alone; server-images.test.ts checks it over MCP there.
 const catalog = loadServerCatalog().filter((s) => s.start.command.length > 0);
@@ -39,6 +41,8 @@ const silent = { info() {}, debug() {}, warn() {}, error() {} } as never;
 
 /** The first implementation; every other server is compared with it, so it runs first. */
 const REFERENCE = "go";
+/** The reference servers' folders: each must exist and list all ten tools of section 4. */
+const REFERENCE_SERVERS = ["go", "node", "bun", "python", "rust", "java"];
 const ordered = [
   ...catalog.filter((s) => s.name === REFERENCE),
   ...catalog.filter((s) => s.name !== REFERENCE),
@@ -151,14 +155,196 @@ const ioCalls: Call[] = [
       ],
     },
   },
-  { name: "checkout", arguments: { user_id: 8, items: [{ product_id: 1, quantity: 1 }] } },
+  // Product 6344 is 7th by popularity (9959): 10 more move it into the top 5 that search returns.
+  {
+    name: "checkout",
+    arguments: {
+      user_id: 8,
+      items: [
+        { product_id: 1, quantity: 1 },
+        { product_id: 6344, quantity: 10 },
+      ],
+    },
+  },
   { name: "get_user_cart", arguments: { user_id: 7 } },
   { name: "search_products", arguments: { query: "lamp", limit: 1 } },
   { name: "get_user", arguments: { id: 42 } },
 ];
-/** Results fixed by the contract alone (sections 4.6, 4.10 and 5.3). */
+/** Section 5.3's row 42, as get_user and /rest/users/42 return it. */
 const user42 = '{"id":42,"name":"User 42","email":"user42@example.com","created_at":"2024-01-01T00:42:00Z"}';
-const ioExact: Record<string, string> = { fetch_upstream: '{"delay_ms":5}', get_user: user42 };
+
+type Product = { id: number; name: string; category: string; price_cents: number; stock: number };
+
+/** Section 4.4's generator on unsigned 32-bit integers. */
+function xorshift32(seed: number) {
+  let x = seed >>> 0;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
+}
+
+/**
+ * The fixtures of section 5 (products of 5.1, the Redis seed of 5.2) and what each I/O tool of
+ * section 4 returns on them, with checkout's writes applied in call order. Checked against
+ * vectors.json's `fixtures` samples by the first test.
+ */
+function fixtureModel() {
+  const ADJECTIVES =
+    "amber bold crisp dusty eager fancy gentle hollow icy jolly keen lucky mellow noble plain quiet";
+  const NOUNS =
+    "anchor basket candle drum easel fork globe hammer jar kettle lamp mirror needle oven pillow quilt";
+  const CATEGORIES = ["books", "electronics", "garden", "grocery", "health", "home", "sports", "toys"];
+  const [adjectives, nouns] = [ADJECTIVES.split(" "), NOUNS.split(" ")];
+  const productRng = xorshift32(20240601);
+  const products: Product[] = [];
+  for (let id = 1; id <= 100_000; id++) {
+    const name = `${adjectives[productRng() % 16]} ${nouns[productRng() % 16]}`;
+    const category = CATEGORIES[productRng() % 8]!;
+    products.push({
+      id,
+      name,
+      category,
+      price_cents: 99 + (productRng() % 49901),
+      stock: productRng() % 500,
+    });
+  }
+  const search = (q: string, limit: number) => {
+    const found = products.filter((p) => p.category === q || p.name.split(" ").includes(q));
+    return { total: found.length, items: found.slice(0, limit) };
+  };
+
+  const carts = new Map<number, Map<number, number>>();
+  const histories = new Map<number, string[]>();
+  const popularity = new Map<number, number>();
+  const seedRng = xorshift32(1000003);
+  for (let uid = 1; uid <= 1000; uid++) {
+    const cart = new Map<number, number>();
+    for (let n = 1 + (seedRng() % 5); n > 0; n--) {
+      const pid = 1 + (seedRng() % 100_000);
+      cart.set(pid, 1 + (seedRng() % 5));
+    }
+    const history: string[] = [];
+    for (let n = 0; n < 5; n++) {
+      const pid = 1 + (seedRng() % 100_000);
+      history.push(JSON.stringify({ items: [{ product_id: pid, quantity: 1 + (seedRng() % 3) }] }));
+    }
+    carts.set(uid, cart);
+    histories.set(uid, history);
+  }
+  for (let n = 0; n < 1000; n++) {
+    const pid = 1 + (seedRng() % 100_000);
+    popularity.set(pid, seedRng() % 10_000);
+  }
+  /** ZRANGE products:popularity 0 4 REV WITHSCORES: score descending, then member descending. */
+  const top5 = () =>
+    [...popularity]
+      .sort(([a, sa], [b, sb]) => sb - sa || (String(b) < String(a) ? -1 : String(b) > String(a) ? 1 : 0))
+      .slice(0, 5)
+      .map(([product_id, score]) => ({ product_id, score }));
+  const cartItems = (uid: number) =>
+    [...(carts.get(uid) ?? [])]
+      .sort(([a], [b]) => a - b)
+      .map(([product_id, quantity]) => ({ product_id, quantity }));
+  const recommended = (uid: number) => 1 + ((uid * 7919) % 100_000);
+  /** Section 5.3: created_at is 2024-01-01T00:00:00Z plus id minutes. */
+  const userRow = (id: number) => ({
+    id,
+    name: `User ${id}`,
+    email: `user${id}@example.com`,
+    created_at: new Date(Date.UTC(2024, 0, 1) + id * 60_000).toISOString().replace(".000Z", "Z"),
+  });
+  let ordersCount = 0;
+
+  /** The TEXT a call returns now; checkout also applies its writes. */
+  function result(call: Call): string {
+    const a = call.arguments as {
+      delay_ms: number;
+      query: string;
+      limit?: number;
+      user_id: number;
+      items: { product_id: number; quantity: number }[];
+      id: number;
+    };
+    switch (call.name) {
+      case "fetch_upstream":
+        return JSON.stringify({ delay_ms: a.delay_ms });
+      case "search_products": {
+        const { total, items } = search(a.query, a.limit ?? 10);
+        return JSON.stringify({ query: a.query, total, items, popular: top5() });
+      }
+      case "get_user_cart": {
+        const items = cartItems(a.user_id);
+        return JSON.stringify({
+          user_id: a.user_id,
+          items,
+          item_count: items.reduce((sum, i) => sum + i.quantity, 0),
+          recommended: products[recommended(a.user_id) - 1],
+          recent_orders: (histories.get(a.user_id) ?? []).slice(-5).map((order) => JSON.parse(order)),
+        });
+      }
+      case "checkout": {
+        const items = a.items.map((i) => ({
+          product_id: i.product_id,
+          quantity: i.quantity,
+        }));
+        ordersCount += 1;
+        const history = [...(histories.get(a.user_id) ?? []), JSON.stringify({ items })].slice(-50);
+        histories.set(a.user_id, history);
+        for (const i of items) popularity.set(i.product_id, (popularity.get(i.product_id) ?? 0) + i.quantity);
+        const subtotal = items.reduce(
+          (sum, i) => sum + products[i.product_id - 1]!.price_cents * i.quantity,
+          0,
+        );
+        const tax = Math.floor((subtotal * 8 + 50) / 100);
+        return JSON.stringify({
+          order_number: ordersCount,
+          user_id: a.user_id,
+          item_count: items.reduce((sum, i) => sum + i.quantity, 0),
+          subtotal_cents: subtotal,
+          tax_cents: tax,
+          total_cents: subtotal + tax,
+        });
+      }
+      case "get_user":
+        return JSON.stringify(userRow(a.id));
+      default:
+        throw new Error(`no model of ${call.name}`);
+    }
+  }
+
+  /** The model's view of each sample in vectors.json's `fixtures`, in the same shape. */
+  const samples = (fixtures: Record<string, unknown>) => ({
+    postgres_users: (fixtures.postgres_users as { id: number }[]).map((u) => userRow(u.id)),
+    xorshift32_seed_42_first_5: Array.from({ length: 5 }, xorshift32(42)),
+    products: (fixtures.products as Product[]).map((p) => products[p.id - 1]),
+    product_search: (fixtures.product_search as { q: string; limit: number }[]).map(({ q, limit }) => ({
+      q,
+      limit,
+      response: search(q, limit),
+    })),
+    recommended_product_ids: Object.fromEntries(
+      Object.keys(fixtures.recommended_product_ids as object).map((uid) => [uid, recommended(Number(uid))]),
+    ),
+    redis_popularity_members: popularity.size,
+    redis_popularity_top_5: top5(),
+    redis_user_1_cart: cartItems(1),
+    redis_user_1_history: histories.get(1),
+    redis_user_1000_cart: cartItems(1000),
+    redis_user_1000_history: histories.get(1000),
+  });
+  return { result, samples };
+}
+
+/** What every server must return for ioCalls, in order, after a fixture reset (before any write). */
+const fixtureSamples = fixtureModel().samples(vectorFile.fixtures);
+const expectedIo = (() => {
+  const model = fixtureModel();
+  return ioCalls.map((call) => model.result(call));
+})();
 
 /** Arguments section 4 rejects (missing, wrong type, out of range, against the schema). */
 const badCalls: Call[] = [
@@ -473,10 +659,22 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
-it("finds every reference server's manifest, the Go reference first", () => {
+it("finds every reference server's manifest with all ten tools, the Go reference first", () => {
   expect(ordered[0]?.name, `servers/${REFERENCE}/perflab.json is the reference and must exist`).toBe(
     REFERENCE,
   );
+  const allTools = contractTools.map((t) => t.name).sort();
+  for (const base of REFERENCE_SERVERS) {
+    const server = catalog.find((s) => s.base === base);
+    expect(
+      server,
+      `servers/${base}/perflab.json (a reference server) must exist with a start command`,
+    ).toBeDefined();
+    expect(
+      [...server!.tools].sort(),
+      `servers/${base}/perflab.json tools: a reference server lists all ten`,
+    ).toEqual(allTools);
+  }
   for (const server of catalog) {
     expect(server.tools.length).toBeGreaterThan(0);
     expect(manifestRuntimeName(server), `servers/${server.base}/perflab.json runtime`).toMatch(
@@ -484,6 +682,11 @@ it("finds every reference server's manifest, the Go reference first", () => {
     );
   }
   expect(Buffer.byteLength(bigMessage)).toBe(MIB);
+});
+
+it("derives the I/O tools' expected results from generators that reproduce vectors.json's fixtures", () => {
+  // Every sample (a sample added to vectors.json must be modelled in fixtureModel too).
+  expect(fixtureSamples).toEqual(vectorFile.fixtures);
 });
 
 /** Starts a server and waits for its health check; the caller stops it. */
@@ -613,6 +816,12 @@ for (const server of ordered) {
         }))
         .sort((a, b) => a.name.localeCompare(b.name));
       expect(normalized.map((t) => t.name)).toEqual([...server.tools].sort());
+      if (REFERENCE_SERVERS.includes(server.base)) {
+        expect(
+          normalized.map((t) => t.name),
+          "a reference server lists all ten tools",
+        ).toEqual(contractTools.map((t) => t.name).sort());
+      }
       const own = (list: typeof normalized) => list.filter((t) => server.tools.includes(t.name));
       if (name === REFERENCE) {
         observed.set(REFERENCE, new Map([["tools/list", normalized]]));
@@ -639,13 +848,12 @@ for (const server of ordered) {
       },
     );
 
-    it("returns the same I/O tool results as Go after a fixture reset", async () => {
+    it("returns the fixtures' I/O tool results, the same as Go, after a fixture reset", async () => {
       const client = await session();
       for (const [i, call] of ioCalls.entries()) {
         if (!server.tools.includes(call.name)) continue;
         const text = successText(await client.callTool(call), describeCall(call));
-        if (ioExact[call.name]) expect(text, describeCall(call)).toBe(ioExact[call.name]);
-        expect(() => JSON.parse(text), describeCall(call)).not.toThrow();
+        expect(text, `${describeCall(call)}: the contract's result on the fixtures`).toBe(expectedIo[i]);
         sameAsReference(name, `io ${i}: ${describeCall(call)}`, text);
       }
     });
@@ -854,13 +1062,13 @@ for (const server of ordered) {
  * (Node's cluster, Python's workers), whose requests land on different processes and must agree.
  */
 const statelessTargets = [
-  ...ordered.map((server) => ({ server, name: server.name, env: { MCP_STATELESS: "1" } })),
+  ...ordered.map((server) => ({ server, name: server.name, env: { MCP_STATELESS: "1" }, variant: false })),
   ...withVariants(ordered)
     .filter((v) => v.variant !== null && Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"))
-    .map((server) => ({ server, name: server.name, env: {} as Record<string, string> })),
+    .map((server) => ({ server, name: server.name, env: {} as Record<string, string>, variant: true })),
 ];
 
-for (const { server, name, env } of statelessTargets) {
+for (const { server, name, env, variant } of statelessTargets) {
   describe(`server ${name}, stateless and without backends`, () => {
     const base = server.base;
     let running: RunningServer;
@@ -1001,6 +1209,43 @@ for (const { server, name, env } of statelessTargets) {
         expect(exit !== null && exit.exitCode !== null && exit.exitCode !== 0, what).toBe(true);
       }
     });
+
+    // Every server can answer JSON when stateless (rmcp only then): section 2's MCP_JSON_RESPONSE=1.
+    if (!variant) {
+      it.runIf(server.tools.includes("fibonacci"))(
+        "with MCP_JSON_RESPONSE=1 answers a tools/call POST with application/json, not SSE",
+        async () => {
+          const json = await start(server, `${name}-json`, { MCP_STATELESS: "1", MCP_JSON_RESPONSE: "1" });
+          try {
+            const url = `${json.baseUrl}${server.mcpPath}`;
+            const headers = { "mcp-protocol-version": "2025-11-25" };
+            const call = await post(
+              url,
+              {
+                jsonrpc: "2.0",
+                id: 1,
+                method: "tools/call",
+                params: { name: "fibonacci", arguments: { n: 10 } },
+              },
+              headers,
+            );
+            expect(call.status, call.body.slice(0, 300)).toBe(200);
+            expect(call.contentType, "Content-Type with MCP_JSON_RESPONSE=1").toMatch(/^application\/json\b/);
+            expect(JSON.parse(call.body)?.result?.content).toEqual([
+              { type: "text", text: '{"n":10,"value":55}' },
+            ]);
+            const runtime = await (await fetch(`${json.baseUrl}/debug/runtime`)).json();
+            expect(runtime.mcp, "mcp in /debug/runtime").toEqual({
+              stateless: true,
+              json_response: true,
+              sessions: null,
+            });
+          } finally {
+            await stop(json.running);
+          }
+        },
+      );
+    }
 
     /** A tools/call whose arguments are sent as written (JSON.stringify would turn 10.0 into 10). */
     async function rawCall(tool: string, argumentsJson: string) {

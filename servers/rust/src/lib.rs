@@ -2,6 +2,7 @@
 
 pub mod backends;
 pub mod compute;
+pub mod cpu_limit;
 pub mod runtime_info;
 pub mod tools;
 pub mod validate;

@@ -17,7 +17,7 @@ use futures::StreamExt;
 use perflab_server_rust::{
     backends::{Backends, ToolError},
     compute::canonical_json,
-    runtime_info,
+    cpu_limit, runtime_info,
     tools::{AppState, PerflabServer},
     validate::DocumentValidator,
 };
@@ -63,14 +63,15 @@ fn load_config() -> Result<Config, String> {
     if json_response && !stateless {
         return Err("MCP_JSON_RESPONSE=1 needs MCP_STATELESS=1: rmcp's stateful transport answers POSTs with SSE only".into());
     }
-    // available_parallelism honours CPU affinity and cgroup v1/v2 quotas, unlike
-    // a raw core count; TOKIO_WORKER_THREADS overrides it as in Tokio itself.
+    // ceil(cgroup v2/v1 quota) capped at the affinity CPUs, as the other runtimes
+    // (available_parallelism would round 1.5 CPUs down to 1); TOKIO_WORKER_THREADS
+    // overrides it as in Tokio itself.
     let worker_threads = match std::env::var("TOKIO_WORKER_THREADS") {
         Ok(v) => v
             .parse::<NonZeroUsize>()
             .map_err(|_| format!("TOKIO_WORKER_THREADS must be a positive integer, got {v:?}"))?
             .get(),
-        Err(_) => std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        Err(_) => cpu_limit::detect(),
     };
     Ok(Config {
         port,

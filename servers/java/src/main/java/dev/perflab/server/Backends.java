@@ -20,11 +20,16 @@ import java.time.format.DateTimeFormatter;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisURIHelper;
 
 /**
@@ -38,6 +43,16 @@ final class Backends implements AutoCloseable {
   private final Map<String, String> env;
   private final String apiUrl;
   private final HttpClient http;
+
+  /** The Redis pool's size: at most this many commands can be on the wire at once anyway. */
+  static final int REDIS_MAX_CONNECTIONS = 64;
+  /**
+   * Jedis is blocking, so a Redis command issued beside another one on the request thread needs a
+   * thread of its own (as the HTTP client's async calls run on the client's own threads). Threads
+   * start on demand, at most one per pooled connection, and retire after 60 s idle; they only wait
+   * on Redis replies (no CPU work runs here).
+   */
+  private static final ThreadPoolExecutor REDIS_ASYNC = newRedisExecutor();
 
   private RedisClient redis;
   private ToolException redisError;
@@ -88,8 +103,8 @@ final class Backends implements AutoCloseable {
     }
     // The contract's budget: at most 64 connections, opened on demand; a borrow waits 5 s at most.
     ConnectionPoolConfig pool = new ConnectionPoolConfig();
-    pool.setMaxTotal(64);
-    pool.setMaxIdle(64);
+    pool.setMaxTotal(REDIS_MAX_CONNECTIONS);
+    pool.setMaxIdle(REDIS_MAX_CONNECTIONS);
     pool.setMinIdle(0);
     pool.setMaxWait(Duration.ofSeconds(5));
     return RedisClient.builder()
@@ -97,6 +112,42 @@ final class Backends implements AutoCloseable {
         .clientConfig(client.build())
         .poolConfig(pool)
         .build();
+  }
+
+  private static ThreadPoolExecutor newRedisExecutor() {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor executor = new ThreadPoolExecutor(REDIS_MAX_CONNECTIONS, REDIS_MAX_CONNECTIONS,
+        60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "redis-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+    executor.allowCoreThreadTimeOut(true);
+    return executor;
+  }
+
+  /** Starts one Redis command on its own thread; pair it with {@link #awaitRedis}. */
+  static <T> CompletableFuture<T> redisStart(Supplier<T> command) {
+    return CompletableFuture.supplyAsync(command, REDIS_ASYNC);
+  }
+
+  /**
+   * Waits for a started Redis command. Jedis bounds it (5 s to borrow a connection, 2 s to connect,
+   * 5 s per read); the outer limit only guards against a lost future.
+   */
+  static <T> T awaitRedis(CompletableFuture<T> command) throws JedisException {
+    try {
+      return command.get(15, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw cause instanceof JedisException je ? je : new JedisException(cause.toString(), cause);
+    } catch (TimeoutException e) {
+      command.cancel(true);
+      throw new JedisException("timed out");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new JedisException("interrupted");
+    }
   }
 
   synchronized HikariDataSource postgres() throws ToolException {

@@ -159,18 +159,17 @@ final class Tools {
     RedisClient redis = backends.redis();
     String path = "/products/" + (1 + (userId * 7919) % 100000);
     CompletableFuture<HttpResponse<String>> api = backends.apiStart("GET", path, null);
-    // A and C go out together in one pipeline while B, the API call, is in flight.
+    // Three independent requests in flight at once, as in the other servers: B, the API call, on the
+    // HTTP client; C, LRANGE, on a Redis thread; A, HGETALL, on this thread (each its own command on
+    // its own pooled connection, not one pipeline).
+    CompletableFuture<List<String>> historyReply =
+        Backends.redisStart(() -> redis.lrange("user:" + userId + ":history", -5, -1));
     Map<String, String> cart = null;
-    List<String> history = null;
-    JedisException redisError = null;
-    try (Pipeline p = redis.pipelined()) {
-      Response<Map<String, String>> cartReply = p.hgetAll("user:" + userId + ":cart");
-      Response<List<String>> historyReply = p.lrange("user:" + userId + ":history", -5, -1);
-      p.sync();
-      cart = cartReply.get();
-      history = historyReply.get();
+    JedisException cartError = null;
+    try {
+      cart = redis.hgetAll("user:" + userId + ":cart");
     } catch (JedisException e) {
-      redisError = e;
+      cartError = e;
     }
     String productBody = null;
     ToolException apiError = null;
@@ -179,11 +178,21 @@ final class Tools {
     } catch (ToolException e) {
       apiError = e;
     }
-    if (redisError != null) {
-      throw redisFailure(redisError);
+    List<String> history = null;
+    JedisException historyError = null;
+    try {
+      history = Backends.awaitRedis(historyReply);
+    } catch (JedisException e) {
+      historyError = e;
+    }
+    if (cartError != null) {
+      throw redisFailure(cartError);
     }
     if (apiError != null) {
       throw apiError;
+    }
+    if (historyError != null) {
+      throw redisFailure(historyError);
     }
     TreeMap<Integer, Integer> items = new TreeMap<>();
     long count = 0;

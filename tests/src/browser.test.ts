@@ -225,13 +225,16 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       // The server component refreshes once more after the last cell: wait for every summary.
       const comparison = page.getByTestId("comparison");
       await expect.poll(() => comparison.getAttribute("data-groups"), { timeout: 20_000 }).toBe("4");
-      for (const metric of ["ops", "p99", "rss"]) {
+      for (const metric of ["ops", "p99", "rss", "efficiency"]) {
         const chart = page.getByTestId(`compare-chart-${metric}`);
         expect(await chart.getAttribute("data-levels")).toBe("2");
         expect(await chart.getAttribute("data-servers")).toBe("2");
       }
       expect(await page.getByTestId("comparison-missing").count()).toBe(0);
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
+      // The comparison names k6-saturated bars exactly when a summary row flags its load generator.
+      const saturatedRows = await page.locator('[data-testid^="saturated-"]').count();
+      expect(await page.getByTestId("comparison-saturated").count()).toBe(saturatedRows > 0 ? 1 : 0);
 
       // Over time: one chart per load level, a curve per server, drawn from the recorded seconds.
       const overlay = page.getByTestId("overlay");

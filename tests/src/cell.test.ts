@@ -21,6 +21,18 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(measured.every((p) => p.requests > 0 && p.latencyP99Ms !== null)).toBe(true);
     expect(measured.some((p) => p.cpuPct !== null && p.rssBytes !== null && p.k6CpuPct !== null)).toBe(true);
 
+    // Rolled up when it ended (the suite's worker rolls up cells of more than 4 seconds): every
+    // level covers every second once, with the seconds' requests.
+    const rollups = await db.metricRollup.findMany({ where: { cellId: cell.id } });
+    for (const size of [5, 30, 60]) {
+      const level = rollups.filter((r) => r.bucketSeconds === size);
+      expect(level.reduce((n, r) => n + r.seconds, 0)).toBe(points.length);
+      expect(level.reduce((n, r) => n + r.requests, 0)).toBe(points.reduce((n, p) => n + p.requests, 0));
+      expect(level.every((r) => r.second % size === 0 && (r.requests === 0 || r.latencyP99Ms !== null))).toBe(
+        true,
+      );
+    }
+
     const summary = cell.summary!;
     expect(summary.k6Requests).not.toBeNull();
     expect(summary.requests).toBe(summary.k6Requests);

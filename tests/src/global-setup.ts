@@ -105,6 +105,8 @@ export default async function setup(project: TestProject) {
         PERFLAB_WORK_DIR: path.join(tmpDir, "work"),
         // See vitest.config.ts: workers on other Redis instances share this Postgres.
         PERFLAB_RECONCILE_GRACE_MS: String(3_600_000),
+        // Every cell of the suite is short: roll up any with more than 4 seconds, so the tests see rollups.
+        PERFLAB_ROLLUP_MIN_SECONDS: "4",
       },
       log,
     });

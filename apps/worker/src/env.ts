@@ -31,6 +31,8 @@ export const env = createEnv({
     PERFLAB_HOST_ID: z.string().default(os.hostname()),
     PERFLAB_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
     PERFLAB_STOP_GRACE_MS: z.coerce.number().int().positive().default(5_000),
+    /** Cells with more seconds than this get rollups when they end (the charts' long-cell series). */
+    PERFLAB_ROLLUP_MIN_SECONDS: z.coerce.number().int().nonnegative().default(600),
     /** Pin docker cells to CPUs (cpuset) as well as limiting their CPU time. DOCKER_HOST picks the engine. */
     PERFLAB_DOCKER_CPUSET: z
       .enum(["0", "1"])

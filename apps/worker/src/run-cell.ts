@@ -10,7 +10,7 @@ import {
   type TLiveEvent,
 } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
-import { type Db, Prisma } from "@perflab/db";
+import { type Db, Prisma, writeCellRollups } from "@perflab/db";
 import {
   CellAggregator,
   type CellSummaryData,
@@ -473,6 +473,14 @@ export async function runCell(
     }
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
+  // A long cell's charts read merged buckets rather than every second; derived data, so a failure
+  // here only costs those charts their exact percentiles (they fall back to the seconds).
+  await writeCellRollups(db, cell.id, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).then(
+    (rows) => {
+      if (rows > 0) cellLog.info({ rows }, "wrote the cell's rollups");
+    },
+    (error: Error) => cellLog.warn({ err: error }, "could not write the cell's rollups"),
+  );
   await finishCell(deps, cell.id, cell.runId, outcome);
   cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
   const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;

@@ -28,3 +28,5 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}) {
 }
 
 export type Db = ReturnType<typeof createDb>;
+
+export { ROLLUP_MIN_SECONDS, writeCellRollups } from "./rollups.ts";

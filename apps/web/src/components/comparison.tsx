@@ -10,7 +10,7 @@ import { axisStyle, axisTick } from "./series-chart";
 import { panel } from "./ui";
 
 type Metric = {
-  id: "ops" | "p99" | "rss";
+  id: "ops" | "p99" | "rss" | "efficiency";
   title: string;
   unit: string;
   /** Short unit for the tooltip's heading. */
@@ -48,6 +48,14 @@ const metrics: Metric[] = [
     unit: "server RSS, MB",
     short: "MB",
     pick: (g) => scale(g.rssPeakBytes, (v) => bytesToMb(v)!),
+    format: formatRate,
+  },
+  {
+    id: "efficiency",
+    title: "Calls per CPU-second",
+    unit: "ops/s per core of server CPU",
+    short: "ops/CPU-s",
+    pick: (g) => g.opsPerCpuSecond,
     format: formatRate,
   },
 ];
@@ -203,6 +211,26 @@ function CompareChart({
   );
 }
 
+/**
+ * Names the bars whose throughput k6 capped: there ops/s says how fast the load generator was, and
+ * only the CPU-second figure still compares the servers.
+ */
+function SaturationNote({ workload }: { workload: Workload }) {
+  const capped = workload.groups.filter((g) => g.k6SaturatedRounds > 0);
+  if (capped.length === 0) return null;
+  const label = (g: Workload["groups"][number]) =>
+    `${g.serverName}${g.vus === null ? "" : ` at ${vusLabel(g.vus)}`}${
+      g.rounds > 1 ? ` (${g.k6SaturatedRounds} of ${g.rounds} rounds)` : ""
+    }`;
+  return (
+    <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="comparison-saturated">
+      k6 was saturated for {capped.map(label).join(", ")}: the load generator, not the server, set that
+      throughput. Compare those servers by calls per CPU-second, or give k6 more room (fewer server cores
+      under the docker driver, or k6 on another machine).
+    </p>
+  );
+}
+
 const missingLabel = (cell: Comparison["missing"][number]) =>
   `#${cell.index} ${cell.serverName}${cell.vus === null ? "" : ` · ${vusLabel(cell.vus)}`} · r${cell.round} (${cell.status})`;
 
@@ -249,11 +277,12 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
                 {workload.tool && ` (${workload.tool})`}
               </h3>
             )}
-            <div className="grid gap-6 lg:grid-cols-3">
+            <div className="grid gap-6 lg:grid-cols-2">
               {metrics.map((metric) => (
                 <CompareChart key={metric.id} workload={workload} servers={servers} metric={metric} />
               ))}
             </div>
+            <SaturationNote workload={workload} />
           </div>
         ))}
         {(missing.length > 0 || pending > 0) && (

@@ -106,10 +106,32 @@ describe("compareCells", () => {
     expect(go50.p99Ms).toMatchObject({ mean: 5, min: 4, max: 6 });
     expect(go50.rssPeakBytes).toMatchObject({ mean: 12, n: 2 });
     // A round without p99 or RSS still counts for throughput, not for the others.
+    expect(go50.opsPerCpuSecond).toBeNull(); // no CPU reading
+    expect(go50.k6SaturatedRounds).toBe(0);
     const node10 = w!.groups.find((g) => g.serverName === "node" && g.vus === 10)!;
     expect(node10.opsRps.mean).toBe(210);
     expect(node10.p99Ms).toMatchObject({ mean: 3, n: 1 });
     expect(node10.rssPeakBytes).toMatchObject({ mean: 30, n: 1 });
+  });
+
+  it("gives calls per CPU-second from each round's ops/s and server CPU, and counts k6-saturated rounds", () => {
+    index = 0;
+    const saturated = {
+      ...cell("rust", 50, 1, { ...summary(4000, 1, 1), cpuAvgPct: 50 }),
+      k6Saturated: true,
+    };
+    const c = compareCells([
+      saturated,
+      cell("rust", 50, 2, { ...summary(5000, 1, 1), cpuAvgPct: 62.5 }),
+      cell("go", 50, 1, { ...summary(2000, 1, 1), cpuAvgPct: 100 }),
+      cell("go", 50, 2, { ...summary(1000, 1, 1), cpuAvgPct: 0 }), // an idle reading gives none
+    ]);
+    const [rust, go] = ["rust", "go"].map((s) => c.workloads[0]!.groups.find((g) => g.serverName === s)!);
+    expect(rust!.opsPerCpuSecond).toMatchObject({ mean: 8000, min: 8000, max: 8000, n: 2 });
+    expect(rust!.k6SaturatedRounds).toBe(1);
+    expect(go!.opsPerCpuSecond).toMatchObject({ mean: 2000, n: 1 });
+    expect(go!.opsRps.n).toBe(2);
+    expect(go!.k6SaturatedRounds).toBe(0);
   });
 
   it("waits for the summary of a cell the stream already reports succeeded", () => {

@@ -14,6 +14,13 @@ export type ComparisonGroup = {
   p99Ms: Stat | null;
   /** Peak server RSS, bytes. */
   rssPeakBytes: Stat | null;
+  /**
+   * Tool calls per second of server CPU (ops/s ÷ the server's mean CPU in cores): how much work a
+   * server does for its CPU, comparable even where k6, not the server, set the throughput.
+   */
+  opsPerCpuSecond: Stat | null;
+  /** Rounds whose load generator was saturated: their throughput is k6's ceiling, not the server's. */
+  k6SaturatedRounds: number;
 };
 
 /** Cells that measure the same thing: one scenario with the same parameters. */
@@ -61,6 +68,12 @@ const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
 const levelOrder = (a: number | null, b: number | null) =>
   a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b;
 
+/** ops/s per core of server CPU; none without a CPU reading (an upload without one, or an idle server). */
+export function opsPerCpuSecond(summary: Pick<NonNullable<CellDto["summary"]>, "opsRps" | "cpuAvgPct">) {
+  const cpu = summary.cpuAvgPct;
+  return cpu !== null && cpu > 0 ? summary.opsRps / (cpu / 100) : null;
+}
+
 /** The run's servers that have cells, in the run's order (its spec), then any other: colours follow it. */
 export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: string[] = []): string[] {
   return [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])].filter((name) =>
@@ -107,6 +120,8 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
           opsRps,
           p99Ms: stat(rounds.map((c) => c.summary!.latency.p99)),
           rssPeakBytes: stat(rounds.map((c) => c.summary!.rssPeakBytes)),
+          opsPerCpuSecond: stat(rounds.map((c) => opsPerCpuSecond(c.summary!))),
+          k6SaturatedRounds: rounds.filter((c) => c.k6Saturated).length,
         });
       }
     }

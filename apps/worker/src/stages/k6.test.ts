@@ -21,6 +21,7 @@ describe("the local k6 runner's output", () => {
       bin,
       [
         "#!/bin/sh",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
         'for a in "$@"; do case "$a" in perflab=*) out="${a#perflab=}";; esac; done',
         `printf '%s' '${output}' > "$out"`,
         then,

@@ -6,7 +6,7 @@ import {
   ZK6OutputLine,
   ZUploadQuery,
 } from "@perflab/contracts";
-import type { Db, Prisma } from "@perflab/db";
+import { type Db, type Prisma, writeCellRollups } from "@perflab/db";
 import { CellAggregator, cellSummaryRecord, type SecondPoint } from "@perflab/metrics";
 import { AppError } from "../errors";
 import { ensureDefaultWorkspace } from "./ensure-default-workspace";
@@ -219,7 +219,7 @@ export async function createUpload({
   const loadStartT = Math.floor(start.t / 1000);
   const workspace = await ensureDefaultWorkspace({ db });
 
-  const runId = await db.$transaction(
+  const { runId, cellId } = await db.$transaction(
     async (tx) => {
       const run = await tx.run.create({
         data: {
@@ -269,11 +269,16 @@ export async function createUpload({
           data: points.slice(i, i + POINT_BATCH).map((p) => pointRecord(cell.id, p, loadStartT)),
         });
       }
-      return run.id;
+      return { runId: run.id, cellId: cell.id };
     },
     // A day of points is tens of thousands of rows: more than the default 5 s.
     { timeout: 120_000, maxWait: 10_000 },
   );
+  // A long upload's charts read merged buckets (derived from the rows just committed; without them
+  // the charts fall back to the seconds, so a failure here loses nothing).
+  await writeCellRollups(db, cellId).catch((error: Error) => {
+    console.warn(`could not write the rollups of uploaded cell ${cellId}: ${error.message}`);
+  });
 
   return { runId, url: new URL(`/runs/${encodeURIComponent(runId)}`, origin).toString() };
 }

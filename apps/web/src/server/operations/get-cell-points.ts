@@ -1,11 +1,72 @@
-import type { Db } from "@perflab/db";
+import type { Db, MetricRollup } from "@perflab/db";
+import { ROLLUP_LEVELS, rollUpSeconds, rollupLevelFor } from "@perflab/metrics";
 import { downsamplePoints, MAX_POINTS_PER_CELL } from "../../lib/downsample";
 import type { PointDto } from "../../lib/dto";
 import { serializePoint } from "../serialize";
 
+const COARSEST = ROLLUP_LEVELS[ROLLUP_LEVELS.length - 1]!;
+
+function rollupPoint(cellId: string, r: Omit<MetricRollup, "cellId" | "histogram">): PointDto {
+  return {
+    type: "point",
+    cellId,
+    t: r.t.getTime(),
+    second: r.second,
+    phase: r.phase,
+    rps: r.rps,
+    // Per second, like a point's: the bucket's mean.
+    errors: r.seconds > 0 ? r.errors / r.seconds : 0,
+    p50: r.latencyP50Ms,
+    p95: r.latencyP95Ms,
+    p99: r.latencyP99Ms,
+    cpuPct: r.cpuPct,
+    rssBytes: r.rssBytes === null ? null : Number(r.rssBytes),
+    k6CpuPct: r.k6CpuPct,
+  };
+}
+
 /**
- * The per-second series of the given cells, ordered by time and cut to at most
- * `maxPointsPerCell` each so a long soak never ships its every second to the browser.
+ * A long cell's series from its rollups: the finest level that fits `limit`, or the coarsest merged
+ * further (its histograms merged again, so percentiles stay exact). Null when the cell has none yet
+ * (still running, or it ended before rollups existed).
+ */
+async function fromRollups(
+  db: Pick<Db, "metricRollup">,
+  cellId: string,
+  seconds: number,
+  limit: number,
+): Promise<PointDto[] | null> {
+  const level = rollupLevelFor(seconds, limit);
+  if (level !== null) {
+    const rows = await db.metricRollup.findMany({
+      where: { cellId, bucketSeconds: level },
+      orderBy: { second: "asc" },
+      omit: { histogram: true },
+    });
+    return rows.length > 0 ? rows.map((r) => rollupPoint(cellId, r)) : null;
+  }
+  const rows = await db.metricRollup.findMany({
+    where: { cellId, bucketSeconds: COARSEST },
+    orderBy: { second: "asc" },
+  });
+  if (rows.length === 0) return null;
+  const size = COARSEST * Math.ceil(rows.length / limit);
+  // Merged buckets count rollups, not seconds: errors per second need the seconds they cover.
+  const secondsIn = new Map<number, number>();
+  for (const r of rows) {
+    const start = Math.floor(r.second / size) * size;
+    secondsIn.set(start, (secondsIn.get(start) ?? 0) + r.seconds);
+  }
+  return rollUpSeconds(rows, [size]).map((r) =>
+    rollupPoint(cellId, { ...r, seconds: secondsIn.get(r.second) ?? r.seconds }),
+  );
+}
+
+/**
+ * The per-second series of the given cells, ordered by time, at most `maxPointsPerCell` each so a
+ * long soak never ships its every second to the browser: a longer cell that has ended is read from
+ * its rollups (percentiles of merged histograms); one still running is cut to buckets of its worst
+ * second until it ends.
  */
 export async function getCellPoints({
   db,
@@ -13,19 +74,32 @@ export async function getCellPoints({
   maxPointsPerCell = MAX_POINTS_PER_CELL,
 }: {
   /** The client or a transaction of it. */
-  db: Pick<Db, "metricPoint">;
+  db: Pick<Db, "metricPoint" | "metricRollup">;
   cellIds: string[];
   maxPointsPerCell?: number;
 }): Promise<Record<string, PointDto[]>> {
   const result: Record<string, PointDto[]> = Object.fromEntries(cellIds.map((id) => [id, []]));
   if (cellIds.length === 0) return result;
-  const rows = await db.metricPoint.findMany({
+  const counts = await db.metricPoint.groupBy({
+    by: ["cellId"],
     where: { cellId: { in: cellIds } },
+    _count: { _all: true },
+  });
+  const raw: string[] = [];
+  for (const { cellId, _count } of counts) {
+    const rolled =
+      _count._all > maxPointsPerCell ? await fromRollups(db, cellId, _count._all, maxPointsPerCell) : null;
+    if (rolled) result[cellId] = rolled;
+    else raw.push(cellId);
+  }
+  if (raw.length === 0) return result;
+  const rows = await db.metricPoint.findMany({
+    where: { cellId: { in: raw } },
     orderBy: [{ cellId: "asc" }, { t: "asc" }],
     // The histogram and runtime columns are the bulk of a row and no chart needs them.
     omit: { histogram: true, runtime: true },
   });
   for (const row of rows) result[row.cellId]?.push(serializePoint(row));
-  for (const id of cellIds) result[id] = downsamplePoints(result[id]!, maxPointsPerCell);
+  for (const id of raw) result[id] = downsamplePoints(result[id]!, maxPointsPerCell);
   return result;
 }

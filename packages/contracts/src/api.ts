@@ -78,8 +78,10 @@ export const ZCellDto = z.object({
   /** Last stage the worker reported live (building, starting, load...); not stored. */
   stage: z.string().nullable(),
   driver: z.string(),
-  /** Limits the driver enforced (null for a plain process). */
-  /** What the driver enforced: CPU quota, memory, and the CPUs the container was pinned to (if any). */
+  /**
+   * What the driver enforced: CPU quota, memory, and the CPUs the container was pinned to (if any).
+   * Null for a plain process, and until the server has started (the run's spec keeps what was asked).
+   */
   limits: z.object({ cpus: z.number(), memoryMb: z.number(), cpuset: z.string().nullable() }).nullable(),
   /** Container image tag and content id (sha256:…), when the cell ran in a container. */
   image: z.string().nullable(),

@@ -324,17 +324,37 @@ const rootContext = () =>
     .map((e) => `--exclude=${q(e)}`)
     .join(" ")} -C ${q(root)} .`;
 
+/**
+ * What an image is built on: its base build args and each base's content id. The tag hashes only the
+ * image's own sources, so this label is what rebuilds it (same tag) when a base changed under it: a
+ * new toolchain version, or a cache-carrying base rebuilt with new crates or artifacts.
+ */
+function baseInputs(buildArgs: string[]): string {
+  const bases = buildArgs.map((flag) => {
+    const image = flag.slice(flag.indexOf("=") + 1);
+    const inspect = spawnSync("docker", ["image", "inspect", "-f", "{{.Id}}", image], { encoding: "utf8" });
+    return `${flag}@${inspect.status === 0 ? inspect.stdout.trim() : "missing"}`;
+  });
+  return createHash("sha256").update(bases.join("\n")).digest("hex").slice(0, 16);
+}
+
 async function imageFromDir(dir: string, tag: string, logName: string, what = logName): Promise<void> {
   const dockerfile = path.join(dir, "Dockerfile");
   const buildArgs = await localBuildArgs(dockerfile, what);
+  const inputs = baseInputs(buildArgs);
+  const label = `--label ${INPUTS_LABEL}=${inputs}`;
   const fromRoot = /Build context: the repository root/i.test(await readFile(dockerfile, "utf8"));
-  await once(tag, logName, () =>
-    sh(
-      fromRoot
-        ? `${rootContext()} | docker build --network host ${buildArgs.join(" ")} -f ${q(path.relative(root, dockerfile))} -t ${tag} -`
-        : `docker build --network host ${buildArgs.join(" ")} -t ${tag} ${q(dir)}`,
-      logName,
-    ),
+  await once(
+    tag,
+    logName,
+    () =>
+      sh(
+        fromRoot
+          ? `${rootContext()} | docker build --network host ${buildArgs.join(" ")} ${label} -f ${q(path.relative(root, dockerfile))} -t ${tag} -`
+          : `docker build --network host ${buildArgs.join(" ")} ${label} -t ${tag} ${q(dir)}`,
+        logName,
+      ),
+    inputs,
   );
 }
 

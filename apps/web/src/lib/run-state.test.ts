@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CellDto, RunDto } from "./dto";
+import { pointAt } from "./point-fixture";
 import { defaultChartCell, type RunState, reduceRunState, runProgress } from "./run-state";
 
 const run: RunDto = {
@@ -48,21 +49,7 @@ const cell = (id: string, index: number): CellDto => ({
   summary: null,
 });
 const initial: RunState = { run, cells: [cell("c1", 0), cell("c2", 1)], points: {} };
-const point = (cellId: string, second: number) => ({
-  type: "point" as const,
-  cellId,
-  t: second * 1000,
-  second,
-  phase: "measure" as const,
-  rps: 10,
-  errors: 0,
-  p50: 1,
-  p95: 2,
-  p99: 3,
-  cpuPct: 1,
-  rssBytes: 1,
-  k6CpuPct: 1,
-});
+const point = (cellId: string, second: number) => pointAt(second, { cellId });
 
 describe("reduceRunState", () => {
   it("applies run progress only for its own run", () => {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { CatalogEntry } from "@perflab/contracts/server-catalog";
 import { describe, expect, it } from "vitest";
 import { localDriver } from "./local.ts";
+import { ownerAlive } from "./orphans.ts";
 
 /** Process group and session of a live process, from /proc. */
 async function groupOf(pid: number): Promise<{ pgrp: number; session: number } | null> {
@@ -14,15 +15,6 @@ async function groupOf(pid: number): Promise<{ pgrp: number; session: number } |
     return null;
   }
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A "server" that forks a child ignoring SIGTERM and prints both pids. */
 const server = (command: string[]): CatalogEntry =>
@@ -73,8 +65,8 @@ describe("local driver", () => {
     // The child ignores SIGTERM: the group's SIGKILL after the grace period ends it too.
     const exit = await running.stop(300);
     expect(exit.signal ?? exit.exitCode).not.toBeNull();
-    await expect.poll(() => alive(child), { timeout: 5_000 }).toBe(false);
-    expect(alive(leader)).toBe(false);
+    await expect.poll(() => ownerAlive(child, null), { timeout: 5_000 }).toBe(false);
+    expect(ownerAlive(leader, null)).toBe(false);
   });
 
   it("ends a server whose command does not exist with its reason in the log tail", async () => {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ownerMarker } from "../drivers/orphans.ts";
+import { ownerAlive, ownerMarker } from "../drivers/orphans.ts";
 import { freePort } from "../host.ts";
 import { checkExternalFixtureApi, Fixtures } from "./fixtures.ts";
 
@@ -83,17 +83,9 @@ describe("fixture processes the worker starts itself", () => {
       startTimeoutMs: 1_500,
     });
 
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   async function untilDead(pid: number) {
-    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    return !alive(pid);
+    for (let i = 0; i < 50 && ownerAlive(pid, null); i++) await new Promise((r) => setTimeout(r, 20));
+    return !ownerAlive(pid, null);
   }
 
   it("fails the start naming the fixture API's binary when it does not exist, without crashing the worker", async () => {

@@ -9,9 +9,11 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { runChannel, type TLiveEvent } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { waitForHealthy } from "@perflab/worker";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createDockerDriver,
   type DockerDriver,
@@ -506,6 +508,13 @@ describe("CPU limits that bite, through the worker", () => {
 
 describe("a cell on the docker driver, through the worker", () => {
   it("produces per-second points with the container's memory, a summary, and records limits and image", async () => {
+    // The live page hears the enforced limits and the image as soon as the server has started.
+    const events: TLiveEvent[] = [];
+    const subscriber = new Redis(inject("redisUrl"));
+    subscriber.on("pmessage", (_pattern, _channel, message) =>
+      events.push(JSON.parse(message) as TLiveEvent),
+    );
+    await subscriber.psubscribe(runChannel("*"));
     const { runId, cellIds } = await queueRun([
       {
         serverName: "go",
@@ -519,6 +528,7 @@ describe("a cell on the docker driver, through the worker", () => {
     const watcher = watchServerContainer(cellIds[0]!);
     const run = await waitForRun(runId, 120_000);
     const readings = await watcher.stop();
+    await subscriber.quit();
     const db = testDb();
     const cell = await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! }, include: { summary: true } });
     expect(cell.error).toBeNull();
@@ -530,6 +540,14 @@ describe("a cell on the docker driver, through the worker", () => {
     // The content id of the image that ran, as the engine names it.
     expect(build.imageId).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(build.imageId).toBe((await driver.docker.getImage(build.image!).inspect()).Id);
+    const ofCell = events.filter((e) => "cellId" in e && e.cellId === cell.id);
+    const started = ofCell.flatMap((e) => (e.type === "cell" && e.started ? [e.started] : []));
+    expect(started).toEqual([
+      { limits: { cpus: 1, memoryMb: 256, cpuset: null }, image: build.image, imageId: build.imageId },
+    ]);
+    // ...before the first point of the load.
+    const firstPoint = ofCell.findIndex((e) => e.type === "point");
+    expect(ofCell.findIndex((e) => e.type === "cell" && e.started !== undefined)).toBeLessThan(firstPoint);
     const points = await db.metricPoint.findMany({ where: { cellId: cell.id }, orderBy: { t: "asc" } });
     expect(points.filter((p) => p.phase === "measure").length).toBeGreaterThanOrEqual(3);
     expect(points.some((p) => p.rssBytes !== null && p.rssBytes > 0n && p.cpuPct !== null)).toBe(true);

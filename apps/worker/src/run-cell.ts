@@ -217,24 +217,35 @@ export async function runCell(
     const port = started.port ?? requestedPort;
     const baseUrl = `http://127.0.0.1:${port}`;
     const applied = running.appliedLimits;
+    const enforced = applied
+      ? {
+          cpus: applied.cpus,
+          memoryMb: Math.round(applied.memoryBytes / 2 ** 20),
+          ...(applied.cpuset ? { cpuset: applied.cpuset } : {}),
+        }
+      : null;
     await db.cell.update({
       where: { id: cell.id },
       data: {
         port,
         // What was enforced, not what was asked (the run's spec keeps that): none for a plain process.
-        limits: applied
-          ? {
-              cpus: applied.cpus,
-              memoryMb: Math.round(applied.memoryBytes / 2 ** 20),
-              ...(applied.cpuset ? { cpuset: applied.cpuset } : {}),
-            }
-          : Prisma.DbNull,
+        limits: enforced ?? Prisma.DbNull,
         serverBuild: serverBuild(server, running.image ?? null, running.imageId ?? null),
         // Measured on the engine's machine, not the worker's.
         ...(running.machine ? { hostFingerprint: running.machine } : {}),
       },
     });
-    await stage("waiting for health");
+    await publish(deps, cell.runId, {
+      type: "cell",
+      cellId: cell.id,
+      status: "running",
+      stage: "waiting for health",
+      started: {
+        limits: enforced && { cpuset: null, ...enforced },
+        image: running.image ?? null,
+        imageId: running.imageId ?? null,
+      },
+    });
     const observer = running.observer;
     const healthyAt = await abortable(
       (observer

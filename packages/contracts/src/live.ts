@@ -25,6 +25,17 @@ export const ZLiveCellStatus = z.object({
   status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
   stage: z.string().optional(),
   error: z.string().nullable().optional(),
+  /**
+   * Sent once the server has started: what the driver enforced (null for a plain process) and the
+   * image that ran, so a live page shows them without reloading.
+   */
+  started: z
+    .object({
+      limits: z.object({ cpus: z.number(), memoryMb: z.number(), cpuset: z.string().nullable() }).nullable(),
+      image: z.string().nullable(),
+      imageId: z.string().nullable(),
+    })
+    .optional(),
 });
 
 export const ZLiveRunStatus = z.object({

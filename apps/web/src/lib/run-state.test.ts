@@ -73,6 +73,26 @@ describe("reduceRunState", () => {
     expect(next.cells[0]?.status).toBe("queued");
   });
 
+  it("shows a started cell's enforced limits and image from its live event", () => {
+    const started = {
+      limits: { cpus: 1, memoryMb: 256, cpuset: "0" },
+      image: "perflab/go:abc",
+      imageId: "sha256:0123",
+    };
+    const next = reduceRunState(initial, {
+      type: "cell",
+      cellId: "c1",
+      status: "running",
+      stage: "waiting for health",
+      started,
+    });
+    expect(next.cells[0]).toMatchObject({ status: "running", ...started });
+    // A later event without them keeps them.
+    const later = reduceRunState(next, { type: "cell", cellId: "c1", status: "running", stage: "load" });
+    expect(later.cells[0]).toMatchObject(started);
+    expect(later.cells[1]).toMatchObject({ limits: null, image: null, imageId: null });
+  });
+
   it("collects points per cell and ignores points of unknown cells", () => {
     let next = reduceRunState(initial, point("c1", 0));
     next = reduceRunState(next, point("c1", 1));

@@ -44,6 +44,7 @@ export function reduceRunState(state: RunState, action: RunAction): RunState {
                 status: action.status,
                 stage: action.stage ?? cell.stage,
                 error: action.error === undefined ? cell.error : action.error,
+                ...(action.started ?? {}),
               }
             : cell,
         ),

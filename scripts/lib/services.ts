@@ -137,6 +137,7 @@ export async function startWeb(input: {
   port: number;
   host?: string;
   log?: (line: string) => void;
+  env?: Record<string, string>;
 }) {
   const webDir = path.join(repoRoot, "apps/web");
   if (!existsSync(path.join(webDir, ".next/BUILD_ID")))
@@ -146,7 +147,7 @@ export async function startWeb(input: {
     command: path.join(webDir, "node_modules/.bin/next"),
     args: ["start", "-p", String(input.port), "-H", input.host ?? "127.0.0.1"],
     cwd: webDir,
-    env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, NODE_ENV: "production" },
+    env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, NODE_ENV: "production", ...input.env },
     log: input.log,
   });
   await waitForPort(input.port, 60_000, web.exitReason);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localDriver } from "../../apps/worker/src/drivers/local.ts";
 import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
 import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
-import { CellAggregator } from "../../packages/metrics/src/index.ts";
+import { CellAggregator, ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
 import { testDb } from "./helpers.ts";
 
@@ -206,6 +206,24 @@ describe("POST /api/v1/uploads", () => {
     expect(points.length).toBeGreaterThanOrEqual(3);
     expect(points.reduce((sum, p) => sum + p.requests, 0)).toBeGreaterThanOrEqual(k6Measured);
     expect(points.every((p) => p.histogram !== null || p.requests === 0)).toBe(true);
+    // A long upload's charts read rollups: written after the commit, for every level, counting
+    // every stored second once (the suite's web rolls up anything above 2 seconds).
+    const all = await db.metricPoint.findMany({ where: { cellId: run.cells[0]!.id } });
+    const rollups = await db.metricRollup.findMany({ where: { cellId: run.cells[0]!.id } });
+    expect([...new Set(rollups.map((r) => r.bucketSeconds))].sort((a, b) => a - b)).toEqual([
+      ...ROLLUP_LEVELS,
+    ]);
+    for (const level of ROLLUP_LEVELS) {
+      const ofLevel = rollups.filter((r) => r.bucketSeconds === level);
+      expect(
+        ofLevel.reduce((sum, r) => sum + r.seconds, 0),
+        `level ${level}`,
+      ).toBe(all.length);
+      expect(
+        ofLevel.reduce((sum, r) => sum + r.requests, 0),
+        `level ${level}`,
+      ).toBe(all.reduce((sum, p) => sum + p.requests, 0));
+    }
   });
 
   it("refuses bad uploads with the line or parameter named, and stores nothing", async () => {

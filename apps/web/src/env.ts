@@ -11,6 +11,8 @@ export const env = createEnv({
     DATABASE_URL: z.url(),
     REDIS_URL: z.url(),
     PERFLAB_SERVERS_DIR: z.string().min(1).optional(),
+    /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
+    PERFLAB_ROLLUP_MIN_SECONDS: z.coerce.number().int().nonnegative().default(600),
   },
   client: {},
   experimental__runtimeEnv: {},

@@ -152,6 +152,7 @@ export async function createUpload({
   query,
   body,
   origin,
+  rollupMinSeconds,
 }: {
   db: Db;
   /** The query string's parameters, as strings. */
@@ -160,6 +161,8 @@ export async function createUpload({
   body: string;
   /** Scheme and host the run's URL is built on. */
   origin: string;
+  /** Cells with more seconds than this get rollups; default ROLLUP_MIN_SECONDS. */
+  rollupMinSeconds?: number;
 }): Promise<TCreatedUpload> {
   const parsedQuery = ZUploadQuery.safeParse(query);
   if (!parsedQuery.success) {
@@ -276,7 +279,11 @@ export async function createUpload({
   );
   // A long upload's charts read merged buckets (derived from the rows just committed; without them
   // the charts fall back to the seconds, so a failure here loses nothing).
-  await writeCellRollups(db, cellId).catch((error: Error) => {
+  await writeCellRollups(
+    db,
+    cellId,
+    rollupMinSeconds === undefined ? {} : { minSeconds: rollupMinSeconds },
+  ).catch((error: Error) => {
     console.warn(`could not write the rollups of uploaded cell ${cellId}: ${error.message}`);
   });
 

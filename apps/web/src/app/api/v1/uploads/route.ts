@@ -1,3 +1,4 @@
+import { env } from "@/env";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { readTextBody, requestOrigin, withProblems } from "@/server/http";
@@ -19,7 +20,13 @@ export const POST = withProblems(async (request, _context, requestId) => {
   }
   const body = await readTextBody(request, UPLOAD_MAX_BYTES);
   const query = Object.fromEntries(new URL(request.url).searchParams.entries());
-  const created = await createUpload({ db: getDb(), query, body, origin: requestOrigin(request) });
+  const created = await createUpload({
+    db: getDb(),
+    query,
+    body,
+    origin: requestOrigin(request),
+    rollupMinSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS,
+  });
   return Response.json(created, {
     status: 201,
     headers: { "x-request-id": requestId, location: created.url },

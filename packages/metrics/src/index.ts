@@ -2,3 +2,4 @@ export * from "./cell-aggregator.ts";
 export * from "./histogram.ts";
 export * from "./records.ts";
 export * from "./rollups.ts";
+export * from "./stats.ts";

@@ -5,6 +5,7 @@ import {
   type Histogram,
   latencyStats,
 } from "./histogram.ts";
+import { maxOf as max, meanOf as mean } from "./stats.ts";
 
 /**
  * Bucket sizes a long cell's seconds are merged into when it ends. A chart of at most N points per
@@ -47,14 +48,6 @@ export function rollupLevelFor(count: number, limit: number): number | null {
   return ROLLUP_LEVELS.find((size) => Math.ceil(count / size) <= limit) ?? null;
 }
 
-const mean = (values: (number | null)[]) => {
-  const present = values.filter((v): v is number => v !== null);
-  return present.length ? present.reduce((a, b) => a + b, 0) / present.length : null;
-};
-const max = (values: (number | null)[]) => {
-  const present = values.filter((v): v is number => v !== null);
-  return present.length ? Math.max(...present) : null;
-};
 const maxBig = (values: (bigint | null)[]) =>
   values.reduce<bigint | null>((m, v) => (v === null ? m : m === null || v > m ? v : m), null);
 

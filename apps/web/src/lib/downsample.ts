@@ -1,16 +1,8 @@
+import { maxOf as max, meanOf as mean } from "@perflab/metrics/stats";
 import type { PointDto } from "./dto";
 
 /** Enough for a smooth chart; a 24-hour cell (86,400 seconds) is cut to buckets of 44 s. */
 export const MAX_POINTS_PER_CELL = 2_000;
-
-const mean = (values: (number | null)[]) => {
-  const present = values.filter((v): v is number => v !== null);
-  return present.length ? present.reduce((a, b) => a + b, 0) / present.length : null;
-};
-const max = (values: (number | null)[]) => {
-  const present = values.filter((v): v is number => v !== null);
-  return present.length ? Math.max(...present) : null;
-};
 
 /**
  * Merges consecutive seconds into at most `limit` buckets. Rates and CPU are averaged; latency

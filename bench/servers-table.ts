@@ -10,6 +10,7 @@
  * under the given limits, so on a small machine k6 keeps the cores the server may not use.
  */
 import { loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
+import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { machine, mean, startLab } from "./lib.ts";
 
 const flags = new Map(
@@ -85,7 +86,7 @@ try {
           .p99,
     );
     // Throughput per core the server actually used: comparable even where k6, not the server, set the ceiling.
-    const perCpuSecond = ok.map((c) => c.summary!.opsRps / ((c.summary!.cpuAvgPct ?? Number.NaN) / 100));
+    const perCpuSecond = ok.map((c) => opsPerCpuSecond(c.summary!) ?? Number.NaN);
     const row = [
       name,
       mb(mean(ok.map((c) => Number(c.idleRssBytes ?? 0)))),

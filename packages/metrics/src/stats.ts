@@ -19,3 +19,12 @@ export function maxOf(values: readonly (number | null)[]): number | null {
   for (const v of values) if (v !== null && (best === null || v > best)) best = v;
   return best;
 }
+
+/**
+ * Calls per second per core of server CPU (ops/s ÷ CPU % / 100): throughput comparable even where
+ * k6, not the server, set the ceiling. Null without a CPU reading (an upload without one, an idle server).
+ */
+export function opsPerCpuSecond(summary: { opsRps: number; cpuAvgPct: number | null }): number | null {
+  const cpu = summary.cpuAvgPct;
+  return cpu !== null && cpu > 0 ? summary.opsRps / (cpu / 100) : null;
+}

@@ -1,3 +1,4 @@
+import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import type { CellDto, CellStatus } from "./dto";
 
 /** One measure over the rounds of a server × load level: what the comparison charts draw. */
@@ -68,11 +69,7 @@ const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
 const levelOrder = (a: number | null, b: number | null) =>
   a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b;
 
-/** ops/s per core of server CPU; none without a CPU reading (an upload without one, or an idle server). */
-export function opsPerCpuSecond(summary: Pick<NonNullable<CellDto["summary"]>, "opsRps" | "cpuAvgPct">) {
-  const cpu = summary.cpuAvgPct;
-  return cpu !== null && cpu > 0 ? summary.opsRps / (cpu / 100) : null;
-}
+export { opsPerCpuSecond };
 
 /** The run's servers that have cells, in the run's order (its spec), then any other: colours follow it. */
 export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: string[] = []): string[] {

@@ -23,6 +23,7 @@ import { ownerMarker, reapOrphanProcesses } from "./drivers/orphans.ts";
 import type { Driver, DriverId } from "./drivers/types.ts";
 import type { WorkerEnv } from "./env.ts";
 import { engineIsLocal } from "./host.ts";
+import { claimHostId } from "./host-claim.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { reconcileCells } from "./reconcile.ts";
@@ -66,6 +67,20 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   const publisher = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3 });
   workerConnection.on("error", (error) => log.warn({ err: error }, "redis (worker) error"));
   publisher.on("error", (error) => log.warn({ err: error }, "redis (publisher) error"));
+  // Before anything is swept or taken: a second machine under the same host id stops here, named.
+  const hostClaim = await claimHostId({
+    redis: publisher,
+    hostId: env.PERFLAB_HOST_ID,
+    onConflict: (others) =>
+      log.error(
+        { hostId: env.PERFLAB_HOST_ID, otherMachines: others },
+        "another machine's worker uses this PERFLAB_HOST_ID: give each machine its own",
+      ),
+  }).catch(async (error: Error) => {
+    await Promise.allSettled([workerConnection.quit(), publisher.quit()]);
+    await db.$disconnect();
+    throw error;
+  });
 
   // An engine on another machine: its servers get k6, fixtures and a probe on that machine too.
   const remoteEngine = !engineIsLocal(env.DOCKER_HOST ?? "");
@@ -279,6 +294,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     async close() {
       shutdown.abort();
       clearInterval(reconcileTimer);
+      hostClaim.stop();
       await worker.close();
       await queue.close().catch(() => undefined);
       await fixtures.close();

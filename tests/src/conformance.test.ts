@@ -1490,14 +1490,17 @@ for (const server of multiProcessVariants) {
       // Connections go to processes as the server decides: open a few at a time until every process
       // holds two (bounded: at most 100). Uvicorn's workers share one listening socket and an idle
       // worker that wakes first accepts every pending connection, so one worker may get them all; a
-      // process busy computing accepts none, so those that hold two already compute a fibonacci call
-      // meanwhile.
-      const fibonacci: Call = { name: "fibonacci", arguments: { n: 30 } };
+      // process busy computing accepts none, so those that hold two already compute fibonacci calls
+      // meanwhile: one on each of their connections, run one after the other (about a second in
+      // CPython), so a process starved of CPU by other work still gets the new connections first.
+      const fibonacci: Call = { name: "fibonacci", arguments: { n: 31 } };
       for (let round = 0; round < 25 && !full(); round++) {
         const busy = server.tools.includes("fibonacci")
           ? [...byPid.values()]
               .filter((list) => list.length >= 2)
-              .map((list) => pinnedToolCall(list[0]!, server.mcpPath, fibonacci, 1))
+              .flatMap((list) =>
+                list.map((connection) => pinnedToolCall(connection, server.mcpPath, fibonacci, 1)),
+              )
           : [];
         if (busy.length > 0) await new Promise((resolve) => setTimeout(resolve, 50));
         const opened = Array.from({ length: 4 }, () => new PinnedConnection(baseUrl));

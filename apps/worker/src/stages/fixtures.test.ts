@@ -6,7 +6,7 @@ import pino from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ownerAlive, ownerMarker } from "../drivers/orphans.ts";
 import { freePort } from "../host.ts";
-import { checkExternalFixtureApi, Fixtures } from "./fixtures.ts";
+import { checkExternalFixtureApi, Fixtures, fixturesDatabaseNames } from "./fixtures.ts";
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -116,5 +116,41 @@ describe("fixture processes the worker starts itself", () => {
     expect(second).not.toBe(first);
     expect(await untilDead(second)).toBe(true);
     await f.close();
+  });
+});
+
+describe("the fixtures database of a host (fixturesDatabaseNames)", () => {
+  it("is perflab_fixtures_<host id> when the id is already a lowercase name, its reader <database>_reader", () => {
+    expect(fixturesDatabaseNames("worker1")).toEqual({
+      database: "perflab_fixtures_worker1",
+      reader: "perflab_fixtures_worker1_reader",
+    });
+  });
+
+  it("adds a hash of the id when the name had to change, so ids that differ only there stay apart", () => {
+    const names = ["Worker-1", "worker.1", "WORKER-1"].map((id) => fixturesDatabaseNames(id).database);
+    for (const name of names) expect(name).toMatch(/^perflab_fixtures_worker_1_[0-9a-f]{8}$/);
+    names.push(fixturesDatabaseNames("worker_1").database);
+    expect(names[3]).toBe("perflab_fixtures_worker_1");
+    expect(new Set(names).size).toBe(names.length);
+    // Deterministic: a restarted worker finds its database again.
+    expect(fixturesDatabaseNames("Worker-1")).toEqual(fixturesDatabaseNames("Worker-1"));
+  });
+
+  it("cuts long ids (with a hash) so the role name stays within Postgres's 63 bytes", () => {
+    const long = "a".repeat(200);
+    const { database, reader } = fixturesDatabaseNames(long);
+    expect(Buffer.byteLength(reader)).toBeLessThanOrEqual(63);
+    expect(reader).toBe(`${database}_reader`);
+    expect(database).toMatch(/^perflab_fixtures_a+_[0-9a-f]{8}$/);
+    expect(fixturesDatabaseNames(`${long}b`).database).not.toBe(database);
+    // Exactly at the limit: kept as it is; one more character: cut and hashed.
+    const fits = "b".repeat(63 - "perflab_fixtures_".length - "_reader".length);
+    expect(fixturesDatabaseNames(fits).reader).toBe(`perflab_fixtures_${fits}_reader`);
+    expect(Buffer.byteLength(fixturesDatabaseNames(`${fits}b`).reader)).toBe(63);
+    for (const id of ["ünïcödé-høst.example.com", "x".repeat(63), "", "İstanbul"]) {
+      const names = fixturesDatabaseNames(id);
+      expect(names.reader).toMatch(/^[a-z0-9_]{1,63}$/);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -51,15 +52,30 @@ export async function checkExternalFixtureApi(apiUrl: string, timeoutMs: number)
   );
 }
 
+/** Postgres's limit on a database or role name, in bytes. */
+const PG_NAME_MAX = 63;
+const DATABASE_PREFIX = "perflab_fixtures_";
+const READER_SUFFIX = "_reader";
+
 /**
- * The I/O backends servers call (servers/fixtures): the product API, a dedicated Redis (never the
- * lab's own: it is flushed before every server) and a fixtures database beside the lab's. Started
- * on first need and kept for the worker's life; reset before every cell that uses them.
- *
- * With `apiUrl` (PERFLAB_FIXTURE_API_URL) the product API is one run elsewhere (read-only, so it can
- * be shared): it is not started, only health-checked before every cell that uses it. The Redis and the
- * database stay the worker's: they are flushed and re-seeded per cell, so nothing else may own them.
+ * The fixtures database of a worker host and the login role its servers use: `perflab_fixtures_<host>`
+ * and `<database>_reader`. `<host>` is the host id lowercased with every character but [a-z0-9] as
+ * `_`; when that changed the id (two ids could meet) or is too long for the role name's 63 bytes, it is
+ * cut and 8 hex digits of the id's SHA-256 follow. Deterministic: a restarted worker reuses its own, and
+ * workers of different hosts on one Postgres never share one (each resets its own before every cell).
  */
+export function fixturesDatabaseNames(hostId: string): { database: string; reader: string } {
+  const slug = hostId.toLowerCase().replace(/[^a-z0-9]/g, "_");
+  const room = PG_NAME_MAX - DATABASE_PREFIX.length - READER_SUFFIX.length;
+  let host = slug;
+  if (slug !== hostId || slug.length > room || slug.length === 0) {
+    const hash = createHash("sha256").update(hostId).digest("hex").slice(0, 8);
+    host = `${slug.slice(0, room - hash.length - 1)}_${hash}`;
+  }
+  const database = DATABASE_PREFIX + host;
+  return { database, reader: database + READER_SUFFIX };
+}
+
 /** Where a cell's I/O backends come from: processes beside the worker, or containers on a remote engine. */
 export interface FixtureBackends {
   /** Starts them on first need; the variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
@@ -69,11 +85,27 @@ export interface FixtureBackends {
   close(): Promise<void>;
 }
 
+/**
+ * The I/O backends servers call (servers/fixtures): the product API, a dedicated Redis (never the
+ * lab's own: it is flushed before every server) and a fixtures database beside the lab's. Started
+ * on first need and kept for the worker's life; reset before every cell that uses them.
+ *
+ * With `apiUrl` (PERFLAB_FIXTURE_API_URL) the product API is one run elsewhere (read-only, so it can
+ * be shared): it is not started, only health-checked before every cell that uses it. The Redis and the
+ * database stay the worker's: they are flushed and re-seeded per cell, so nothing else may own them.
+ *
+ * The database is this host's own (`fixturesDatabaseNames`), reset with the lab's credentials; servers
+ * get a login role that may only SELECT its users table, with a password drawn once per instance
+ * (fixture-reset creates the role, sets the password and grants, see servers/fixtures/README.md).
+ */
 export class Fixtures implements FixtureBackends {
   private started: Promise<Record<string, string>> | null = null;
   private readonly children: ChildProcess[] = [];
 
   private readonly apiUrl: string | null;
+  private readonly names: { database: string; reader: string };
+  /** The reader role's password: URL-safe, set by every reset, never the lab's. */
+  private readonly readerPassword = randomBytes(24).toString("base64url");
 
   constructor(
     private readonly options: {
@@ -93,6 +125,17 @@ export class Fixtures implements FixtureBackends {
     },
   ) {
     this.apiUrl = options.apiUrl ? options.apiUrl.replace(/\/+$/, "") : null;
+    this.names = fixturesDatabaseNames(options.hostId ?? os.hostname());
+  }
+
+  /** This host's fixtures database with the lab's credentials (for fixture-reset), and as the reader (for servers). */
+  private databaseUrls(): { owner: string; reader: string } {
+    const owner = new URL(this.options.labDatabaseUrl);
+    owner.pathname = `/${this.names.database}`;
+    const reader = new URL(owner);
+    reader.username = this.names.reader;
+    reader.password = this.readerPassword;
+    return { owner: owner.toString(), reader: reader.toString() };
   }
 
   /** The backend variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
@@ -113,10 +156,16 @@ export class Fixtures implements FixtureBackends {
   /** Flushes and re-seeds Redis and the users table, so every server starts from the same data. */
   async reset(signal?: AbortSignal): Promise<void> {
     const env = await this.backends();
+    const database = this.databaseUrls();
     const started = Date.now();
     try {
       await run(path.join(this.options.fixturesDir, "bin/fixture-reset"), [], {
-        env: { PATH: process.env.PATH ?? "", REDIS_URL: env.REDIS_URL, DATABASE_URL: env.DATABASE_URL },
+        env: {
+          PATH: process.env.PATH ?? "",
+          REDIS_URL: env.REDIS_URL,
+          DATABASE_URL: database.owner,
+          DATABASE_READER_URL: database.reader,
+        },
         timeout: 150_000,
         ...(signal ? { signal } : {}),
       });
@@ -204,13 +253,15 @@ export class Fixtures implements FixtureBackends {
       { PATH: process.env.PATH ?? "" },
     );
     await Promise.all([...waits, waitForPort(redisPort, timeoutMs, redis.dead)]);
-    const database = new URL(this.options.labDatabaseUrl);
-    database.pathname = "/perflab_fixtures";
-    this.options.log.info({ apiUrl, external: this.apiUrl !== null, redisPort }, "fixtures started");
+    this.options.log.info(
+      { apiUrl, external: this.apiUrl !== null, redisPort, database: this.names.database },
+      "fixtures started",
+    );
     return {
       FIXTURE_API_URL: apiUrl,
       REDIS_URL: `redis://127.0.0.1:${redisPort}/0`,
-      DATABASE_URL: database.toString(),
+      // Servers (which may be user-registered images) get the reader, never the lab's credentials.
+      DATABASE_URL: this.databaseUrls().reader,
     };
   }
 }

@@ -270,6 +270,8 @@ describe.each(implementations)(
         const html = await response.text();
         expect(response.status, `${page}: ${html.slice(0, 500)}`).toBe(200);
         if (page !== "/runs/new") expect(html).toContain("compose test (local)");
+        // The lab's form starts on containers (PERFLAB_DEFAULT_DRIVER=docker in the compose file).
+        else expect(html).toContain("A container per cell, host network, limits applied");
       }
     }, 240_000);
 

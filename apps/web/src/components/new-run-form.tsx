@@ -116,7 +116,16 @@ function toSpecInput(form: FormState) {
   };
 }
 
-export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; scenarios: ScenarioOption[] }) {
+export function NewRunForm({
+  servers,
+  scenarios,
+  defaultDriver = "local",
+}: {
+  servers: TServerInfo[];
+  scenarios: ScenarioOption[];
+  /** The driver the form starts on: the lab's (PERFLAB_DEFAULT_DRIVER), local unless configured. */
+  defaultDriver?: FormState["driver"];
+}) {
   const router = useRouter();
   // The API's own schema, built from the same catalog, so the form rejects exactly what the API would.
   const schema = useMemo(
@@ -135,7 +144,7 @@ export function NewRunForm({ servers, scenarios }: { servers: TServerInfo[]; sce
     durationSec: "30",
     warmupSec: "5",
     rounds: "1",
-    driver: "local",
+    driver: defaultDriver,
     cpus: "",
     memoryMb: "",
     cpuset: "",

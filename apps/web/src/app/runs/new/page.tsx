@@ -2,6 +2,7 @@ import { scenarioCatalog, scenarioIds } from "@perflab/contracts";
 import type { Metadata } from "next";
 import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
 import { PageTitle } from "@/components/page-title";
+import { env } from "@/env";
 import { getServerCatalog, toServerInfo } from "@/server/catalog";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +18,7 @@ export default function NewRunPage() {
   return (
     <div className="max-w-3xl">
       <PageTitle title="New run" />
-      <NewRunForm servers={servers} scenarios={scenarios} />
+      <NewRunForm servers={servers} scenarios={scenarios} defaultDriver={env.PERFLAB_DEFAULT_DRIVER} />
     </div>
   );
 }

@@ -315,6 +315,7 @@ describe.each(implementations)(
           "python",
           "rust",
           "node:cluster",
+          "bun:cluster",
           "python:workers",
         ]),
       );

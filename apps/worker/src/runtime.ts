@@ -7,7 +7,7 @@ import {
   ZCancelMessage,
   ZCellJob,
 } from "@perflab/contracts";
-import { createDb } from "@perflab/db";
+import { backfillRollups, createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import {
@@ -279,6 +279,12 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       (error) => log.warn({ err: error }, "could not check for stranded cells; will try again"),
     );
   await reconcile();
+  // Long cells that ended without rollups (before they existed, or writing them failed): in the
+  // background, so the worker takes cells meanwhile.
+  void backfillRollups(db, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).then(
+    (cells) => cells > 0 && log.info({ cells }, "rolled up long cells that ended without rollups"),
+    (error: Error) => log.warn({ err: error }, "could not roll up older cells"),
+  );
   const reconcileTimer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
   log.info(
     {

@@ -29,4 +29,4 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}) {
 
 export type Db = ReturnType<typeof createDb>;
 
-export { ROLLUP_MIN_SECONDS, writeCellRollups } from "./rollups.ts";
+export { backfillRollups, ROLLUP_MIN_SECONDS, writeCellRollups } from "./rollups.ts";

@@ -1,7 +1,7 @@
 import { latencyStats, mergeEncoded } from "@perflab/metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "./index.ts";
-import { writeCellRollups } from "./rollups.ts";
+import { backfillRollups, writeCellRollups } from "./rollups.ts";
 import { createCellWithSeconds, startTestPostgres, type TestPostgres } from "./testing.ts";
 
 let server: TestPostgres;
@@ -71,4 +71,37 @@ describe("writeCellRollups", () => {
     expect(await db.metricRollup.count({ where: { cellId } })).toBe(0);
     expect(await writeCellRollups(db, cellId, { minSeconds: 100 })).toBe(120 + 20 + 10);
   }, 60_000);
+});
+
+describe("backfillRollups", () => {
+  it("rolls up the ended long cells that have none, and leaves running, short and rolled-up cells alone", async () => {
+    const ended = async (seconds: number, status: "succeeded" | "failed" | "running") => {
+      const { cellId } = await createCellWithSeconds(db, seconds);
+      await db.cell.update({
+        where: { id: cellId },
+        data: { status, finishedAt: status === "running" ? null : new Date() },
+      });
+      return cellId;
+    };
+    const old = await ended(700, "succeeded");
+    const failedLate = await ended(650, "failed");
+    const running = await ended(700, "running");
+    const short = await ended(600, "succeeded");
+    const rolled = await ended(700, "succeeded");
+    const rolledCount = await writeCellRollups(db, rolled);
+    const before = await db.metricRollup.findFirstOrThrow({ where: { cellId: rolled } });
+
+    expect(await backfillRollups(db)).toBe(2);
+    const count = (cellId: string) => db.metricRollup.count({ where: { cellId } });
+    // 700 seconds: 140 buckets of 5 s, 24 of 30 s, 12 of 60 s; 650: 130, 22, 11.
+    expect(await count(old)).toBe(140 + 24 + 12);
+    expect(await count(failedLate)).toBe(130 + 22 + 11);
+    expect(await count(running)).toBe(0);
+    expect(await count(short)).toBe(0);
+    expect(await count(rolled)).toBe(rolledCount);
+    // Not rewritten: the same rows as before.
+    expect(await db.metricRollup.findFirstOrThrow({ where: { cellId: rolled } })).toEqual(before);
+    // Nothing left to do.
+    expect(await backfillRollups(db)).toBe(0);
+  }, 120_000);
 });

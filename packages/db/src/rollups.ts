@@ -52,3 +52,28 @@ export async function writeCellRollups(
     { timeout: 600_000, maxWait: 30_000 },
   );
 }
+
+/**
+ * Ended cells with more than `minSeconds` stored seconds and no rollups (they ended before rollups
+ * existed, or writing them failed): their rollups, newest first, at most `limit` cells. Returns how
+ * many cells got rollups. A worker runs it at start, so old soaks chart from merged buckets too.
+ */
+export async function backfillRollups(
+  db: Db,
+  { minSeconds = ROLLUP_MIN_SECONDS, limit = 200 }: { minSeconds?: number; limit?: number } = {},
+): Promise<number> {
+  // A stored second past minSeconds: more than minSeconds seconds, barring gaps (writeCellRollups
+  // counts them), and cells that failed early are never picked again.
+  const cells = await db.$queryRaw<{ id: string }[]>`
+    SELECT c.id FROM cells c
+    WHERE c.status IN ('succeeded', 'failed', 'cancelled')
+      AND NOT EXISTS (SELECT 1 FROM metric_rollups r WHERE r.cell_id = c.id)
+      AND EXISTS (SELECT 1 FROM metric_points p WHERE p.cell_id = c.id AND p.second > ${minSeconds})
+    ORDER BY c.finished_at DESC NULLS LAST
+    LIMIT ${limit}`;
+  let done = 0;
+  for (const { id } of cells) {
+    if ((await writeCellRollups(db, id, { minSeconds })) > 0) done++;
+  }
+  return done;
+}

@@ -1,5 +1,6 @@
 /** The embedded perflab: Postgres, Redis, worker and web on this machine, until Ctrl-C. */
 import path from "node:path";
+import { backfillRollups, createDb } from "@perflab/db";
 import {
   repoRoot,
   type Service,
@@ -45,6 +46,12 @@ try {
   const pg = await startPostgres({ dir: path.join(dataDir, "postgres"), port: pgPort });
   services.push(pg);
   ownSignals();
+  // Long cells that ended without rollups (an older perflab, a failed write), before any cell runs.
+  const db = createDb(pg.url);
+  const rollups = await backfillRollups(db).finally(() => db.$disconnect());
+  if (rollups.rolledUp)
+    console.log(`» rolled up ${rollups.rolledUp} long cell(s) that ended without rollups`);
+  for (const f of rollups.failed) console.warn(`» could not roll up cell ${f.cellId}: ${f.error}`);
   const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
   services.push(worker);
   const web = await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port, host, log });

@@ -11,9 +11,9 @@ export const env = createEnv({
     DATABASE_URL: z.url(),
     REDIS_URL: z.url(),
     PERFLAB_SERVERS_DIR: z.string().min(1).optional(),
-    /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
     /** The driver the run form starts on (a shared lab running in containers picks docker). */
     PERFLAB_DEFAULT_DRIVER: z.enum(["local", "docker"]).default("local"),
+    /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
     PERFLAB_ROLLUP_MIN_SECONDS: z.coerce.number().int().nonnegative().default(600),
   },
   client: {},

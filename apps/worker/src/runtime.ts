@@ -7,7 +7,7 @@ import {
   ZCancelMessage,
   ZCellJob,
 } from "@perflab/contracts";
-import { backfillRollups, createDb } from "@perflab/db";
+import { createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import {
@@ -67,15 +67,20 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   const publisher = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3 });
   workerConnection.on("error", (error) => log.warn({ err: error }, "redis (worker) error"));
   publisher.on("error", (error) => log.warn({ err: error }, "redis (publisher) error"));
+  let worker: Worker | undefined;
   // Before anything is swept or taken: a second machine under the same host id stops here, named.
   const hostClaim = await claimHostId({
     redis: publisher,
     hostId: env.PERFLAB_HOST_ID,
-    onConflict: (others) =>
+    // Another machine took the id while this one could not renew it: both would reap each other's
+    // servers, so this one takes no further cell (a restart lets exactly one machine claim it).
+    onConflict: (others) => {
       log.error(
         { hostId: env.PERFLAB_HOST_ID, otherMachines: others },
-        "another machine's worker uses this PERFLAB_HOST_ID: give each machine its own",
-      ),
+        "another machine's worker uses this PERFLAB_HOST_ID: taking no more cells; give each machine its own and restart",
+      );
+      void worker?.pause(true).catch(() => undefined);
+    },
   }).catch(async (error: Error) => {
     await Promise.allSettled([workerConnection.quit(), publisher.quit()]);
     await db.$disconnect();
@@ -211,7 +216,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     }
   });
   await subscriber.subscribe(CANCEL_CHANNEL);
-  const worker = new Worker(
+  worker = new Worker(
     QUEUE_CELLS,
     async (job, token) => {
       if (job.name !== JOB_CELL_RUN) throw new UnrecoverableError(`unknown job ${job.name}`);
@@ -279,12 +284,6 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       (error) => log.warn({ err: error }, "could not check for stranded cells; will try again"),
     );
   await reconcile();
-  // Long cells that ended without rollups (before they existed, or writing them failed): in the
-  // background, so the worker takes cells meanwhile.
-  void backfillRollups(db, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).then(
-    (cells) => cells > 0 && log.info({ cells }, "rolled up long cells that ended without rollups"),
-    (error: Error) => log.warn({ err: error }, "could not roll up older cells"),
-  );
   const reconcileTimer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
   log.info(
     {

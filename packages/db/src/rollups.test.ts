@@ -87,21 +87,24 @@ describe("backfillRollups", () => {
     const failedLate = await ended(650, "failed");
     const running = await ended(700, "running");
     const short = await ended(600, "succeeded");
+    // Exactly one second more than the threshold (seconds 0..600) is long enough.
+    const justLong = await ended(601, "succeeded");
     const rolled = await ended(700, "succeeded");
     const rolledCount = await writeCellRollups(db, rolled);
     const before = await db.metricRollup.findFirstOrThrow({ where: { cellId: rolled } });
 
-    expect(await backfillRollups(db)).toBe(2);
+    expect(await backfillRollups(db)).toEqual({ rolledUp: 3, failed: [] });
     const count = (cellId: string) => db.metricRollup.count({ where: { cellId } });
     // 700 seconds: 140 buckets of 5 s, 24 of 30 s, 12 of 60 s; 650: 130, 22, 11.
     expect(await count(old)).toBe(140 + 24 + 12);
     expect(await count(failedLate)).toBe(130 + 22 + 11);
     expect(await count(running)).toBe(0);
     expect(await count(short)).toBe(0);
+    expect(await count(justLong)).toBe(121 + 21 + 11);
     expect(await count(rolled)).toBe(rolledCount);
     // Not rewritten: the same rows as before.
     expect(await db.metricRollup.findFirstOrThrow({ where: { cellId: rolled } })).toEqual(before);
     // Nothing left to do.
-    expect(await backfillRollups(db)).toBe(0);
+    expect(await backfillRollups(db)).toEqual({ rolledUp: 0, failed: [] });
   }, 120_000);
 });

@@ -55,27 +55,32 @@ export async function writeCellRollups(
 
 /**
  * Ended cells with more than `minSeconds` stored seconds and no rollups (they ended before rollups
- * existed, or writing them failed): their rollups, newest first, at most `limit` cells. Returns how
- * many cells got rollups. A worker runs it at start, so old soaks chart from merged buckets too.
+ * existed, or writing them failed): their rollups, newest first, at most `limit` cells per call.
+ * Run where no cell is measured (the migration step, the quick start before its worker): a 24-hour
+ * cell takes tens of seconds of CPU. A cell that fails is named in `failed` and the rest go on.
  */
 export async function backfillRollups(
   db: Db,
-  { minSeconds = ROLLUP_MIN_SECONDS, limit = 200 }: { minSeconds?: number; limit?: number } = {},
-): Promise<number> {
-  // A stored second past minSeconds: more than minSeconds seconds, barring gaps (writeCellRollups
-  // counts them), and cells that failed early are never picked again.
+  { minSeconds = ROLLUP_MIN_SECONDS, limit = 20 }: { minSeconds?: number; limit?: number } = {},
+): Promise<{ rolledUp: number; failed: { cellId: string; error: string }[] }> {
+  // The planned length first (cheap), then "more than minSeconds stored seconds" as writeCellRollups
+  // counts them, stopping at the first row past that count.
   const cells = await db.$queryRaw<{ id: string }[]>`
     SELECT c.id FROM cells c
     WHERE c.status IN ('succeeded', 'failed', 'cancelled')
+      AND c.duration_seconds + c.warmup_seconds > ${minSeconds}
       AND NOT EXISTS (SELECT 1 FROM metric_rollups r WHERE r.cell_id = c.id)
-      AND EXISTS (SELECT 1 FROM metric_points p WHERE p.cell_id = c.id AND p.second > ${minSeconds})
+      AND EXISTS (SELECT 1 FROM metric_points p WHERE p.cell_id = c.id OFFSET ${minSeconds} LIMIT 1)
     ORDER BY c.finished_at DESC NULLS LAST
     LIMIT ${limit}`;
-  let done = 0;
+  let rolledUp = 0;
+  const failed: { cellId: string; error: string }[] = [];
   for (const { id } of cells) {
-    // One cell's failure (another worker writing the same rollups at that moment) spares the rest.
-    const written = await writeCellRollups(db, id, { minSeconds }).catch(() => 0);
-    if (written > 0) done++;
+    try {
+      if ((await writeCellRollups(db, id, { minSeconds })) > 0) rolledUp++;
+    } catch (error) {
+      failed.push({ cellId: id, error: (error as Error).message });
+    }
   }
-  return done;
+  return { rolledUp, failed };
 }

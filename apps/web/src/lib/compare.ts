@@ -69,8 +69,6 @@ const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
 const levelOrder = (a: number | null, b: number | null) =>
   a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b;
 
-export { opsPerCpuSecond };
-
 /** The run's servers that have cells, in the run's order (its spec), then any other: colours follow it. */
 export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: string[] = []): string[] {
   return [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])].filter((name) =>

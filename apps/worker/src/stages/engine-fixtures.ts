@@ -21,6 +21,8 @@ export const BACKEND_IMAGES = { redis: "perflab/redis:7", postgres: "perflab/pos
 export class EngineFixtures implements FixtureBackends {
   private started: Promise<Record<string, string>> | null = null;
   private readonly containers: Docker.Container[] = [];
+  /** The scratch Postgres's own superuser, for the reset only: servers never get it. */
+  private ownerUrl = "";
 
   constructor(
     private readonly options: {
@@ -68,7 +70,12 @@ export class EngineFixtures implements FixtureBackends {
       {
         Image: await this.options.image(),
         Entrypoint: ["/fixture-reset"],
-        Env: [`REDIS_URL=${env.REDIS_URL}`, `DATABASE_URL=${env.DATABASE_URL}`],
+        // The owner resets; servers got the SELECT-only reader the reset (re)creates.
+        Env: [
+          `REDIS_URL=${env.REDIS_URL}`,
+          `DATABASE_URL=${this.ownerUrl}`,
+          `DATABASE_READER_URL=${env.DATABASE_URL}`,
+        ],
       },
       signal,
     );
@@ -137,11 +144,13 @@ export class EngineFixtures implements FixtureBackends {
       // Postgres listens on TCP only once initdb and the database are done.
       engineWait(probe, `tcp://127.0.0.1:${pgPort}`, 60_000),
     ]);
+    this.ownerUrl = `postgres://perflab:${password}@127.0.0.1:${pgPort}/perflab_fixtures`;
     this.options.log.info({ apiPort, redisPort, pgPort }, "fixtures started on the Docker engine");
     return {
       FIXTURE_API_URL: `http://127.0.0.1:${apiPort}`,
       REDIS_URL: `redis://127.0.0.1:${redisPort}/0`,
-      DATABASE_URL: `postgres://perflab:${password}@127.0.0.1:${pgPort}/perflab_fixtures`,
+      // Servers read as a role that may only SELECT users, as with the local fixtures.
+      DATABASE_URL: `postgres://perflab_fixtures_reader:${randomBytes(24).toString("base64url")}@127.0.0.1:${pgPort}/perflab_fixtures`,
     };
   }
 

@@ -703,6 +703,18 @@ async function start(server: CatalogEntry, cell: string, env: Record<string, str
   return { running, baseUrl, port };
 }
 
+/** The session's GET stream answers 200 with text/event-stream at once; then it is closed. */
+async function expectEventStreamOpens(mcpUrl: string, headers: Record<string, string>) {
+  const abort = new AbortController();
+  const stream = await fetch(mcpUrl, {
+    headers: { ...headers, accept: "text/event-stream" },
+    signal: abort.signal,
+  });
+  expect(stream.status).toBe(200);
+  expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
+  abort.abort();
+}
+
 /** Section 1's startup failure: the server exits with a non-zero code (within 15 s) instead of serving. */
 async function expectRefusedStart(server: CatalogEntry, cell: string, env: Record<string, string>) {
   const bad = await localDriver.start({ server, cellId: `conformance-${cell}`, port: await freePort(), env });
@@ -1000,14 +1012,7 @@ for (const server of ordered) {
       expect(notified.status, "a POST of notifications only is answered 202").toBe(202);
       expect(notified.body).toBe("");
 
-      const abort = new AbortController();
-      const stream = await fetch(mcpUrl, {
-        headers: { ...headers, accept: "text/event-stream" },
-        signal: abort.signal,
-      });
-      expect(stream.status).toBe(200);
-      expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
-      abort.abort();
+      await expectEventStreamOpens(mcpUrl, headers);
 
       const unknown = await post(
         mcpUrl,
@@ -1739,14 +1744,7 @@ for (const server of ordered) {
         sessions: 1,
       });
 
-      const abort = new AbortController();
-      const stream = await fetch(mcpUrl, {
-        headers: { ...headers, accept: "text/event-stream" },
-        signal: abort.signal,
-      });
-      expect(stream.status).toBe(200);
-      expect(stream.headers.get("content-type")).toMatch(/text\/event-stream/);
-      abort.abort();
+      await expectEventStreamOpens(mcpUrl, headers);
 
       const del = await fetch(mcpUrl, { method: "DELETE", headers });
       await del.body?.cancel();

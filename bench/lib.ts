@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
+import { t95 } from "@perflab/metrics";
 import { Queue } from "bullmq";
 import { freePort, repoRoot, startPostgres, startRedis, startWorker } from "../scripts/lib/services.ts";
 
@@ -97,11 +98,6 @@ export async function startLab() {
 
 export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
-/** Two-sided 95 % Student t quantiles by degrees of freedom (1–30); larger samples use 1.96. */
-const T95 = [
-  12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
-  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
-];
 
 /**
  * The ratio of paired measurements (ys[i] / xs[i], each pair run back to back so slow drifts of
@@ -117,7 +113,7 @@ export function pairedRatio(
   const m = mean(logs);
   if (n < 2) return { ratio: Math.exp(m), low: Number.NaN, high: Number.NaN, n };
   const s = Math.sqrt(logs.reduce((a, l) => a + (l - m) ** 2, 0) / (n - 1));
-  const half = (T95[n - 2] ?? 1.96) * (s / Math.sqrt(n));
+  const half = t95(n - 1) * (s / Math.sqrt(n));
   return { ratio: Math.exp(m), low: Math.exp(m - half), high: Math.exp(m + half), n };
 }
 

@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { testDb } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 let browser: Browser;
@@ -235,6 +236,47 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       // The comparison names k6-saturated bars exactly when a summary row flags its load generator.
       const saturatedRows = await page.locator('[data-testid^="saturated-"]').count();
       expect(await page.getByTestId("comparison-saturated").count()).toBe(saturatedRows > 0 ? 1 : 0);
+      // The numbers behind the bars: one row per server and level, each round's ops/s as the summary
+      // table has it (one round: no spread, no interval), and one fastest server per level.
+      const tableRows = await page.getByTestId("comparison-table").evaluate((table: HTMLTableElement) =>
+        Array.from(table.tBodies[0]!.rows).map((tr) => ({
+          id: tr.dataset.testid,
+          ops: tr.querySelector('[data-testid="ops"]')?.textContent,
+          cv: tr.querySelector('[data-testid="cv"]')?.textContent,
+          ci: tr.querySelector('[data-testid="ci"]')?.textContent,
+          versus: tr.querySelector('[data-testid="versus"]')?.textContent,
+        })),
+      );
+      expect(tableRows.map((r) => r.id).sort()).toEqual([
+        "comparison-row-go-1",
+        "comparison-row-go-2",
+        "comparison-row-node-1",
+        "comparison-row-node-2",
+      ]);
+      const summaryOps = await page.getByTestId("summary-table").evaluate((table: HTMLTableElement) => {
+        const headings = Array.from(table.tHead!.rows[0]!.cells).map((th) => th.textContent?.trim());
+        const cellColumn = headings.indexOf("Cell");
+        const ops = headings.indexOf("Ops/s");
+        return Array.from(table.tBodies[0]!.rows).map(
+          (tr) => `${tr.cells[cellColumn]?.textContent} ${tr.cells[ops]?.textContent}`,
+        );
+      });
+      for (const row of tableRows) {
+        const [, server, vus] = row.id!.match(/^comparison-row-(\w+)-(\d+)$/)!;
+        expect(
+          summaryOps.some(
+            (s) => s.includes(` ${server} · `) && s.includes(` · ${vus} VU`) && s.endsWith(` ${row.ops}`),
+          ),
+        ).toBe(true);
+        expect([row.cv, row.ci]).toEqual(["—", "—"]);
+      }
+      for (const vus of ["1", "2"]) {
+        const atLevel = tableRows.filter((r) => r.id!.endsWith(`-${vus}`));
+        expect(atLevel.filter((r) => r.versus === "fastest")).toHaveLength(1);
+        expect(atLevel.find((r) => r.versus !== "fastest")!.versus).toMatch(/^(0\.\d\d|1\.00) ×$/);
+      }
+      // Every cell ran on this machine with the same k6: no warning about mixed environments.
+      expect(await page.getByTestId("comparison-environment").count()).toBe(0);
 
       // Over time: one chart per load level, a curve per server, drawn from the recorded seconds.
       const overlay = page.getByTestId("overlay");
@@ -279,6 +321,33 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         .poll(() => page.getByTestId("overlay-chart").locator("path.recharts-line-curve").count())
         .toBe(2);
       expect(apiCalls).toEqual([]);
+
+      // Had a second worker host taken node's cells, the comparison would rank machines as much as
+      // servers: the run page says which machine ran what.
+      const runId = runPath.split("/").at(-1)!;
+      const db = testDb();
+      const nodeCells = await db.cell.findMany({ where: { runId, serverName: "node" } });
+      for (const c of nodeCells) {
+        await db.cell.update({
+          where: { id: c.id },
+          data: {
+            hostFingerprint: {
+              ...(c.hostFingerprint as Record<string, unknown>),
+              hostId: "lab-2",
+              hostname: "lab-2",
+              cores: 64,
+            },
+          },
+        });
+      }
+      await page.goto(`${inject("webUrl")}${runPath}`);
+      const note = page.getByTestId("comparison-environment");
+      await note.waitFor({ timeout: 15_000 });
+      expect(await note.textContent()).toContain("different machines");
+      const machines = await note.locator('li[data-aspect="machine"]').allTextContents();
+      expect(machines).toHaveLength(2);
+      expect(machines.find((m) => m.startsWith("lab-2 "))).toMatch(/64 cores.*: 2 cells \(node\)$/);
+      expect(machines.find((m) => !m.startsWith("lab-2 "))).toMatch(/: 2 cells \(go\)$/);
     });
   }, 240_000);
 

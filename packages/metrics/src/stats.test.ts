@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxOf, meanOf } from "./stats.ts";
+import { maxOf, meanOf, spreadOf, t95 } from "./stats.ts";
 
 describe("meanOf and maxOf", () => {
   it("skip the seconds without a reading, and give null when none has one", () => {
@@ -13,5 +13,42 @@ describe("meanOf and maxOf", () => {
     const week = Array.from({ length: 7 * 86_400 }, (_, i) => (i === 123_456 ? 9_999 : i % 100));
     expect(maxOf(week)).toBe(9_999);
     expect(meanOf(week)).toBeCloseTo(49.5 + (9_999 - 56) / week.length, 9);
+  });
+});
+
+describe("spreadOf", () => {
+  it("gives the mean, sample sd, CV and the Student t interval of the mean", () => {
+    // Five rounds: mean 100, squared deviations 400 + 100 + 0 + 100 + 400 = 1,000, sd √(1,000 / 4).
+    const s = spreadOf([80, 90, 100, 110, 120])!;
+    expect(s.n).toBe(5);
+    expect(s.mean).toBe(100);
+    expect(s.sd).toBeCloseTo(Math.sqrt(250), 12);
+    expect(s.cv).toBeCloseTo(Math.sqrt(250) / 100, 12);
+    // t(0.975, 4) = 2.776 (any table): the half-width is 2.776 · sd / √5.
+    const half = 2.7764451 * (Math.sqrt(250) / Math.sqrt(5));
+    expect(s.ci95![0]).toBeCloseTo(100 - half, 4);
+    expect(s.ci95![1]).toBeCloseTo(100 + half, 4);
+    expect([s.min, s.max]).toEqual([80, 120]);
+  });
+
+  it("has no interval or CV for a single round, and skips missing or non-finite values", () => {
+    expect(spreadOf([42, null, undefined, Number.NaN])).toEqual({
+      n: 1,
+      mean: 42,
+      sd: 0,
+      cv: null,
+      ci95: null,
+      min: 42,
+      max: 42,
+    });
+    expect(spreadOf([null, Number.POSITIVE_INFINITY])).toBeNull();
+    expect(spreadOf([-5, 5])!.cv).toBeNull();
+  });
+
+  it("widens the interval for few rounds the way Student's t does", () => {
+    expect(t95(1)).toBeCloseTo(12.7062, 3);
+    expect(t95(2)).toBeCloseTo(4.3027, 3);
+    expect(t95(29)).toBeCloseTo(2.0452, 3);
+    expect(t95(10_000)).toBeCloseTo(1.96, 2);
   });
 });

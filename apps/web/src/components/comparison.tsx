@@ -2,12 +2,22 @@
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { colourOf } from "@/lib/colours";
-import { type Comparison, type ComparisonGroup, compareCells, type Stat, type Workload } from "@/lib/compare";
+import {
+  type Comparison,
+  type ComparisonGroup,
+  compareCells,
+  type EnvironmentDifference,
+  environmentDifferences,
+  NOISY_CV,
+  type Stat,
+  versusFastest,
+  type Workload,
+} from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
-import { bytesToMb, formatInt, formatRate, formatRatio } from "@/lib/format";
+import { bytesToMb, formatInt, formatPct, formatRate, formatRatio } from "@/lib/format";
 import { vusLabel } from "@/lib/labels";
 import { axisStyle, axisTick } from "./series-chart";
-import { panel } from "./ui";
+import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 type Metric = {
   id: "ops" | "p99" | "rss" | "efficiency";
@@ -231,6 +241,162 @@ function SaturationNote({ workload }: { workload: Workload }) {
   );
 }
 
+const aspectText: Record<EnvironmentDifference["aspect"], string> = {
+  machine: "different machines",
+  k6: "different k6 builds",
+  limits: "different limits",
+};
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+
+/**
+ * Warns when the cells side by side did not run alike: several worker hosts share one queue, so a
+ * run's cells can land on different machines, and a ranking across machines measures the machines.
+ */
+function EnvironmentNote({ differences }: { differences: EnvironmentDifference[] }) {
+  if (differences.length === 0) return null;
+  return (
+    <div
+      role="note"
+      data-testid="comparison-environment"
+      className="space-y-1 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200"
+    >
+      <p className="font-medium">
+        These results were not all measured alike: {differences.map((d) => aspectText[d.aspect]).join(", ")}.
+        Compare servers only within cells that share them (the Environment of each cell is below).
+      </p>
+      <ul className="list-disc pl-5">
+        {differences.flatMap((d) =>
+          d.variants.map((v) => (
+            <li key={`${d.aspect}:${v.label}`} data-aspect={d.aspect}>
+              {v.label}: {plural(v.cells, "cell")} ({v.servers.join(", ")})
+            </li>
+          )),
+        )}
+      </ul>
+    </div>
+  );
+}
+
+const interval = (s: Stat, format: (v: number) => string) =>
+  s.ci95 ? `${format(s.ci95[0])}–${format(s.ci95[1])}` : "—";
+
+const withSd = (s: Stat | null, format: (v: number) => string) =>
+  s === null ? "—" : s.n > 1 ? `${format(s.mean)} ± ${format(s.sd)}` : format(s.mean);
+
+/**
+ * The numbers behind the bars: per load level and server, the rounds' mean, spread, coefficient of
+ * variation and the 95 % interval of the mean throughput, and how each compares with the fastest.
+ */
+function RoundsTable({ workload }: { workload: Workload }) {
+  const noisy = workload.groups.some((g) => g.opsRps.cv !== null && g.opsRps.cv > NOISY_CV);
+  const multi = workload.groups.some((g) => g.rounds > 1);
+  return (
+    <div className="space-y-2">
+      <div className="overflow-x-auto rounded-md border border-zinc-200 dark:border-zinc-800">
+        <table className={table} data-testid="comparison-table">
+          <thead>
+            <tr>
+              <th className={th}>Load</th>
+              <th className={th}>Server</th>
+              <th className={thNum}>Rounds</th>
+              <th className={thNum} title="MCP tool calls per second: mean ± sample standard deviation">
+                Ops/s
+              </th>
+              <th className={thNum} title="Coefficient of variation of the rounds' ops/s (sd ÷ mean)">
+                CV
+              </th>
+              <th className={thNum} title="95 % confidence interval of the mean ops/s (Student's t)">
+                95 % CI
+              </th>
+              <th className={thNum} title="Mean ops/s ÷ the fastest server's at this load level">
+                vs fastest
+              </th>
+              <th className={thNum}>p99 (ms)</th>
+              <th className={thNum}>Peak MB</th>
+              <th className={thNum} title="Tool calls per second per core of server CPU">
+                Ops/CPU-s
+              </th>
+            </tr>
+          </thead>
+          <tbody className={tbody}>
+            {workload.levels.flatMap((vus) => {
+              const groups = workload.groups.filter((g) => g.vus === vus);
+              const versus = versusFastest(groups);
+              return groups.map((g, i) => {
+                const v = versus.get(g)!;
+                const cvNoisy = g.opsRps.cv !== null && g.opsRps.cv > NOISY_CV;
+                return (
+                  <tr
+                    key={`${vus}:${g.serverName}`}
+                    data-testid={`comparison-row-${g.serverName}-${vus ?? "none"}`}
+                  >
+                    <td className={`${td} text-zinc-500 dark:text-zinc-400`}>
+                      {i === 0 ? levelLabel(vus) : ""}
+                    </td>
+                    <td className={`${td} font-medium`}>{g.serverName}</td>
+                    <td className={tdNum}>{g.rounds}</td>
+                    <td className={tdNum} data-testid="ops">
+                      {withSd(g.opsRps, formatRate)}
+                    </td>
+                    <td
+                      className={`${tdNum} ${cvNoisy ? "font-medium text-amber-700 dark:text-amber-400" : ""}`}
+                      data-testid="cv"
+                      data-noisy={cvNoisy || undefined}
+                    >
+                      {g.opsRps.cv === null ? "—" : formatPct(g.opsRps.cv * 100)}
+                    </td>
+                    <td className={tdNum} data-testid="ci">
+                      {interval(g.opsRps, formatRate)}
+                    </td>
+                    <td className={tdNum} data-testid="versus" data-separation={v.separation ?? undefined}>
+                      {v.fastest ? (
+                        "fastest"
+                      ) : (
+                        <>
+                          {formatRatio(v.ratio)} ×
+                          {v.separation === "overlap" && (
+                            <span
+                              className="ml-1 text-zinc-500 dark:text-zinc-400"
+                              title="The 95 % intervals overlap: these rounds cannot rank the two"
+                            >
+                              (within noise)
+                            </span>
+                          )}
+                        </>
+                      )}
+                    </td>
+                    <td className={tdNum}>{withSd(g.p99Ms, msNumber)}</td>
+                    <td className={tdNum}>
+                      {withSd(
+                        scale(g.rssPeakBytes, (b) => bytesToMb(b)!),
+                        formatRate,
+                      )}
+                    </td>
+                    <td className={tdNum}>{withSd(g.opsPerCpuSecond, formatRate)}</td>
+                  </tr>
+                );
+              });
+            })}
+          </tbody>
+        </table>
+      </div>
+      {!multi && (
+        <p className="text-xs text-zinc-500 dark:text-zinc-400">
+          One round per server and level: no spread or interval. Queue several rounds (they interleave, so the
+          machine&rsquo;s drift spreads across servers) to see which differences are more than noise.
+        </p>
+      )}
+      {noisy && (
+        <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="comparison-noisy">
+          Rounds disagree by more than {NOISY_CV * 100} % (CV) where marked: add rounds or quiet the machine
+          before trusting that ranking.
+        </p>
+      )}
+    </div>
+  );
+}
+
 const missingLabel = (cell: Comparison["missing"][number]) =>
   `#${cell.index} ${cell.serverName}${cell.vus === null ? "" : ` · ${vusLabel(cell.vus)}`} · r${cell.round} (${cell.status})`;
 
@@ -243,6 +409,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
   const { servers, workloads, missing, pending } = comparison;
   if (workloads.length === 0 && missing.length === 0) return null;
   const maxRounds = Math.max(0, ...workloads.flatMap((w) => w.groups.map((g) => g.rounds)));
+  const differences = environmentDifferences(cells);
   return (
     <section
       aria-label="Comparison"
@@ -257,6 +424,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
         </span>
       </h2>
       <div className={`${panel} space-y-5 p-5`}>
+        <EnvironmentNote differences={differences} />
         <ul className="flex flex-wrap gap-x-5 gap-y-1 text-sm" data-testid="comparison-legend">
           {servers.map((server) => (
             <li key={server} className="flex items-center gap-1.5">
@@ -283,6 +451,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
               ))}
             </div>
             <SaturationNote workload={workload} />
+            <RoundsTable workload={workload} />
           </div>
         ))}
         {(missing.length > 0 || pending > 0) && (

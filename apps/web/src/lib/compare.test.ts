@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareCells, isComparable, stat } from "./compare";
+import { compareCells, environmentDifferences, isComparable, stat, versusFastest } from "./compare";
 import type { CellDto, CellStatus, CellSummaryDto } from "./dto";
 
 const summary = (opsRps: number, p99: number | null, rssPeakBytes: number | null): CellSummaryDto => ({
@@ -65,8 +65,19 @@ function cell(
 
 describe("stat", () => {
   it("gives mean, sample sd, min and max, ignoring missing values", () => {
-    expect(stat([2, 4, null, 6, Number.NaN])).toEqual({ mean: 4, sd: 2, min: 2, max: 6, n: 3 });
-    expect(stat([5])).toEqual({ mean: 5, sd: 0, min: 5, max: 5, n: 1 });
+    expect(stat([2, 4, null, 6, Number.NaN])).toMatchObject({
+      mean: 4,
+      sd: 2,
+      cv: 0.5,
+      min: 2,
+      max: 6,
+      n: 3,
+    });
+    // t(0.975, 2) = 4.303: the mean's interval is 4 ± 4.303 · 2 / √3.
+    const half = 4.3027 * (2 / Math.sqrt(3));
+    expect(stat([2, 4, 6])!.ci95![0]).toBeCloseTo(4 - half, 3);
+    expect(stat([2, 4, 6])!.ci95![1]).toBeCloseTo(4 + half, 3);
+    expect(stat([5])).toEqual({ mean: 5, sd: 0, cv: null, ci95: null, min: 5, max: 5, n: 1 });
     expect(stat([null, undefined])).toBeNull();
   });
 });
@@ -175,5 +186,107 @@ describe("compareCells", () => {
         { serverName: "go", vus: 2 },
       ]),
     ).toBe(true);
+  });
+});
+
+describe("versusFastest", () => {
+  it("rates each server against the fastest of its level and says whether the rounds tell them apart", () => {
+    index = 0;
+    const c = compareCells([
+      cell("rust", 10, 1, summary(1000, 1, 1)),
+      cell("rust", 10, 2, summary(1010, 1, 1)),
+      cell("rust", 10, 3, summary(990, 1, 1)),
+      cell("go", 10, 1, summary(500, 1, 1)),
+      cell("go", 10, 2, summary(510, 1, 1)),
+      cell("go", 10, 3, summary(490, 1, 1)),
+      // Within the fastest's noise: this run cannot rank it below rust.
+      cell("node", 10, 1, summary(1100, 1, 1)),
+      cell("node", 10, 2, summary(800, 1, 1)),
+      cell("node", 10, 3, summary(980, 1, 1)),
+      cell("bun", 10, 1, summary(700, 1, 1)),
+    ]);
+    const groups = c.workloads[0]!.groups;
+    const vs = versusFastest(groups);
+    const by = (s: string) => vs.get(groups.find((g) => g.serverName === s)!)!;
+    expect(by("rust")).toEqual({ ratio: 1, fastest: true, separation: null });
+    expect(by("go")).toMatchObject({ fastest: false, separation: "apart" });
+    expect(by("go").ratio).toBeCloseTo(0.5, 9);
+    expect(by("node")).toMatchObject({ fastest: false, separation: "overlap" });
+    expect(by("node").ratio).toBeCloseTo(960 / 1000, 9);
+    // One round has no interval: the ratio stands alone.
+    expect(by("bun")).toMatchObject({ ratio: 0.7, separation: null });
+    expect(versusFastest([]).size).toBe(0);
+  });
+});
+
+describe("environmentDifferences", () => {
+  const host = (hostname: string, cores = 2) => ({
+    hostId: hostname,
+    hostname,
+    cpuModel: "Intel Xeon",
+    cores,
+    memoryBytes: 24 * 2 ** 30,
+    kernel: "Linux 6.18",
+    arch: "x64",
+  });
+  const on = (c: ReturnType<typeof cell>, fields: Partial<ReturnType<typeof cell>>) => ({ ...c, ...fields });
+
+  it("is empty when every compared cell ran on the same machine with the same k6 and limits", () => {
+    index = 0;
+    const k6Version = "k6 v1.8.1";
+    expect(
+      environmentDifferences([
+        on(cell("go", 10, 1, summary(1, 1, 1)), { hostFingerprint: host("a"), k6Version }),
+        on(cell("node", 10, 1, summary(1, 1, 1)), { hostFingerprint: host("a"), k6Version }),
+      ]),
+    ).toEqual([]);
+  });
+
+  it("names the machines, k6 builds and limits that differ, with how many cells and which servers each had", () => {
+    index = 0;
+    const limits = (cpus: number) => ({ cpus, memoryMb: 2048, cpuset: null });
+    const diffs = environmentDifferences([
+      on(cell("go", 10, 1, summary(1, 1, 1)), {
+        hostFingerprint: host("lab-1"),
+        k6Version: "k6 v1.8.1",
+        driver: "docker",
+        limits: limits(2),
+      }),
+      on(cell("node", 10, 1, summary(1, 1, 1)), {
+        hostFingerprint: host("lab-1"),
+        k6Version: "k6 v1.8.1",
+        driver: "docker",
+        limits: limits(2),
+      }),
+      on(cell("rust", 10, 1, summary(1, 1, 1)), {
+        hostFingerprint: host("lab-2", 1),
+        k6Version: "k6 v1.8.1",
+        driver: "docker",
+        limits: limits(1),
+      }),
+      // A failed cell is not in the comparison: its machine does not count.
+      on(cell("java", 10, 1, null), { hostFingerprint: host("lab-3"), k6Version: "k6 v0.1" }),
+    ]);
+    expect(diffs.map((d) => d.aspect)).toEqual(["machine", "limits"]);
+    expect(diffs[0]!.variants).toEqual([
+      {
+        label: "lab-1 (Intel Xeon, 2 cores, 24.0 GiB, Linux 6.18)",
+        cells: 2,
+        servers: ["go", "node"],
+      },
+      { label: "lab-2 (Intel Xeon, 1 core, 24.0 GiB, Linux 6.18)", cells: 1, servers: ["rust"] },
+    ]);
+    expect(diffs[1]!.variants.map((v) => v.label)).toEqual(["2 vCPU, 2048 MB", "1 vCPU, 2048 MB"]);
+  });
+
+  it("tells a k6 in a container from the local one", () => {
+    index = 0;
+    const diffs = environmentDifferences([
+      on(cell("go", 10, 1, summary(1, 1, 1)), { k6Version: "k6 v1.8.1 (go1.26.8, linux/amd64)" }),
+      on(cell("go", 10, 2, summary(1, 1, 1)), {
+        k6Version: "k6 v1.8.1 (go1.26.8, linux/amd64) [container perflab/k6:abc]",
+      }),
+    ]);
+    expect(diffs.map((d) => [d.aspect, d.variants.map((v) => v.cells)])).toEqual([["k6", [1, 1]]]);
   });
 });

@@ -1,8 +1,11 @@
-import { opsPerCpuSecond } from "@perflab/metrics/stats";
+import { opsPerCpuSecond, type Spread, spreadOf } from "@perflab/metrics/stats";
 import type { CellDto, CellStatus } from "./dto";
 
-/** One measure over the rounds of a server × load level: what the comparison charts draw. */
-export type Stat = { mean: number; sd: number; min: number; max: number; n: number };
+/**
+ * One measure over the rounds of a server × load level: what the comparison charts draw (mean,
+ * min–max) and its table prints (sd, CV, 95 % interval of the mean).
+ */
+export type Stat = Spread;
 
 export type ComparisonGroup = {
   serverName: string;
@@ -48,15 +51,11 @@ export type Comparison = {
 
 const openStatuses: CellStatus[] = ["queued", "running"];
 
-/** Mean, sample standard deviation (0 for one value), min and max; null when there is no value. */
-export function stat(values: (number | null | undefined)[]): Stat | null {
-  const xs = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
-  const n = xs.length;
-  if (n === 0) return null;
-  const mean = xs.reduce((a, b) => a + b, 0) / n;
-  const sd = n > 1 ? Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1)) : 0;
-  return { mean, sd, min: Math.min(...xs), max: Math.max(...xs), n };
-}
+/** The rounds' spread: mean, sample sd, CV, 95 % interval, min and max; null when there is no value. */
+export const stat = spreadOf;
+
+/** Rounds whose ops/s disagree by more than this (sd ÷ mean) are flagged noisy. */
+export const NOISY_CV = 0.1;
 
 const toolOf = (cell: Pick<CellDto, "params">) => {
   const tool = (cell.params as { tool?: unknown } | null)?.tool;
@@ -136,4 +135,131 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
 /** The comparison is worth showing when the run spans more than one server or load level. */
 export function isComparable(cells: Pick<CellDto, "serverName" | "vus">[]): boolean {
   return new Set(cells.map((c) => c.serverName)).size > 1 || new Set(cells.map((c) => c.vus)).size > 1;
+}
+
+/** Where a server × load level stands against the fastest server at that level. */
+export type VersusFastest = {
+  /** This group's mean ops/s ÷ the fastest group's (1 for the fastest itself). */
+  ratio: number;
+  fastest: boolean;
+  /**
+   * Whether the rounds tell the two apart: "apart" when the 95 % intervals of their means do not
+   * overlap, "overlap" when they do (this run cannot rank them), null with a single round on either side.
+   */
+  separation: "apart" | "overlap" | null;
+};
+
+/** Each group of one load level against the fastest (highest mean ops/s) of that level. */
+export function versusFastest(groups: ComparisonGroup[]): Map<ComparisonGroup, VersusFastest> {
+  const result = new Map<ComparisonGroup, VersusFastest>();
+  const best = groups.reduce<ComparisonGroup | null>(
+    (b, g) => (b === null || g.opsRps.mean > b.opsRps.mean ? g : b),
+    null,
+  );
+  if (!best) return result;
+  for (const g of groups) {
+    const fastest = g === best;
+    const a = g.opsRps.ci95;
+    const b = best.opsRps.ci95;
+    result.set(g, {
+      ratio: best.opsRps.mean > 0 ? g.opsRps.mean / best.opsRps.mean : 1,
+      fastest,
+      separation: fastest || !a || !b ? null : a[1] < b[0] || b[1] < a[0] ? "apart" : "overlap",
+    });
+  }
+  return result;
+}
+
+type HostLike = {
+  hostId?: unknown;
+  hostname?: unknown;
+  name?: unknown;
+  cpuModel?: unknown;
+  cores?: unknown;
+  memoryBytes?: unknown;
+  kernel?: unknown;
+};
+
+const str = (v: unknown) => (typeof v === "string" && v ? v : null);
+
+/** A machine as a reader recognises it: name, CPU, cores, memory, kernel. */
+function machineLabel(host: HostLike): string {
+  // The worker's host id names the lab machine; the OS hostname beside it when they differ.
+  const id = str(host.hostId);
+  const hostname = str(host.hostname) ?? str(host.name);
+  const name = id && hostname && id !== hostname ? `${id} on ${hostname}` : (id ?? hostname);
+  const parts = [
+    str(host.cpuModel),
+    typeof host.cores === "number" ? `${host.cores} ${host.cores === 1 ? "core" : "cores"}` : null,
+    typeof host.memoryBytes === "number" ? `${(host.memoryBytes / 2 ** 30).toFixed(1)} GiB` : null,
+    str(host.kernel),
+  ].filter(Boolean);
+  return `${name ?? "unknown machine"}${parts.length ? ` (${parts.join(", ")})` : ""}`;
+}
+
+/** One value of an aspect the compared cells do not share, and the cells that had it. */
+export type EnvironmentVariant = { label: string; cells: number; servers: string[] };
+
+/** An aspect of where or how cells ran that differs between the cells a comparison puts side by side. */
+export type EnvironmentDifference = {
+  aspect: "machine" | "k6" | "limits";
+  variants: EnvironmentVariant[];
+};
+
+/**
+ * What differs between the cells a comparison draws side by side (succeeded, with a summary): the
+ * machine (several worker hosts share one queue, so a run's cells can land on different machines),
+ * the k6 build, the limits the driver applied. Empty when they all ran alike, the normal case.
+ */
+export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[] {
+  const compared = cells.filter((c) => c.status === "succeeded" && c.summary !== null);
+  const aspects: [EnvironmentDifference["aspect"], (c: CellDto) => { key: string; label: string } | null][] =
+    [
+      [
+        "machine",
+        (c) => {
+          const host = (c.hostFingerprint ?? null) as HostLike | null;
+          if (!host || typeof host !== "object") return null;
+          const { hostId, hostname, name, cpuModel, cores, memoryBytes, kernel } = host;
+          return {
+            key: JSON.stringify([hostId, hostname, name, cpuModel, cores, memoryBytes, kernel]),
+            label: machineLabel(host),
+          };
+        },
+      ],
+      ["k6", (c) => (c.k6Version ? { key: c.k6Version, label: c.k6Version } : null)],
+      [
+        "limits",
+        (c) => {
+          if (!c.limits)
+            return c.driver === "docker" ? null : { key: "none", label: "no limits (a process)" };
+          const { cpus, memoryMb, cpuset } = c.limits;
+          const label = `${cpus} vCPU, ${memoryMb} MB${cpuset ? `, CPUs ${cpuset}` : ""}`;
+          return { key: label, label };
+        },
+      ],
+    ];
+  const differences: EnvironmentDifference[] = [];
+  for (const [aspect, read] of aspects) {
+    const variants = new Map<string, { label: string; cells: number; servers: Set<string> }>();
+    for (const cell of compared) {
+      const value = read(cell);
+      if (!value) continue;
+      const variant = variants.get(value.key) ?? { label: value.label, cells: 0, servers: new Set<string>() };
+      variant.cells++;
+      variant.servers.add(cell.serverName);
+      variants.set(value.key, variant);
+    }
+    if (variants.size > 1) {
+      differences.push({
+        aspect,
+        variants: [...variants.values()].map((v) => ({
+          label: v.label,
+          cells: v.cells,
+          servers: [...v.servers],
+        })),
+      });
+    }
+  }
+  return differences;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -277,6 +277,15 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       }
       // Every cell ran on this machine with the same k6: no warning about mixed environments.
       expect(await page.getByTestId("comparison-environment").count()).toBe(0);
+      // The same cells as a spreadsheet: the download holds a header and a row per cell.
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByTestId("export-csv").click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/^perflab-run-[^/]+\.csv$/);
+      const csvLines = (await readFile((await download.path())!, "utf8")).trimEnd().split("\r\n");
+      expect(csvLines).toHaveLength(5);
+      expect(csvLines[0]).toMatch(/^run_id,cell_index,cell_id,server,/);
 
       // Over time: one chart per load level, a curve per server, drawn from the recorded seconds.
       const overlay = page.getByTestId("overlay");

@@ -8,6 +8,7 @@ import { defaultChartCell, type RunAction, reduceRunState, runProgress } from "@
 import { CancelRun } from "./cancel-run";
 import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
+import { ExportCsv } from "./export-csv";
 import { LiveCharts } from "./live-charts";
 import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
@@ -79,11 +80,14 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
         connection={connection}
         progress={runProgress(state)}
         actions={
-          terminalRunStatuses.includes(state.run.status) ? (
-            <ShareReport runId={state.run.id} />
-          ) : (
-            <CancelRun runId={state.run.id} />
-          )
+          <div className="flex flex-wrap items-start gap-2">
+            {terminalRunStatuses.includes(state.run.status) ? (
+              <ShareReport runId={state.run.id} />
+            ) : (
+              <CancelRun runId={state.run.id} />
+            )}
+            <ExportCsv href={`/api/v1/runs/${state.run.id}/cells.csv`} />
+          </div>
         }
       />
       {isComparable(state.cells) && (

@@ -21,6 +21,7 @@ import {
 } from "@perflab/contracts";
 import { z } from "zod";
 import type { CreatedReportDto, ReportDto } from "../lib/report-dto";
+import { CELLS_CSV_HEADERS } from "./cells-csv";
 
 /**
  * Names a schema for components/schemas through zod's own `.meta({ id })`, which the generator
@@ -163,6 +164,38 @@ function buildDocument() {
     },
   });
 
+  const csv = (description: string) => ({
+    description,
+    headers: {
+      ...headers,
+      "content-disposition": z.string().describe('`attachment; filename="perflab-….csv"`'),
+    },
+    content: {
+      "text/csv": {
+        schema: z
+          .string()
+          .describe(
+            "RFC 4180 CSV, a header line then one row per cell in execution order. Columns: " +
+              `${CELLS_CSV_HEADERS.join(", ")}. Units are in the names (ms, pct of one core, mb = MiB, s); ` +
+              "an empty field has no value (a cell without a summary, a process without limits).",
+          ),
+      },
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs/{id}/cells.csv",
+    operationId: "exportRunCells",
+    summary: "A run's cells and their summaries as CSV, for a spreadsheet",
+    request: { params: runId },
+    responses: {
+      200: csv("The cells as they stand: a running run has rows without a summary yet."),
+      404: problem("No run has this id."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
   registry.registerPath({
     method: "get",
     path: "/api/v1/runs/{id}/events",
@@ -245,6 +278,19 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: named("Report", ZReportDoc) } },
       },
+      404: problem("No report lives at this address, or it has expired."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/reports/{slug}/cells.csv",
+    operationId: "exportReportCells",
+    summary: "A report's cells as CSV, as frozen when it was created",
+    request: { params: z.object({ slug: z.string().describe("The report's slug, from its URL.") }) },
+    responses: {
+      200: csv("The frozen cells, the same columns as a run's export."),
       404: problem("No report lives at this address, or it has expired."),
       500: problem("Unexpected server error."),
     },

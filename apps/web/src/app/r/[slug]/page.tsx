@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { cache } from "react";
 import { CellEnvironment } from "@/components/cell-environment";
 import { ComparisonSection } from "@/components/comparison";
+import { ExportCsv } from "@/components/export-csv";
 import { OverlayCharts } from "@/components/overlay-charts";
 import { RunHeader } from "@/components/run-header";
 import { RunSummary } from "@/components/run-summary";
@@ -71,7 +72,11 @@ export default async function ReportPage({ params }: Props) {
           )}
         </div>
       )}
-      <RunHeader run={run} connection="closed" />
+      <RunHeader
+        run={run}
+        connection="closed"
+        actions={<ExportCsv href={`/api/v1/reports/${report.slug}/cells.csv`} />}
+      />
       {isComparable(cells) && <ComparisonSection cells={cells} serverOrder={run.spec.servers ?? []} />}
       {report.snapshot.points && (
         <OverlayCharts cells={cells} points={report.snapshot.points} serverOrder={run.spec.servers ?? []} />

@@ -1,0 +1,15 @@
+import { csvResponse } from "@/server/cells-csv";
+import { getDb } from "@/server/db";
+import { withProblems } from "@/server/http";
+import { exportReportCsv } from "@/server/operations/export-cells";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ slug: string }> };
+
+export const GET = withProblems<Context>(async (_request, context, requestId) => {
+  const { slug } = await context.params;
+  const csv = await exportReportCsv({ db: getDb(), slug });
+  return csvResponse(csv, `perflab-report-${slug}.csv`, requestId);
+});

@@ -1,0 +1,129 @@
+import { parse } from "csv-parse/sync";
+import { describe, expect, it } from "vitest";
+import type { CellDto } from "../lib/dto";
+import type { ReportCellDto } from "../lib/report-dto";
+import { CELLS_CSV_HEADERS, cellsCsv } from "./cells-csv";
+
+const base: CellDto = {
+  id: "cell-0",
+  index: 0,
+  serverName: "go",
+  scenario: "mcp-tool-call",
+  vus: 10,
+  params: { tool: "echo", arguments: { message: "hi, there" } },
+  round: 1,
+  status: "succeeded",
+  stage: null,
+  driver: "docker",
+  limits: { cpus: 1.5, memoryMb: 512, cpuset: null },
+  image: "perflab/server-go:abc",
+  imageId: "sha256:0123",
+  idleRssBytes: 8 * 1024 * 1024,
+  parallelism: { GOMAXPROCS: 2 },
+  durationSeconds: 30,
+  warmupSeconds: 5,
+  k6Version: "k6 v1.8.1 (go1.26.8, linux/amd64)",
+  hostFingerprint: {
+    hostId: "lab-1",
+    hostname: "lab-1",
+    cpuModel: "Intel Xeon",
+    cores: 2,
+    kernel: "Linux 6.18",
+  },
+  coldStartMs: 37.5,
+  exitCode: 0,
+  exitSignal: null,
+  oomKilled: false,
+  k6Saturated: true,
+  error: null,
+  logTail: null,
+  startedAt: "2026-11-23T10:00:00.000Z",
+  finishedAt: "2026-11-23T10:00:40.000Z",
+  summary: {
+    requests: 60_000,
+    errors: 3,
+    ops: 30_000,
+    httpRps: 2_000,
+    opsRps: 1_000,
+    requestsPerOp: 2,
+    latency: { avgMs: 4.5, minMs: 0.3, maxMs: 80, p50: 4, p90: 7, p95: 9, p99: 15.25, p999: 40 },
+    operations: [],
+    cpuAvgPct: 80,
+    cpuPeakPct: 120,
+    rssAvgBytes: 20 * 1024 * 1024,
+    rssPeakBytes: 24 * 1024 * 1024,
+    k6CpuAvgPct: 95,
+    k6CpuPeakPct: 99,
+    k6RssPeakBytes: 100 * 1024 * 1024,
+    windowSeconds: 30,
+  },
+};
+
+describe("cellsCsv", () => {
+  it("writes a header and one row per cell, with units in the names and plain numbers", () => {
+    const cells: ReportCellDto[] = [
+      { ...base, serverBuild: { runtime: "go 1.26.8", sdk: { name: "go-sdk", version: "1.2.0" } } },
+      {
+        ...base,
+        id: "cell-1",
+        index: 1,
+        serverName: "node",
+        status: "failed",
+        driver: "local",
+        limits: null,
+        summary: null,
+        k6Saturated: false,
+        exitCode: 1,
+        // A reason with the characters CSV must quote.
+        error: 'server exited with code 1: "bind", address in use\nsecond line',
+        serverBuild: null,
+      },
+    ];
+    const text = cellsCsv("run-1", cells);
+    expect(text.split("\r\n")[0]).toBe(CELLS_CSV_HEADERS.join(","));
+    const rows = parse(text, { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(2);
+    const [go, node] = rows;
+    expect(go).toMatchObject({
+      run_id: "run-1",
+      cell_index: "0",
+      server: "go",
+      tool: "echo",
+      params_json: '{"tool":"echo","arguments":{"message":"hi, there"}}',
+      vus: "10",
+      driver: "docker",
+      limit_cpus: "1.5",
+      limit_memory_mb: "512",
+      limit_cpuset: "",
+      requests: "60000",
+      ops_per_s: "1000",
+      latency_p99_ms: "15.25",
+      ops_per_cpu_s: "1250",
+      rss_peak_mb: "24",
+      idle_rss_mb: "8",
+      cold_start_ms: "37.5",
+      k6_saturated: "true",
+      oom_killed: "false",
+      runtime: "go 1.26.8",
+      sdk: "go-sdk 1.2.0",
+      parallelism_json: '{"GOMAXPROCS":2}',
+      host_id: "lab-1",
+      cores: "2",
+      started_at: "2026-11-23T10:00:00.000Z",
+    });
+    // No summary: empty fields, not zeros; the error survives its comma, quotes and newline.
+    expect(node).toMatchObject({
+      server: "node",
+      status: "failed",
+      requests: "",
+      latency_p99_ms: "",
+      limit_cpus: "",
+    });
+    expect(node!.error).toBe(cells[1]!.error);
+    expect(node!.exit_code).toBe("1");
+  });
+
+  it("writes only the header for a run without cells", () => {
+    expect(parse(cellsCsv("run-2", []), { columns: true })).toEqual([]);
+  });
+});

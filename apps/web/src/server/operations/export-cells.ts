@@ -1,0 +1,24 @@
+import type { Db } from "@perflab/db";
+import { cellsCsv } from "../cells-csv";
+import { AppError } from "../errors";
+import { serializeCell } from "../serialize";
+import { getReport } from "./get-report";
+
+/** A run's cells as CSV, as they stand now (a running run exports what has finished so far). */
+export async function exportRunCsv({ db, runId }: { db: Db; runId: string }): Promise<string> {
+  const run = await db.run.findUnique({
+    where: { id: runId },
+    select: { id: true, cells: { orderBy: { index: "asc" }, include: { summary: true } } },
+  });
+  if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+  return cellsCsv(
+    run.id,
+    run.cells.map((cell) => ({ ...serializeCell(cell), serverBuild: cell.serverBuild ?? null })),
+  );
+}
+
+/** A report's cells as CSV, from its frozen snapshot: the same rows whatever became of the run. */
+export async function exportReportCsv({ db, slug }: { db: Db; slug: string }): Promise<string> {
+  const report = await getReport({ db, slug });
+  return cellsCsv(report.snapshot.run.id, report.snapshot.cells);
+}

@@ -1,7 +1,8 @@
 /**
- * CSV exports against the real stack: a measured run's cells.csv carries the numbers the JSON API
- * serves, and a report's cells.csv keeps them after the run is gone.
+ * Exports against the real stack: a measured run's comparison and cells.csv carry the numbers the
+ * JSON API serves, and a report's cells.csv keeps them after the run is gone.
  */
+import { ZRunComparison } from "@perflab/contracts";
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
@@ -48,6 +49,36 @@ beforeAll(async () => {
   const run = await waitForRun(runId, 120_000);
   expect(run.status).toBe("succeeded");
 }, 150_000);
+
+describe("the run's comparison as JSON", () => {
+  it("aggregates the cells' summaries per server and load level, in the documented shape", async () => {
+    const { cells } = (await (await fetch(url(`/api/v1/runs/${runId}`))).json()) as { cells: Cell[] };
+    const response = await fetch(url(`/api/v1/runs/${runId}/comparison`));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as unknown;
+    // Exactly the documented shape: parsing drops nothing and adds nothing.
+    const comparison = ZRunComparison.parse(body);
+    expect(comparison).toEqual(body);
+    expect(comparison).toMatchObject({ runId, servers: ["go"], environment: [], missing: [], pending: 0 });
+    const [workload] = comparison.workloads;
+    expect(comparison.workloads).toHaveLength(1);
+    expect(workload).toMatchObject({ scenario: "mcp-tool-call", tool: "echo", levels: [1, 2] });
+    for (const cell of cells) {
+      const group = workload!.groups.find((g) => g.vus === cell.vus)!;
+      expect(group).toMatchObject({
+        server: "go",
+        rounds: 1,
+        opsRps: { n: 1, mean: cell.summary!.opsRps, sd: 0, cv: null, ci95: null },
+        p99Ms: { mean: cell.summary!.latency.p99 },
+        // Alone at its level, go is the fastest there.
+        versusFastest: { ratio: 1, fastest: true, separation: null },
+      });
+    }
+    const unknown = await fetch(url("/api/v1/runs/no-such-run/comparison"));
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("content-type")).toMatch(/application\/problem\+json/);
+  });
+});
 
 describe("CSV exports", () => {
   it("exports a run's cells with the numbers the API serves, and keeps them in a report after the run is gone", async () => {

@@ -213,3 +213,77 @@ export const ZRunListPage = z.object({
 
 export type TRunListItem = z.infer<typeof ZRunListItem>;
 export type TRunListPage = z.infer<typeof ZRunListPage>;
+
+/** One measure over the rounds of a server × load level. */
+export const ZRoundStats = z.object({
+  n: z.number().int().describe("Rounds with a value."),
+  mean: z.number(),
+  sd: z.number().describe("Sample standard deviation (n − 1); 0 for one round."),
+  cv: z.number().nullable().describe("Coefficient of variation, sd ÷ |mean|; null for one round."),
+  ci95: z
+    .tuple([z.number(), z.number()])
+    .nullable()
+    .describe("95 % confidence interval of the mean (Student's t); null for one round."),
+  min: z.number(),
+  max: z.number(),
+});
+
+/** GET /api/v1/runs/{id}/comparison: the run's comparison, as the run page draws it. */
+export const ZRunComparison = z.object({
+  runId: z.string(),
+  /** The run's servers in its spec's order. */
+  servers: z.array(z.string()),
+  workloads: z.array(
+    z.object({
+      scenario: z.string(),
+      tool: z.string().nullable(),
+      params: z.record(z.string(), z.unknown()),
+      levels: z.array(z.number().int().nullable()),
+      groups: z.array(
+        z.object({
+          server: z.string(),
+          vus: z.number().int().nullable(),
+          rounds: z.number().int().describe("Succeeded rounds with a summary."),
+          k6SaturatedRounds: z.number().int(),
+          opsRps: ZRoundStats.describe("MCP tool calls per second."),
+          p99Ms: ZRoundStats.nullable(),
+          rssPeakBytes: ZRoundStats.nullable(),
+          opsPerCpuSecond: ZRoundStats.nullable().describe("Tool calls per second per core of server CPU."),
+          versusFastest: z.object({
+            ratio: z.number().describe("Mean ops/s ÷ the fastest server's at this level."),
+            fastest: z.boolean(),
+            separation: z
+              .enum(["apart", "overlap"])
+              .nullable()
+              .describe(
+                "apart: the 95 % intervals of the two means do not overlap; overlap: these rounds cannot rank " +
+                  "the two; null for the fastest itself or a single round on either side.",
+              ),
+          }),
+        }),
+      ),
+    }),
+  ),
+  /** Aspects of where and how the compared cells ran that are not the same for all of them. */
+  environment: z.array(
+    z.object({
+      aspect: z.enum(["machine", "k6", "limits"]),
+      variants: z.array(
+        z.object({ label: z.string(), cells: z.number().int(), servers: z.array(z.string()) }),
+      ),
+    }),
+  ),
+  /** Failed or cancelled cells: no result to compare. */
+  missing: z.array(
+    z.object({
+      index: z.number().int(),
+      serverName: z.string(),
+      vus: z.number().int().nullable(),
+      round: z.number().int(),
+      status: ZCellStatus,
+      error: z.string().nullable(),
+    }),
+  ),
+  /** Cells not finished yet. */
+  pending: z.number().int(),
+});

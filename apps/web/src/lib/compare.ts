@@ -32,6 +32,7 @@ export type Workload = {
   key: string;
   scenario: string;
   tool: string | null;
+  params: Record<string, unknown>;
   servers: string[];
   levels: (number | null)[];
   groups: ComparisonGroup[];
@@ -124,6 +125,7 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
       key,
       scenario: first.scenario,
       tool: toolOf(first),
+      params: first.params ?? {},
       servers: servers.filter((s) => groups.some((g) => g.serverName === s)),
       levels,
       groups,

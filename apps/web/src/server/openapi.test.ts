@@ -16,6 +16,7 @@ describe("OpenAPI document", () => {
       "/api/v1/runs/{id}",
       "/api/v1/runs/{id}/cancel",
       "/api/v1/runs/{id}/cells.csv",
+      "/api/v1/runs/{id}/comparison",
       "/api/v1/runs/{id}/events",
       "/api/v1/servers",
       "/api/v1/uploads",

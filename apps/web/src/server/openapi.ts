@@ -11,6 +11,7 @@ import {
   ZLiveRunStatus,
   ZMatrixSpecInput,
   ZProblem,
+  ZRunComparison,
   ZRunDetail,
   ZRunDto,
   ZRunListPage,
@@ -180,6 +181,29 @@ function buildDocument() {
               "an empty field has no value (a cell without a summary, a process without limits).",
           ),
       },
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/runs/{id}/comparison",
+    operationId: "getRunComparison",
+    summary: "The run's servers compared per workload and load level, rounds aggregated",
+    description:
+      "What the run page's comparison draws: for each workload (scenario and parameters), server and load " +
+      "level, the rounds' mean, sd, CV, 95 % interval and min–max of tool calls per second, p99, peak RSS and " +
+      "calls per CPU-second; each group against the fastest of its level; what differed between the compared " +
+      "cells (machine, k6 build, limits); failed or cancelled cells; and how many are not finished yet. " +
+      "Only succeeded cells with a summary count.",
+    request: { params: runId },
+    responses: {
+      200: {
+        description: "The comparison, as it stands (a running run compares what has finished).",
+        headers,
+        content: { "application/json": { schema: named("RunComparison", ZRunComparison) } },
+      },
+      404: problem("No run has this id."),
+      500: problem("Unexpected server error."),
     },
   });
 

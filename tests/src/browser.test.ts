@@ -360,6 +360,72 @@ describe("run a benchmark from the browser (real Chromium)", () => {
     });
   }, 240_000);
 
+  it("compares two runs picked in the list of runs: a bar per server and run", async () => {
+    const queue = async (name: string) => {
+      const response = await fetch(`${inject("webUrl")}/api/v1/matrices`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          name,
+          servers: ["go"],
+          scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "hi" } } }],
+          loadLevels: [{ vus: 1 }],
+          rounds: 1,
+          durationSec: 2,
+          warmupSec: 0,
+        }),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { runId: string }).runId;
+    };
+    const before = await queue("before");
+    const after = await queue("after");
+    for (const id of [before, after]) {
+      await expect
+        .poll(
+          async () =>
+            (
+              (await (await fetch(`${inject("webUrl")}/api/v1/runs/${id}`)).json()) as {
+                run: { status: string };
+              }
+            ).run.status,
+          { timeout: 120_000, interval: 1_000 },
+        )
+        .toBe("succeeded");
+    }
+    await withPage("compare-runs", async (page) => {
+      await page.goto(inject("webUrl"));
+      const compare = page.getByTestId("compare-selected");
+      expect(await compare.isDisabled()).toBe(true);
+      await page.getByTestId(`compare-pick-${after}`).check();
+      await page.getByTestId(`compare-pick-${before}`).check();
+      await compare.click();
+      await page.waitForURL(/\/compare\?runs=/, { timeout: 15_000 });
+      // Oldest first, whatever order they were ticked in.
+      expect(new URL(page.url()).searchParams.get("runs")).toBe(`${before},${after}`);
+      const comparison = page.getByTestId("comparison");
+      expect(await comparison.getAttribute("data-groups")).toBe("2");
+      expect(await page.getByTestId("comparison-legend").locator("li").allTextContents()).toEqual([
+        "go · before",
+        "go · after",
+      ]);
+      expect(await page.getByTestId("compare-runs-table").locator("tbody tr").count()).toBe(2);
+      const versus = await page
+        .getByTestId("comparison-table")
+        .locator('[data-testid="versus"]')
+        .allTextContents();
+      expect(versus.filter((v) => v === "fastest")).toHaveLength(1);
+      expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(2);
+
+      // A stale link names what it cannot find and still compares the rest.
+      await page.goto(`${inject("webUrl")}/compare?runs=${before},no-such-run,${after}`);
+      expect(await page.getByTestId("compare-unknown").textContent()).toContain("no-such-run");
+      expect(await page.getByTestId("comparison").getAttribute("data-groups")).toBe("2");
+      await page.goto(`${inject("webUrl")}/compare?runs=${before}`);
+      expect(await page.getByTestId("empty-state").textContent()).toContain("Pick at least two runs");
+    });
+  }, 180_000);
+
   it("cancels a running run from its page", async () => {
     await withPage("cancel-flow", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);

@@ -2,7 +2,7 @@
  * Exports against the real stack: a measured run's comparison and cells.csv carry the numbers the
  * JSON API serves, and a report's cells.csv keeps them after the run is gone.
  */
-import { ZRunComparison } from "@perflab/contracts";
+import { ZRunComparison, ZRunsComparison } from "@perflab/contracts";
 import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
@@ -40,15 +40,19 @@ async function csvOf(pathname: string) {
 }
 
 let runId: string;
+/** A second run, of go at one VU only: the baseline a CI job would compare against. */
+let baselineId: string;
 
 beforeAll(async () => {
+  ({ runId: baselineId } = await queueRun([
+    { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+  ]));
   ({ runId } = await queueRun([
     { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
     { serverName: "go", vus: 2, durationSeconds: 2, warmupSeconds: 0 },
   ]));
-  const run = await waitForRun(runId, 120_000);
-  expect(run.status).toBe("succeeded");
-}, 150_000);
+  for (const id of [baselineId, runId]) expect((await waitForRun(id, 120_000)).status).toBe("succeeded");
+}, 200_000);
 
 describe("the run's comparison as JSON", () => {
   it("aggregates the cells' summaries per server and load level, in the documented shape", async () => {
@@ -77,6 +81,51 @@ describe("the run's comparison as JSON", () => {
     const unknown = await fetch(url("/api/v1/runs/no-such-run/comparison"));
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("content-type")).toMatch(/application\/problem\+json/);
+  });
+});
+
+describe("runs compared as one", () => {
+  it("gives a group per server and run, labelled by run, in the documented shape", async () => {
+    const response = await fetch(url(`/api/v1/comparison?runs=${baselineId},${runId}`));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as unknown;
+    const comparison = ZRunsComparison.parse(body);
+    expect(comparison).toEqual(body);
+    // Both runs are named "integration": each tag carries the end of its run's id.
+    const tags = [baselineId, runId].map((id) => `integration (${id.slice(-6)})`);
+    expect(comparison.runs.map((r) => [r.id, r.tag, r.status])).toEqual([
+      [baselineId, tags[0], "succeeded"],
+      [runId, tags[1], "succeeded"],
+    ]);
+    expect(comparison.servers).toEqual(tags.map((t) => `go · ${t}`));
+    const groups = comparison.workloads[0]!.groups;
+    expect(groups.map((g) => `${g.vus} ${g.server}`)).toEqual([
+      `1 go · ${tags[0]}`,
+      `1 go · ${tags[1]}`,
+      `2 go · ${tags[1]}`,
+    ]);
+    // Each run's own figures, one round each.
+    const single = ZRunComparison.parse(await (await fetch(url(`/api/v1/runs/${runId}/comparison`))).json());
+    expect(groups.at(-1)!.opsRps).toEqual(single.workloads[0]!.groups.find((g) => g.vus === 2)!.opsRps);
+    expect(groups.filter((g) => g.vus === 1 && g.versusFastest.fastest)).toHaveLength(1);
+  });
+
+  it("refuses fewer than two or more than eight runs (422) and unknown ids (404), naming `runs`", async () => {
+    const problem = async (query: string, status: number) => {
+      const response = await fetch(url(`/api/v1/comparison${query}`));
+      expect(response.status, query).toBe(status);
+      expect(response.headers.get("content-type")).toMatch(/application\/problem\+json/);
+      return (await response.json()) as { errors: { field: string; message: string }[] };
+    };
+    expect((await problem("", 422)).errors[0]!.field).toBe("runs");
+    expect((await problem(`?runs=${runId},${runId}`, 422)).errors).toEqual([
+      { field: "runs", message: "name at least two runs" },
+    ]);
+    const nine = Array.from({ length: 9 }, (_, i) => `run-${i}`).join(",");
+    expect((await problem(`?runs=${nine}`, 422)).errors[0]!.message).toBe("name at most 8 runs");
+    expect((await problem(`?runs=${runId},no-such-run`, 404)).errors).toEqual([
+      { field: "runs", message: 'no run has the id "no-such-run"' },
+    ]);
   });
 });
 

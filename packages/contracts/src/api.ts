@@ -228,10 +228,9 @@ export const ZRoundStats = z.object({
   max: z.number(),
 });
 
-/** GET /api/v1/runs/{id}/comparison: the run's comparison, as the run page draws it. */
-export const ZRunComparison = z.object({
-  runId: z.string(),
-  /** The run's servers in its spec's order. */
+/** What the single-run and the cross-run comparison share. */
+const comparisonBody = {
+  /** The servers in the run's spec order (across runs, "server · tag", run after run). */
   servers: z.array(z.string()),
   workloads: z.array(
     z.object({
@@ -286,4 +285,48 @@ export const ZRunComparison = z.object({
   ),
   /** Cells not finished yet. */
   pending: z.number().int(),
+};
+
+/** GET /api/v1/runs/{id}/comparison: the run's comparison, as the run page draws it. */
+export const ZRunComparison = z.object({ runId: z.string(), ...comparisonBody });
+
+/** Most runs one cross-run comparison takes. */
+export const MAX_RUNS_TO_COMPARE = 8;
+
+/** The query of GET /api/v1/comparison. */
+export const ZRunsComparisonQuery = z.object({
+  runs: z
+    .string()
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(",")
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ),
+    ])
+    .pipe(
+      z
+        .array(z.string())
+        .min(2, "name at least two runs")
+        .max(MAX_RUNS_TO_COMPARE, `name at most ${MAX_RUNS_TO_COMPARE} runs`),
+    )
+    .describe(`Comma-separated run ids, 2 to ${MAX_RUNS_TO_COMPARE}, oldest first as the bars should read.`),
+});
+
+/**
+ * GET /api/v1/comparison: several runs compared as one, each server labelled "server · tag" per run
+ * (tag: the run's short commit, else its name, else the end of its id).
+ */
+export const ZRunsComparison = z.object({
+  runs: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      tag: z.string(),
+      commit: z.string().nullable(),
+      status: ZRunStatus,
+    }),
+  ),
+  ...comparisonBody,
 });

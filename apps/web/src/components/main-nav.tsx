@@ -13,7 +13,11 @@ export function MainNav() {
   const onNew = pathname === "/runs/new";
   // A run's own page belongs to "Runs"; only the form is "New run".
   const links = [
-    { href: "/", label: "Runs", active: !onNew && (pathname === "/" || pathname.startsWith("/runs/")) },
+    {
+      href: "/",
+      label: "Runs",
+      active: !onNew && (pathname === "/" || pathname.startsWith("/runs/") || pathname === "/compare"),
+    },
     { href: "/runs/new", label: "New run", active: onNew },
   ];
   return (

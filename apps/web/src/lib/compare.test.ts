@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { compareCells, environmentDifferences, isComparable, stat, versusFastest } from "./compare";
+import {
+  compareCells,
+  environmentDifferences,
+  isComparable,
+  mergeRuns,
+  type RunToCompare,
+  runTags,
+  stat,
+  versusFastest,
+} from "./compare";
 import type { CellDto, CellStatus, CellSummaryDto } from "./dto";
 
 const summary = (opsRps: number, p99: number | null, rssPeakBytes: number | null): CellSummaryDto => ({
@@ -288,5 +297,60 @@ describe("environmentDifferences", () => {
       }),
     ]);
     expect(diffs.map((d) => [d.aspect, d.variants.map((v) => v.cells)])).toEqual([["k6", [1, 1]]]);
+  });
+});
+
+describe("comparing runs", () => {
+  const run = (
+    id: string,
+    name: string,
+    commit: string | null,
+    cells: CellDto[],
+    servers?: string[],
+  ): RunToCompare => ({
+    run: {
+      id,
+      name,
+      spec: {
+        servers: servers ?? [...new Set(cells.map((c) => c.serverName))],
+      } as RunToCompare["run"]["spec"],
+    },
+    commit,
+    cells,
+  });
+
+  it("tags each run by its short commit, else its name when short, else the end of its id, and keeps tags unique", () => {
+    const tags = runTags([
+      run("run-aaaaaa111111", "nightly", "3f2a9c1d0e", []),
+      run("run-bbbbbb222222", "go vs node", null, []),
+      run("run-cccccc333333", "a very long run name that would not fit", null, []),
+      run("run-dddddd444444", "go vs node", null, []),
+    ]);
+    expect([...tags.values()]).toEqual(["3f2a9c1", "go vs node (222222)", "…333333", "go vs node (444444)"]);
+  });
+
+  it("puts a bar per server and run, in each run's order, with indexes continuing from run to run", () => {
+    index = 0;
+    const before = [cell("go", 10, 1, summary(1000, 4, 10)), cell("node", 10, 1, summary(800, 6, 40))];
+    index = 0;
+    const after = [cell("go", 10, 1, summary(1300, 3, 11))];
+    const { cells, serverOrder } = mergeRuns([
+      run("r1", "before", null, before, ["node", "go"]),
+      run("r2", "after", null, after),
+    ]);
+    expect(serverOrder).toEqual(["node · before", "go · before", "go · after"]);
+    expect(cells.map((c) => `${c.index} ${c.serverName}`)).toEqual([
+      "0 go · before",
+      "1 node · before",
+      "2 go · after",
+    ]);
+    const c = compareCells(cells, serverOrder);
+    const groups = c.workloads[0]!.groups;
+    expect(groups.map((g) => [g.serverName, g.opsRps.mean])).toEqual([
+      ["node · before", 800],
+      ["go · before", 1000],
+      ["go · after", 1300],
+    ]);
+    expect(versusFastest(groups).get(groups[1]!)!.ratio).toBeCloseTo(1000 / 1300, 9);
   });
 });

@@ -1,5 +1,5 @@
 import { opsPerCpuSecond, type Spread, spreadOf } from "@perflab/metrics/stats";
-import type { CellDto, CellStatus } from "./dto";
+import type { CellDto, CellStatus, RunDto } from "./dto";
 
 /**
  * One measure over the rounds of a server × load level: what the comparison charts draw (mean,
@@ -264,4 +264,55 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
     }
   }
   return differences;
+}
+
+/** A run as a cross-run comparison needs it: its cells, and what names it (commit, name, id). */
+export type RunToCompare = {
+  run: Pick<RunDto, "id" | "name" | "spec">;
+  commit: string | null;
+  cells: CellDto[];
+};
+
+const TAG_MAX = 24;
+
+/**
+ * A short tag per run for labels like "go · 3f2a9c1": its commit (7 characters) when it has one,
+ * else its name when short, else the end of its id; a tag two runs share gets each run's id end.
+ */
+export function runTags(runs: RunToCompare[]): Map<string, string> {
+  const first = runs.map(({ run, commit }) =>
+    commit ? commit.slice(0, 7) : run.name.length <= TAG_MAX ? run.name : `…${run.id.slice(-6)}`,
+  );
+  return new Map(
+    runs.map(({ run }, i) => {
+      const tag = first[i]!;
+      const shared = first.filter((t) => t === tag).length > 1;
+      return [run.id, shared ? `${tag} (${run.id.slice(-6)})` : tag];
+    }),
+  );
+}
+
+/**
+ * The cells of several runs as one comparison: each server becomes "server · tag" (so a server
+ * measured in two runs gets a bar per run), cell indexes continue from run to run, and the servers
+ * keep each run's order, run after run (hence the colours).
+ */
+export function mergeRuns(runs: RunToCompare[]): {
+  cells: CellDto[];
+  serverOrder: string[];
+  tags: Map<string, string>;
+} {
+  const tags = runTags(runs);
+  const cells: CellDto[] = [];
+  const serverOrder: string[] = [];
+  for (const { run, cells: own } of runs) {
+    const tag = tags.get(run.id)!;
+    const offset = cells.length;
+    const label = (server: string) => `${server} · ${tag}`;
+    for (const server of runServers(own, run.spec.servers ?? [])) serverOrder.push(label(server));
+    for (const cell of [...own].sort((a, b) => a.index - b.index)) {
+      cells.push({ ...cell, index: offset + cell.index, serverName: label(cell.serverName) });
+    }
+  }
+  return { cells, serverOrder, tags };
 }

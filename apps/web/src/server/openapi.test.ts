@@ -7,6 +7,7 @@ describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 with every /api/v1 path", () => {
     expect(doc.openapi).toBe("3.1.0");
     expect(Object.keys(doc.paths ?? {}).sort()).toEqual([
+      "/api/v1/comparison",
       "/api/v1/matrices",
       "/api/v1/openapi.json",
       "/api/v1/reports",

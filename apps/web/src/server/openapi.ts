@@ -17,6 +17,8 @@ import {
   ZRunListPage,
   ZRunListQuery,
   ZRunSnapshotEvent,
+  ZRunsComparison,
+  ZRunsComparisonQuery,
   ZServerList,
   ZUploadQuery,
 } from "@perflab/contracts";
@@ -203,6 +205,29 @@ function buildDocument() {
         content: { "application/json": { schema: named("RunComparison", ZRunComparison) } },
       },
       404: problem("No run has this id."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/comparison",
+    operationId: "compareRuns",
+    summary: "Several runs compared as one: a group per server and run",
+    description:
+      "The /compare page as data: the named runs' cells compared as if one run, each server labelled " +
+      '"server · tag" (tag: the run\'s short commit, else its name when short, else the end of its id), with ' +
+      "the same statistics, ratios and environment differences as a run's comparison. For a CI job comparing " +
+      "its run against a baseline run.",
+    request: { query: ZRunsComparisonQuery },
+    responses: {
+      200: {
+        description: "The comparison of the runs.",
+        headers,
+        content: { "application/json": { schema: named("RunsComparison", ZRunsComparison) } },
+      },
+      404: problem("An id names no run; `errors` names each."),
+      422: problem("`runs` names fewer than two or more than eight runs."),
       500: problem("Unexpected server error."),
     },
   });

@@ -1,0 +1,19 @@
+import { fieldErrors, ZRunsComparisonQuery } from "@perflab/contracts";
+import { getDb } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { jsonResponse, withProblems } from "@/server/http";
+import { getRunsComparison } from "@/server/operations/get-comparison";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Several runs compared as one: `?runs=<id>,<id>`, oldest first. */
+export const GET = withProblems(async (request, _context, requestId) => {
+  const parsed = ZRunsComparisonQuery.safeParse({
+    runs: new URL(request.url).searchParams.get("runs") ?? "",
+  });
+  if (!parsed.success) {
+    throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
+  }
+  return jsonResponse(await getRunsComparison({ db: getDb(), runIds: parsed.data.runs }), { requestId });
+});

@@ -1,0 +1,95 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { ComparisonSection } from "@/components/comparison";
+import { EmptyState } from "@/components/empty-state";
+import { PageTitle } from "@/components/page-title";
+import { RunSummary } from "@/components/run-summary";
+import { StatusBadge } from "@/components/status-badge";
+import { link, panel, table, tbody, td, th } from "@/components/ui";
+import { mergeRuns } from "@/lib/compare";
+import { formatDateTime } from "@/lib/format";
+import { getDb } from "@/server/db";
+import { getRunsToCompare, MAX_RUNS_TO_COMPARE, parseRunIds } from "@/server/operations/get-runs-to-compare";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Compare runs" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/**
+ * Several runs side by side: a server measured in each gets a bar per run ("go · 3f2a9c1"), so a
+ * change between two commits, two machines or two days shows as it would within one run.
+ */
+export default async function ComparePage({ searchParams }: Props) {
+  const runIds = parseRunIds((await searchParams).runs);
+  if (runIds.length < 2 || runIds.length > MAX_RUNS_TO_COMPARE) {
+    return (
+      <>
+        <PageTitle title="Compare runs" />
+        <EmptyState
+          title={
+            runIds.length < 2 ? "Pick at least two runs" : `At most ${MAX_RUNS_TO_COMPARE} runs at a time`
+          }
+          body={`Tick two to ${MAX_RUNS_TO_COMPARE} runs in the list of runs and choose “Compare selected”, or open /compare?runs=<id>,<id>.`}
+          href="/"
+          action="Back to the runs"
+        />
+      </>
+    );
+  }
+  const { runs, unknown } = await getRunsToCompare({ db: getDb(), runIds });
+  const { cells, serverOrder, tags } = mergeRuns(runs);
+  return (
+    <div className="space-y-8" data-testid="compare-runs">
+      <PageTitle title="Compare runs" />
+      {unknown.length > 0 && (
+        <p role="alert" className="text-sm text-rose-600 dark:text-rose-400" data-testid="compare-unknown">
+          No run has the id {unknown.map((id) => `“${id}”`).join(", ")}; the comparison leaves{" "}
+          {unknown.length === 1 ? "it" : "them"} out.
+        </p>
+      )}
+      <section aria-label="Runs" className={`${panel} overflow-x-auto`}>
+        <table className={table} data-testid="compare-runs-table">
+          <thead>
+            <tr>
+              <th className={th}>Tag</th>
+              <th className={th}>Run</th>
+              <th className={th}>Status</th>
+              <th className={th}>Commit</th>
+              <th className={th}>Created</th>
+            </tr>
+          </thead>
+          <tbody className={tbody}>
+            {runs.map(({ run, commit, branch }) => (
+              <tr key={run.id} data-testid={`compare-run-${run.id}`}>
+                <td className={`${td} font-mono text-xs`}>{tags.get(run.id)}</td>
+                <td className={td}>
+                  <Link href={`/runs/${run.id}`} className={`${link} font-medium`}>
+                    {run.name}
+                  </Link>
+                </td>
+                <td className={td}>
+                  <StatusBadge status={run.status} />
+                </td>
+                <td className={`${td} font-mono text-xs text-zinc-600 dark:text-zinc-400`}>
+                  {commit ? `${commit.slice(0, 12)}${branch ? ` (${branch})` : ""}` : "—"}
+                </td>
+                <td className={`${td} text-zinc-600 dark:text-zinc-400`}>{formatDateTime(run.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      {runs.length >= 2 ? (
+        <>
+          <ComparisonSection cells={cells} serverOrder={serverOrder} />
+          <RunSummary cells={cells} />
+        </>
+      ) : (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          Fewer than two of these runs exist: nothing to compare.
+        </p>
+      )}
+    </div>
+  );
+}

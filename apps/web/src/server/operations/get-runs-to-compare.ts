@@ -1,0 +1,50 @@
+import type { Db } from "@perflab/db";
+import type { RunToCompare } from "../../lib/compare";
+import type { RunDto } from "../../lib/dto";
+import { serializeCell, serializeRun } from "../serialize";
+
+/** How many runs one comparison takes: beyond that the bars stop being readable. */
+export { MAX_RUNS_TO_COMPARE } from "@perflab/contracts";
+
+export type LoadedRun = RunToCompare & { run: RunDto; branch: string | null };
+
+/**
+ * The runs named by `runIds`, in that order, each with its cells and summaries and its git commit
+ * and branch; ids that name no run come back in `unknown`.
+ */
+export async function getRunsToCompare({
+  db,
+  runIds,
+}: {
+  db: Db;
+  runIds: string[];
+}): Promise<{ runs: LoadedRun[]; unknown: string[] }> {
+  const rows = await db.run.findMany({
+    where: { id: { in: runIds } },
+    include: { cells: { orderBy: { index: "asc" }, include: { summary: true } } },
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const runs: LoadedRun[] = [];
+  const unknown: string[] = [];
+  for (const id of runIds) {
+    const row = byId.get(id);
+    if (!row) {
+      unknown.push(id);
+      continue;
+    }
+    const { cells, ...run } = row;
+    runs.push({
+      run: serializeRun(run),
+      commit: run.gitCommit,
+      branch: run.gitBranch,
+      cells: cells.map(serializeCell),
+    });
+  }
+  return { runs, unknown };
+}
+
+/** The `runs` query parameter (comma-separated, or repeated) as distinct ids, in order. */
+export function parseRunIds(value: string | string[] | null | undefined): string[] {
+  const parts = (Array.isArray(value) ? value : [value ?? ""]).flatMap((v) => v.split(","));
+  return [...new Set(parts.map((p) => p.trim()).filter(Boolean))];
+}

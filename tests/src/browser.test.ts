@@ -285,7 +285,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(download.suggestedFilename()).toMatch(/^perflab-run-[^/]+\.csv$/);
       const csvLines = (await readFile((await download.path())!, "utf8")).trimEnd().split("\r\n");
       expect(csvLines).toHaveLength(5);
-      expect(csvLines[0]).toMatch(/^run_id,cell_index,cell_id,server,/);
+      expect(csvLines[0]).toMatch(/^\uFEFFrun_id,cell_index,cell_id,server,/);
 
       // Over time: one chart per load level, a curve per server, drawn from the recorded seconds.
       const overlay = page.getByTestId("overlay");

@@ -35,7 +35,7 @@ async function csvOf(pathname: string) {
   return {
     text,
     disposition: response.headers.get("content-disposition"),
-    rows: parse(text, { columns: true }) as Record<string, string>[],
+    rows: parse(text, { columns: true, bom: true }) as Record<string, string>[],
   };
 }
 
@@ -89,6 +89,9 @@ describe("runs compared as one", () => {
     const response = await fetch(url(`/api/v1/comparison?runs=${baselineId},${runId}`));
     expect(response.status).toBe(200);
     const body = (await response.json()) as unknown;
+    // The parameter may also repeat, as the /compare page accepts it.
+    const repeated = await fetch(url(`/api/v1/comparison?runs=${baselineId}&runs=${runId}`));
+    expect(await repeated.json()).toEqual(body);
     const comparison = ZRunsComparison.parse(body);
     expect(comparison).toEqual(body);
     // Both runs are named "integration": each tag carries the end of its run's id.

@@ -255,8 +255,9 @@ const comparisonBody = {
               .enum(["apart", "overlap"])
               .nullable()
               .describe(
-                "apart: the 95 % intervals of the two means do not overlap; overlap: these rounds cannot rank " +
-                  "the two; null for the fastest itself or a single round on either side.",
+                "apart: the 95 % intervals of the two means do not overlap (a conservative test: the difference " +
+                  "is clear); overlap: they do (these rounds show no clear difference; more rounds may); null for " +
+                  "the fastest itself or a single round on either side.",
               ),
           }),
         }),

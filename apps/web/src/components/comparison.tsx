@@ -31,7 +31,14 @@ type Metric = {
 };
 
 const scale = (s: Stat | null, by: (v: number) => number): Stat | null =>
-  s && { ...s, mean: by(s.mean), sd: by(s.sd), min: by(s.min), max: by(s.max) };
+  s && {
+    ...s,
+    mean: by(s.mean),
+    sd: by(s.sd),
+    min: by(s.min),
+    max: by(s.max),
+    ci95: s.ci95 && [by(s.ci95[0]), by(s.ci95[1])],
+  };
 
 const msNumber = (ms: number) => (ms < 10 ? formatRatio(ms) : formatRate(ms));
 
@@ -263,7 +270,7 @@ function EnvironmentNote({ differences }: { differences: EnvironmentDifference[]
     >
       <p className="font-medium">
         These results were not all measured alike: {differences.map((d) => aspectText[d.aspect]).join(", ")}.
-        Compare servers only within cells that share them (the Environment of each cell is below).
+        Compare servers only within cells that share them (each cell&rsquo;s environment is on its run page).
       </p>
       <ul className="list-disc pl-5">
         {differences.flatMap((d) =>
@@ -278,8 +285,9 @@ function EnvironmentNote({ differences }: { differences: EnvironmentDifference[]
   );
 }
 
+/** The interval as printed: a rate is never negative, so a wide interval of few rounds stops at 0. */
 const interval = (s: Stat, format: (v: number) => string) =>
-  s.ci95 ? `${format(s.ci95[0])}–${format(s.ci95[1])}` : "—";
+  s.ci95 ? `${format(Math.max(0, s.ci95[0]))}–${format(s.ci95[1])}` : "—";
 
 const withSd = (s: Stat | null, format: (v: number) => string) =>
   s === null ? "—" : s.n > 1 ? `${format(s.mean)} ± ${format(s.sd)}` : format(s.mean);
@@ -345,6 +353,7 @@ function RoundsTable({ workload }: { workload: Workload }) {
                       data-noisy={cvNoisy || undefined}
                     >
                       {g.opsRps.cv === null ? "—" : formatPct(g.opsRps.cv * 100)}
+                      {cvNoisy && <span className="sr-only"> (noisy)</span>}
                     </td>
                     <td className={tdNum} data-testid="ci">
                       {interval(g.opsRps, formatRate)}
@@ -358,9 +367,9 @@ function RoundsTable({ workload }: { workload: Workload }) {
                           {v.separation === "overlap" && (
                             <span
                               className="ml-1 text-zinc-500 dark:text-zinc-400"
-                              title="The 95 % intervals overlap: these rounds cannot rank the two"
+                              title="The 95 % intervals of the two means overlap: these rounds show no clear difference (more rounds may)"
                             >
-                              (within noise)
+                              (intervals overlap)
                             </span>
                           )}
                         </>

@@ -145,8 +145,9 @@ export type VersusFastest = {
   ratio: number;
   fastest: boolean;
   /**
-   * Whether the rounds tell the two apart: "apart" when the 95 % intervals of their means do not
-   * overlap, "overlap" when they do (this run cannot rank them), null with a single round on either side.
+   * "apart" when the 95 % intervals of the two means do not overlap (a conservative test: the
+   * difference is clear), "overlap" when they do (these rounds show no clear difference; more
+   * rounds may), null with a single round on either side.
    */
   separation: "apart" | "overlap" | null;
 };
@@ -222,11 +223,10 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
         (c) => {
           const host = (c.hostFingerprint ?? null) as HostLike | null;
           if (!host || typeof host !== "object") return null;
-          const { hostId, hostname, name, cpuModel, cores, memoryBytes, kernel } = host;
-          return {
-            key: JSON.stringify([hostId, hostname, name, cpuModel, cores, memoryBytes, kernel]),
-            label: machineLabel(host),
-          };
+          // The label names the host id, hostname, CPU, cores, memory and kernel: two cells whose
+          // labels agree ran on what a reader would call the same machine.
+          const label = machineLabel(host);
+          return { key: label, label };
         },
       ],
       ["k6", (c) => (c.k6Version ? { key: c.k6Version, label: c.k6Version } : null)],
@@ -307,7 +307,8 @@ export function mergeRuns(runs: RunToCompare[]): {
   const serverOrder: string[] = [];
   for (const { run, cells: own } of runs) {
     const tag = tags.get(run.id)!;
-    const offset = cells.length;
+    // Past every index so far, whatever gaps a run's own indexes have.
+    const offset = cells.length === 0 ? 0 : Math.max(...cells.map((c) => c.index)) + 1;
     const label = (server: string) => `${server} · ${tag}`;
     for (const server of runServers(own, run.spec.servers ?? [])) serverOrder.push(label(server));
     for (const cell of [...own].sort((a, b) => a.index - b.index)) {

@@ -80,8 +80,9 @@ describe("cellsCsv", () => {
       },
     ];
     const text = cellsCsv("run-1", cells);
-    expect(text.split("\r\n")[0]).toBe(CELLS_CSV_HEADERS.join(","));
-    const rows = parse(text, { columns: true }) as Record<string, string>[];
+    // A UTF-8 byte order mark first, for Excel.
+    expect(text.split("\r\n")[0]).toBe(`\uFEFF${CELLS_CSV_HEADERS.join(",")}`);
+    const rows = parse(text, { columns: true, bom: true }) as Record<string, string>[];
     expect(rows).toHaveLength(2);
     const [go, node] = rows;
     expect(go).toMatchObject({
@@ -124,6 +125,21 @@ describe("cellsCsv", () => {
   });
 
   it("writes only the header for a run without cells", () => {
-    expect(parse(cellsCsv("run-2", []), { columns: true })).toEqual([]);
+    expect(parse(cellsCsv("run-2", []), { columns: true, bom: true })).toEqual([]);
+  });
+
+  it("keeps a bare line break inside its field and never writes a spreadsheet formula", () => {
+    const cells: ReportCellDto[] = [
+      { ...base, error: "exited\nsecond line", serverBuild: null },
+      { ...base, id: "cell-1", index: 1, error: "=HYPERLINK(1)", serverBuild: null },
+      { ...base, id: "cell-2", index: 2, error: "-bash: no such file", serverBuild: null },
+    ];
+    const rows = parse(cellsCsv("run-3", cells), { columns: true, bom: true }) as Record<string, string>[];
+    expect(rows.map((r) => r.cell_index)).toEqual(["0", "1", "2"]);
+    expect(rows[0]!.error).toBe("exited\nsecond line");
+    // A leading quote makes a spreadsheet read the field as text.
+    expect(rows[1]!.error).toBe("'=HYPERLINK(1)");
+    expect(rows[2]!.error).toBe("'-bash: no such file");
+    expect(rows[0]!.requests).toBe("60000");
   });
 });

@@ -87,7 +87,7 @@ const columns: Column[] = [
 
 export const CELLS_CSV_HEADERS = columns.map(([header]) => header);
 
-/** A run's cells as CSV (RFC 4180: CRLF lines, fields quoted where needed), header first. */
+/** A run's cells as CSV (RFC 4180: CRLF lines, fields quoted where needed, a UTF-8 BOM), header first. */
 export function cellsCsv(runId: string, cells: ReportCellDto[]): string {
   const rows = cells.map((cell) =>
     columns.map(([header, value]) => {
@@ -96,7 +96,15 @@ export function cellsCsv(runId: string, cells: ReportCellDto[]): string {
     }),
   );
   return stringify([CELLS_CSV_HEADERS, ...rows], {
+    // A UTF-8 byte order mark, so Excel reads "µs" or "·" in a name as what they are.
+    bom: true,
     record_delimiter: "windows",
+    // A custom delimiter turns off quoting of line breaks inside fields: an error's bare "\n" must
+    // not split its row.
+    quote_record_delimiter: true,
+    quoted_match: /[\r\n]/,
+    // An error text beginning "=", "+", "-" or "@" is text, not a spreadsheet formula.
+    escape_formulas: true,
     cast: { boolean: (v) => (v ? "true" : "false") },
   });
 }

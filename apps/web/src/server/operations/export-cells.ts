@@ -4,7 +4,7 @@ import { AppError } from "../errors";
 import { serializeCell } from "../serialize";
 import { getReport } from "./get-report";
 
-/** A run's cells as CSV, as they stand now (a running run exports what has finished so far). */
+/** A run's cells as CSV, as they stand now (a running run's unfinished cells have no summary yet). */
 export async function exportRunCsv({ db, runId }: { db: Db; runId: string }): Promise<string> {
   const run = await db.run.findUnique({
     where: { id: runId },

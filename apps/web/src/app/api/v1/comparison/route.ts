@@ -9,9 +9,9 @@ export const dynamic = "force-dynamic";
 
 /** Several runs compared as one: `?runs=<id>,<id>`, oldest first. */
 export const GET = withProblems(async (request, _context, requestId) => {
-  const parsed = ZRunsComparisonQuery.safeParse({
-    runs: new URL(request.url).searchParams.get("runs") ?? "",
-  });
+  // `runs=a,b` or `runs=a&runs=b`, as the /compare page takes them.
+  const runs = new URL(request.url).searchParams.getAll("runs").join(",");
+  const parsed = ZRunsComparisonQuery.safeParse({ runs });
   if (!parsed.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
   }

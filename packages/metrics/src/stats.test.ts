@@ -1,3 +1,4 @@
+import tQuantile from "@stdlib/stats-base-dists-t-quantile";
 import { describe, expect, it } from "vitest";
 import { maxOf, meanOf, spreadOf, t95 } from "./stats.ts";
 
@@ -43,6 +44,14 @@ describe("spreadOf", () => {
     });
     expect(spreadOf([null, Number.POSITIVE_INFINITY])).toBeNull();
     expect(spreadOf([-5, 5])!.cv).toBeNull();
+  });
+
+  it("gives Student's t quantile within 1e-6 of stdlib's exact one, for every round count", () => {
+    for (let df = 1; df <= 1_000; df++) {
+      const exact = tQuantile(0.975, df);
+      expect(Math.abs(t95(df) - exact) / exact, `df ${df}`).toBeLessThan(1e-6);
+    }
+    expect(() => t95(0)).toThrow(RangeError);
   });
 
   it("widens the interval for few rounds the way Student's t does", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeRunCursor, encodeRunCursor, ZRunListQuery } from "./api.ts";
+import { decodeRunCursor, encodeRunCursor, splitRunIds, ZRunListQuery, ZRunsComparisonQuery } from "./api.ts";
 import { fieldErrors } from "./problem.ts";
 
 function errorsOf(input: unknown) {
@@ -43,5 +43,15 @@ describe("run cursor", () => {
 
   it.each(["", "abc", "12.", ".abc", "1.a b", `${"9".repeat(16)}.x`])("rejects %j", (value) => {
     expect(decodeRunCursor(value)).toBeNull();
+  });
+});
+
+describe("splitRunIds", () => {
+  it("takes comma-separated or repeated ids, trimmed, distinct and in order", () => {
+    expect(splitRunIds(" a, b ,,a")).toEqual(["a", "b"]);
+    expect(splitRunIds(["a,b", "c", "b"])).toEqual(["a", "b", "c"]);
+    expect(splitRunIds(undefined)).toEqual([]);
+    expect(ZRunsComparisonQuery.safeParse({ runs: "a,a" }).success).toBe(false);
+    expect(ZRunsComparisonQuery.parse({ runs: "b, a" }).runs).toEqual(["b", "a"]);
   });
 });

@@ -294,18 +294,17 @@ export const ZRunComparison = z.object({ runId: z.string(), ...comparisonBody })
 /** Most runs one cross-run comparison takes. */
 export const MAX_RUNS_TO_COMPARE = 8;
 
+/** Run ids from a `runs` parameter (comma-separated, or repeated): trimmed, distinct, in order. */
+export function splitRunIds(value: string | readonly string[] | null | undefined): string[] {
+  const parts = (typeof value === "string" ? [value] : (value ?? [])).flatMap((v) => v.split(","));
+  return [...new Set(parts.map((p) => p.trim()).filter(Boolean))];
+}
+
 /** The query of GET /api/v1/comparison. */
 export const ZRunsComparisonQuery = z.object({
   runs: z
     .string()
-    .transform((value) => [
-      ...new Set(
-        value
-          .split(",")
-          .map((id) => id.trim())
-          .filter(Boolean),
-      ),
-    ])
+    .transform((value) => splitRunIds(value))
     .pipe(
       z
         .array(z.string())

@@ -1,6 +1,7 @@
 import type { TMatrixSpec, TRunListItem } from "@perflab/contracts";
 import type { Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
+import type { ReportCellDto } from "../lib/report-dto";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const num = (value: bigint | number | null) => (value === null ? null : Number(value));
@@ -119,6 +120,11 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     finishedAt: iso(cell.finishedAt),
     summary: cell.summary ? serializeSummary(cell.summary) : null,
   };
+}
+
+/** A cell as a report freezes it and an export writes it: its DTO plus the server build it ran. */
+export function serializeReportCell(cell: Cell & { summary?: CellSummary | null }): ReportCellDto {
+  return { ...serializeCell(cell), serverBuild: cell.serverBuild ?? null };
 }
 
 export function serializePoint(point: Omit<MetricPoint, "histogram" | "runtime">): PointDto {

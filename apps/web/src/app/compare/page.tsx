@@ -1,3 +1,4 @@
+import { splitRunIds } from "@perflab/contracts";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { ComparisonSection } from "@/components/comparison";
@@ -9,7 +10,7 @@ import { link, panel, table, tbody, td, th } from "@/components/ui";
 import { mergeRuns } from "@/lib/compare";
 import { formatDateTime } from "@/lib/format";
 import { getDb } from "@/server/db";
-import { getRunsToCompare, MAX_RUNS_TO_COMPARE, parseRunIds } from "@/server/operations/get-runs-to-compare";
+import { getRunsToCompare, MAX_RUNS_TO_COMPARE } from "@/server/operations/get-runs-to-compare";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare runs" };
@@ -21,7 +22,7 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
  * change between two commits, two machines or two days shows as it would within one run.
  */
 export default async function ComparePage({ searchParams }: Props) {
-  const runIds = parseRunIds((await searchParams).runs);
+  const runIds = splitRunIds((await searchParams).runs);
   if (runIds.length < 2 || runIds.length > MAX_RUNS_TO_COMPARE) {
     return (
       <>

@@ -3,7 +3,7 @@ import { fieldErrors, ZCreateReport } from "@perflab/contracts";
 import type { Db, Prisma } from "@perflab/db";
 import { type CreatedReportDto, REPORT_POINTS_PER_CELL, type ReportSnapshotDto } from "../../lib/report-dto";
 import { AppError } from "../errors";
-import { serializeCell, serializeRun } from "../serialize";
+import { serializeReportCell, serializeRun } from "../serialize";
 import { getCellPoints } from "./get-cell-points";
 
 /** Runs still under way: a report of one would freeze half a result. */
@@ -55,7 +55,7 @@ export async function createReport({
       const snapshot: ReportSnapshotDto = {
         version: 1,
         run: serializeRun(rest),
-        cells: cells.map((cell) => ({ ...serializeCell(cell), serverBuild: cell.serverBuild ?? null })),
+        cells: cells.map(serializeReportCell),
         // The curves too, so the report's "Over time" needs no live data.
         points: await getCellPoints({
           db: tx,

@@ -1,7 +1,7 @@
 import type { Db } from "@perflab/db";
 import { cellsCsv } from "../cells-csv";
 import { AppError } from "../errors";
-import { serializeCell } from "../serialize";
+import { serializeReportCell } from "../serialize";
 import { getReport } from "./get-report";
 
 /** A run's cells as CSV, as they stand now (a running run's unfinished cells have no summary yet). */
@@ -11,10 +11,7 @@ export async function exportRunCsv({ db, runId }: { db: Db; runId: string }): Pr
     select: { id: true, cells: { orderBy: { index: "asc" }, include: { summary: true } } },
   });
   if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
-  return cellsCsv(
-    run.id,
-    run.cells.map((cell) => ({ ...serializeCell(cell), serverBuild: cell.serverBuild ?? null })),
-  );
+  return cellsCsv(run.id, run.cells.map(serializeReportCell));
 }
 
 /** A report's cells as CSV, from its frozen snapshot: the same rows whatever became of the run. */

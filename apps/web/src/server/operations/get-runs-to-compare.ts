@@ -42,9 +42,3 @@ export async function getRunsToCompare({
   }
   return { runs, unknown };
 }
-
-/** The `runs` query parameter (comma-separated, or repeated) as distinct ids, in order. */
-export function parseRunIds(value: string | string[] | null | undefined): string[] {
-  const parts = (Array.isArray(value) ? value : [value ?? ""]).flatMap((v) => v.split(","));
-  return [...new Set(parts.map((p) => p.trim()).filter(Boolean))];
-}

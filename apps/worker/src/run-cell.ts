@@ -305,6 +305,7 @@ export async function runCell(
             warmupSec: cell.warmupSeconds,
             tool: params.tool,
             arguments: params.arguments,
+            session: params.session,
           }),
         },
         timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,

@@ -14,6 +14,10 @@ const WARMUP = nonNegativeInt("WARMUP", 0);
 const ITERATIONS = __ENV.ITERATIONS ? positiveInt("ITERATIONS", 1) : 0;
 const TOOL = __ENV.TOOL || "echo";
 const ARGS = parseArgs(__ENV.ARGS);
+// "per-vu": one MCP session per VU, kept for the whole test; "per-call": a new session for every call
+// (initialize, notifications/initialized, tools/call, then DELETE), the session storm of agents
+// that connect per task.
+const SESSION = sessionMode(__ENV.SESSION);
 const SUMMARY_PATH = __ENV.SUMMARY_PATH || "";
 const PROTOCOL_VERSION = "2025-06-18";
 const WARMUP_MS = WARMUP * 1000;
@@ -68,6 +72,9 @@ export default function () {
     return;
   }
   callTool(phase);
+  if (SESSION === "per-call") {
+    closeSession(phase);
+  }
 }
 
 function openSession(phase) {
@@ -136,6 +143,27 @@ function callTool(phase) {
   });
   if (!ok) {
     mcpOpErrors.add(1, { phase, method: "tools/call", tool: TOOL });
+  }
+}
+
+// Ends the session with DELETE when the server gave one (stateless servers give none). A server
+// may refuse client-initiated termination with 405; that is an answer, not an error.
+function closeSession(phase) {
+  const id = sessionId;
+  initialized = false;
+  sessionId = null;
+  if (id === null) {
+    return;
+  }
+  const res = http.del(URL, null, {
+    headers: { "Mcp-Session-Id": id, "MCP-Protocol-Version": protocolVersion },
+    tags: tags(phase, "DELETE", ""),
+    responseType: "none",
+  });
+  if (
+    !check(res, { "session DELETE accepted": (r) => (r.status >= 200 && r.status < 300) || r.status === 405 })
+  ) {
+    mcpOpErrors.add(1, { phase, method: "DELETE" });
   }
 }
 
@@ -231,6 +259,16 @@ function nonNegativeInt(name, fallback) {
   return v;
 }
 
+function sessionMode(raw) {
+  if (raw === undefined || raw === "" || raw === "per-vu") {
+    return "per-vu";
+  }
+  if (raw === "per-call") {
+    return "per-call";
+  }
+  throw new Error(`SESSION must be "per-vu" or "per-call", got ${JSON.stringify(raw)}`);
+}
+
 function parseArgs(raw) {
   if (raw === undefined || raw === "") {
     return { message: "hello" };
@@ -266,7 +304,7 @@ function shortSummary(data) {
   const errors = values("mcp_op_errors");
   const ms = (v) => (v === undefined ? "-" : `${v.toFixed(2)}ms`);
   return [
-    `mcp-tool-call: tool=${TOOL} vus=${VUS} ${ITERATIONS ? `iterations=${ITERATIONS}` : `warmup=${WARMUP}s duration=${DURATION}s`}`,
+    `mcp-tool-call: tool=${TOOL} session=${SESSION} vus=${VUS} ${ITERATIONS ? `iterations=${ITERATIONS}` : `warmup=${WARMUP}s duration=${DURATION}s`}`,
     `  http_reqs: ${reqs.count || 0} total, ${measured.count || 0} measured, ${calls.count || 0} measured tools/call`,
     `  tools/call latency (measured): med=${ms(dur.med)} p(90)=${ms(dur["p(90)"])} p(99)=${ms(dur["p(99)"])} max=${ms(dur.max)}`,
     `  http_req_failed: ${((failed.rate || 0) * 100).toFixed(2)}%  mcp_op_errors: ${errors.count || 0}`,

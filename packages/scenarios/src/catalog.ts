@@ -31,9 +31,22 @@ const ZToolArguments = z.preprocess(
   }),
 );
 
+/**
+ * How a VU uses MCP sessions: `per-vu` (the default, absent from stored params) opens one and keeps
+ * it; `per-call` opens a new one for every call and ends it with DELETE — the session storm of
+ * agents that connect per task, where session setup and teardown dominate.
+ */
+export const sessionModes = ["per-vu", "per-call"] as const;
+export type SessionMode = (typeof sessionModes)[number];
+
 export const ZMcpToolCallParams = z.strictObject({
   tool: z.string().min(1, "choose a tool"),
   arguments: ZToolArguments.default({}),
+  session: z
+    .enum(sessionModes, { error: 'must be "per-vu" or "per-call"' })
+    .optional()
+    // The default is left out so workloads stored before sessions could be chosen compare equal.
+    .transform((mode) => (mode === "per-vu" ? undefined : mode)),
 });
 
 export const scenarioCatalog = {

@@ -18,6 +18,7 @@ describe("the mcp-tool-call scenario's parameters", () => {
       WARMUP: "5",
       TOOL: "echo",
       ARGS: '{"message":"hi"}',
+      SESSION: "per-vu",
     });
     const read = new Set(
       [...script.matchAll(/__ENV\.([A-Z_]+)|positiveInt\("([A-Z_]+)"|nonNegativeInt\("([A-Z_]+)"/g)].map(
@@ -66,5 +67,21 @@ describe("the mcp-tool-call scenario's parameters", () => {
       "arguments",
     ]);
     expect(() => mcpToolCallEnv({ ...base, arguments: sized(200 * 1024) })).toThrow(/64 KiB/);
+  });
+
+  it("opens a session per VU unless a new one per call is asked for, and stores only the latter", () => {
+    expect(ZMcpToolCallParams.parse({ tool: "echo" })).toEqual({ tool: "echo", arguments: {} });
+    // The default is not stored, so workloads queued before the choice existed compare equal.
+    expect(JSON.stringify(ZMcpToolCallParams.parse({ tool: "echo", session: "per-vu" }))).toBe(
+      '{"tool":"echo","arguments":{}}',
+    );
+    expect(ZMcpToolCallParams.parse({ tool: "echo", session: "per-call" }).session).toBe("per-call");
+    expect(mcpToolCallEnv({ ...base, session: "per-call" }).SESSION).toBe("per-call");
+    expect(mcpToolCallEnv(base).SESSION).toBe("per-vu");
+    const bad = ZMcpToolCallParams.safeParse({ tool: "echo", session: "per-request" });
+    expect(bad.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["session", 'must be "per-vu" or "per-call"'],
+    ]);
+    expect(script).toMatch(/SESSION must be "per-vu" or "per-call"/);
   });
 });

@@ -34,5 +34,6 @@ export function mcpToolCallEnv(input: TMcpToolCallRun): Record<string, string> {
     WARMUP: String(run.warmupSec),
     TOOL: run.tool,
     ARGS: JSON.stringify(run.arguments),
+    SESSION: run.session ?? "per-vu",
   };
 }

@@ -15,7 +15,7 @@ import {
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { vusLabel } from "@/lib/labels";
+import { vusLabel, workloadName } from "@/lib/labels";
 import { axisStyle, axisTick } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -451,7 +451,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
             {workloads.length > 1 && (
               <h3 className="text-sm font-medium text-zinc-600 dark:text-zinc-300">
                 {workload.scenario}
-                {workload.tool && ` (${workload.tool})`}
+                {workload.tool && ` (${workloadName(workload)})`}
               </h3>
             )}
             <div className="grid gap-6 lg:grid-cols-2">

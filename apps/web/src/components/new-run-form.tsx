@@ -4,6 +4,7 @@ import {
   createMatrixSpecSchema,
   defaultToolArguments,
   fieldErrors,
+  type SessionMode,
   type TServerInfo,
   ZMatrixSpecInput,
 } from "@perflab/contracts";
@@ -35,6 +36,7 @@ type FormState = {
   scenario: string;
   tool: string;
   args: string;
+  session: SessionMode;
   /** Load levels as typed: "10, 50, 100". */
   vus: string;
   durationSec: string;
@@ -52,6 +54,7 @@ const fields = {
   scenario: { exact: ["scenarios", "scenarios.0", "scenarios.0.id"] },
   tool: { exact: ["scenarios.0.params.tool"] },
   args: { exact: [], prefix: "scenarios.0.params.arguments" },
+  session: { exact: ["scenarios.0.params.session"] },
   vus: { exact: [], prefix: "loadLevels" },
   durationSec: { exact: ["durationSec"] },
   warmupSec: { exact: ["warmupSec"] },
@@ -97,7 +100,16 @@ function toSpecInput(form: FormState) {
   return {
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
     servers: form.servers,
-    scenarios: [{ id: form.scenario, params: { tool: form.tool, arguments: form.args } }],
+    scenarios: [
+      {
+        id: form.scenario,
+        params: {
+          tool: form.tool,
+          arguments: form.args,
+          ...(form.session === "per-call" ? { session: form.session } : {}),
+        },
+      },
+    ],
     loadLevels: splitVuList(form.vus).map((vus) => ({ vus })),
     durationSec: form.durationSec,
     warmupSec: form.warmupSec,
@@ -140,6 +152,7 @@ export function NewRunForm({
     scenario: scenarios[0]?.id ?? "",
     tool: firstTool,
     args: argsFor(firstTool),
+    session: "per-vu",
     vus: "10",
     durationSec: "30",
     warmupSec: "5",
@@ -424,6 +437,28 @@ export function NewRunForm({
               {...aria("tool")}
             />
           )}
+        </FormField>
+
+        <FormField
+          id="session"
+          label="Sessions"
+          errors={err("session")}
+          hint={
+            form.session === "per-call"
+              ? "Every call: initialize, notifications/initialized, tools/call, DELETE"
+              : "Each VU opens one MCP session and keeps it"
+          }
+        >
+          <select
+            id="session"
+            className={inputClass}
+            value={form.session}
+            onChange={(e) => update({ session: e.target.value as SessionMode })}
+            {...aria("session")}
+          >
+            <option value="per-vu">One per VU</option>
+            <option value="per-call">New session per call</option>
+          </select>
         </FormField>
 
         <FormField id="args" label="Tool arguments (JSON)" errors={err("args")}>

@@ -1,5 +1,6 @@
 import type { RunDto } from "@/lib/dto";
 import { formatDateTime, formatDuration } from "@/lib/format";
+import { workloadName } from "@/lib/labels";
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { panel } from "./ui";
@@ -38,7 +39,7 @@ export function RunHeader({
 }) {
   const { spec } = run;
   const tools =
-    spec.scenarios?.map((s) => `${s.id} (${String((s.params as { tool?: unknown }).tool ?? "")})`) ?? [];
+    spec.scenarios?.map((s) => `${s.id} (${workloadName({ scenario: s.id, params: s.params })})`) ?? [];
   return (
     <header className={`${panel} space-y-5 p-5`}>
       <div className="flex flex-wrap items-center gap-3">

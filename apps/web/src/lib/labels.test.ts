@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellLabel } from "./labels";
+import { cellLabel, workloadName } from "./labels";
 
 const cell = { index: 1, serverName: "go", vus: 10, round: 1, scenario: "mcp-tool-call" };
 
@@ -9,6 +9,14 @@ describe("cellLabel", () => {
       "#1 go · fibonacci · 10 VUs · r1",
     );
     expect(cellLabel({ ...cell, index: 0, params: { tool: "echo" } })).toBe("#0 go · echo · 10 VUs · r1");
+  });
+  it("says when each call opened a new session, so the two ways on one tool are told apart", () => {
+    expect(cellLabel({ ...cell, params: { tool: "echo", session: "per-call" } })).toBe(
+      "#1 go · echo · session per call · 10 VUs · r1",
+    );
+    expect(workloadName({ scenario: "mcp-tool-call", params: { tool: "echo", session: "per-vu" } })).toBe(
+      "echo",
+    );
   });
   it("says 1 VU, not 1 VUs", () => {
     expect(cellLabel({ ...cell, vus: 1, params: { tool: "echo" } })).toBe("#1 go · echo · 1 VU · r1");

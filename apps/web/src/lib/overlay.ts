@@ -1,7 +1,7 @@
 import { runServers } from "./compare";
 import type { CellDto, PointDto } from "./dto";
 import { bytesToMb } from "./format";
-import { cellTool, vusLabel } from "./labels";
+import { vusLabel, workloadName } from "./labels";
 
 export type OverlayMetric = "rps" | "p99" | "cpu" | "rss";
 
@@ -51,7 +51,7 @@ export function overlayGroups(
   for (const cell of [...cells].sort((a, b) => a.index - b.index)) {
     if ((points[cell.id]?.length ?? 0) === 0) continue;
     const key = `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}\u0000${cell.vus ?? ""}`;
-    const what = cellTool(cell) ?? cell.scenario;
+    const what = workloadName(cell);
     const label = cell.vus === null ? what : `${what} · ${vusLabel(cell.vus)}`;
     const group = groups.get(key) ?? { label, cells: [] };
     group.cells.push(cell);

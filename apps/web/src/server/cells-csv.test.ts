@@ -90,6 +90,7 @@ describe("cellsCsv", () => {
       cell_index: "0",
       server: "go",
       tool: "echo",
+      session: "per-vu",
       params_json: '{"tool":"echo","arguments":{"message":"hi, there"}}',
       vus: "10",
       driver: "docker",

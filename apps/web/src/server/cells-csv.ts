@@ -1,6 +1,6 @@
 import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { stringify } from "csv-stringify/sync";
-import { cellTool } from "../lib/labels";
+import { cellSession, cellTool } from "../lib/labels";
 import type { ReportCellDto } from "../lib/report-dto";
 
 type Host = { hostId?: unknown; hostname?: unknown; cpuModel?: unknown; cores?: unknown; kernel?: unknown };
@@ -25,6 +25,7 @@ const columns: Column[] = [
   ["server", (c) => c.serverName],
   ["scenario", (c) => c.scenario],
   ["tool", (c) => cellTool(c)],
+  ["session", (c) => (c.scenario === "mcp-tool-call" ? (cellSession(c) ?? "per-vu") : null)],
   ["params_json", (c) => JSON.stringify(c.params ?? {})],
   ["vus", (c) => c.vus],
   ["round", (c) => c.round],

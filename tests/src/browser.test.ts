@@ -65,6 +65,21 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await expect
         .poll(() => page.getByTestId("error-loadLevels.1.vus").textContent())
         .toMatch(/abc: must be a number/);
+      // A repeated level is refused by the schema the API shares, at the repeat.
+      await fill(page, "Virtual users", "10, 10");
+      await expect
+        .poll(() => page.getByTestId("error-loadLevels.1").textContent())
+        .toMatch(/10: is listed twice/);
+      // The open model takes rates, and the pool's own errors show beside the pool.
+      await page.getByLabel("Load model").selectOption("open");
+      await fill(page, "Calls per second", "0");
+      await expect
+        .poll(() => page.getByTestId("error-loadLevels.0.rate").textContent())
+        .toMatch(/0: must be at least 1 call per second/);
+      await fill(page, "Calls per second", "100");
+      await fill(page, "Max VUs", "0");
+      await expect.poll(() => page.getByTestId("error-maxVus").textContent()).toMatch(/at least 1/);
+      expect(await page.getByTestId("error-loadLevels.0.rate").count()).toBe(0);
       await page.getByRole("button", { name: "Clear the server selection" }).click();
       await expect.poll(() => page.getByTestId("error-servers").textContent()).toMatch(/at least one server/);
       expect(new URL(page.url()).pathname).toBe("/runs/new");
@@ -152,6 +167,44 @@ describe("run a benchmark from the browser (real Chromium)", () => {
     });
   });
 
+  it("runs an open-model level with a session per call from the form, and shows its rate and dropped calls", async () => {
+    await withPage("open-model", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await chooseServers(page, ["go"]);
+      await page.getByLabel("Sessions").selectOption("per-call");
+      await page.getByLabel("Load model").selectOption("open");
+      await fill(page, "Calls per second", "60");
+      await fill(page, "Max VUs", "4");
+      await fill(page, "Duration", "3");
+      await fill(page, "Warm-up", "0");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15_000 });
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 90_000 })
+        .toMatch(/succeeded/i);
+      expect(await page.getByTestId("run-spec").textContent()).toContain("60 calls/s (≤ 4 VUs)");
+      const runId = new URL(page.url()).pathname.split("/").at(-1)!;
+      const detail = (await (await fetch(`${inject("webUrl")}/api/v1/runs/${runId}`)).json()) as {
+        cells: {
+          rate: number | null;
+          maxVus: number | null;
+          params: { session?: string };
+          summary: { droppedCalls: number | null } | null;
+        }[];
+      };
+      const cell = detail.cells[0]!;
+      expect(cell).toMatchObject({ rate: 60, maxVus: 4, params: { session: "per-call" } });
+      const summary = page.getByTestId("summary-table");
+      await expect
+        .poll(() => summary.locator("th", { hasText: "Dropped" }).count(), { timeout: 20_000 })
+        .toBe(1);
+      expect(await page.getByTestId("summary-row-0").textContent()).toContain("session per call");
+      expect(await page.getByTestId("summary-row-0").textContent()).toContain("60 calls/s");
+      // The badge shows exactly when k6 dropped calls (4 VUs on a local echo normally keep 60/s).
+      expect(await page.getByTestId("dropped-0").count()).toBe((cell.summary!.droppedCalls ?? 0) > 0 ? 1 : 0);
+    });
+  });
+
   it("runs a server in a container with the limits chosen in the form, and shows driver, limits and image", async () => {
     await withPage("docker-flow", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
@@ -213,12 +266,12 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       const listed = await page.getByTestId("cell-table").evaluate((table: HTMLTableElement) => {
         const headings = Array.from(table.tHead!.rows[0]!.cells).map((th) => th.textContent?.trim());
         const server = headings.indexOf("Server");
-        const vus = headings.indexOf("VUs");
+        const vus = headings.indexOf("Load");
         return Array.from(table.tBodies[0]!.rows).map(
           (tr) => `${tr.cells[server]?.textContent} ${tr.cells[vus]?.textContent}`,
         );
       });
-      expect(listed.sort()).toEqual(["go 1", "go 2", "node 1", "node 2"]);
+      expect(listed.sort()).toEqual(["go 1 VU", "go 2 VUs", "node 1 VU", "node 2 VUs"]);
 
       await expect
         .poll(() => page.getByTestId("run-status").textContent(), { timeout: 150_000 })

@@ -66,7 +66,14 @@ describe("the run's comparison as JSON", () => {
     expect(comparison).toMatchObject({ runId, servers: ["go"], environment: [], missing: [], pending: 0 });
     const [workload] = comparison.workloads;
     expect(comparison.workloads).toHaveLength(1);
-    expect(workload).toMatchObject({ scenario: "mcp-tool-call", tool: "echo", levels: [1, 2] });
+    expect(workload).toMatchObject({
+      scenario: "mcp-tool-call",
+      tool: "echo",
+      levels: [
+        { vus: 1, rate: null },
+        { vus: 2, rate: null },
+      ],
+    });
     for (const cell of cells) {
       const group = workload!.groups.find((g) => g.vus === cell.vus)!;
       expect(group).toMatchObject({

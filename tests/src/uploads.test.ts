@@ -226,6 +226,24 @@ describe("POST /api/v1/uploads", () => {
     }
   });
 
+  it("stores an open-model upload's rate, VU pool and dropped calls as the lab's own cells have them", async () => {
+    const response = await upload(ndjson, `${baseQuery}&rate=100&maxVus=2&droppedCalls=7`);
+    const created = (await response.json()) as { runId: string };
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as RunDetail & {
+      cells: {
+        vus: number | null;
+        rate: number | null;
+        maxVus: number | null;
+        summary: { droppedCalls: number | null };
+      }[];
+      run: { spec: { loadLevels: unknown[] } };
+    };
+    await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
+    expect(detail.run.spec.loadLevels).toEqual([{ rate: 100, maxVus: 2 }]);
+    expect(detail.cells[0]).toMatchObject({ vus: null, rate: 100, maxVus: 2, summary: { droppedCalls: 7 } });
+  });
+
   it("refuses bad uploads with the line or parameter named, and stores nothing", async () => {
     const db = testDb();
     const before = await db.run.count();
@@ -258,6 +276,10 @@ describe("POST /api/v1/uploads", () => {
     await expectProblem(await upload("", baseQuery), 422, "(body)");
 
     await expectProblem(await upload(ndjson, `${baseQuery}&k6Requests=${k6Measured + 1}`), 422, "k6Requests");
+    // One load model per upload, and the open model's fields only with its rate.
+    await expectProblem(await upload(ndjson, `${baseQuery}&vus=2&rate=100`), 422, "vus");
+    await expectProblem(await upload(ndjson, `${baseQuery}&maxVus=4`), 422, "maxVus");
+    await expectProblem(await upload(ndjson, `${baseQuery}&droppedCalls=3`), 422, "droppedCalls");
     await expectProblem(await upload(ndjson, baseQuery, "multipart/form-data"), 415, "content-type");
     // Over the limit: refused by its length before the body is read.
     await expectProblem(await upload("x".repeat(50 * 2 ** 20 + 1), baseQuery), 413, "(body)");

@@ -8,6 +8,7 @@ import {
   runChannel,
   scenarioCatalog,
   type TLiveEvent,
+  type TLoadLevel,
 } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma, writeCellRollups } from "@perflab/db";
@@ -125,7 +126,7 @@ export async function runCell(
     cellsDone: cell.run.cellsDone,
     cellsTotal: cell.run.cellsTotal,
   });
-  cellLog.info({ driver: cell.driver, vus: (cell.loadLevel as { vus?: number }).vus }, "cell started");
+  cellLog.info({ driver: cell.driver, loadLevel: cell.loadLevel }, "cell started");
   await stage("starting server");
 
   const workDir = path.join(env.PERFLAB_WORK_DIR, cell.id);
@@ -173,7 +174,7 @@ export async function runCell(
     const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];
     if (!entry) throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
     const params = entry.params.parse(cell.params);
-    const vus = (cell.loadLevel as { vus: number }).vus;
+    const level = cell.loadLevel as TLoadLevel;
 
     let backends: Record<string, string> = {};
     if (fixtureTools.has(params.tool)) {
@@ -300,7 +301,7 @@ export async function runCell(
           ...mcpToolCallEnv({
             target: baseUrl,
             mcpPath: server.mcpPath,
-            vus,
+            ...("rate" in level ? { rate: level.rate, maxVus: level.maxVus } : { vus: level.vus }),
             durationSec: cell.durationSeconds,
             warmupSec: cell.warmupSeconds,
             tool: params.tool,
@@ -426,7 +427,8 @@ export async function runCell(
       hostCpuAvgPct: summary.hostCpuAvgPct,
       cores: (started.machine ?? hostFingerprint(env.PERFLAB_HOST_ID)).cores,
     });
-    if (!(await writeSummary(db, cell.id, summary, k6Requests, saturated))) {
+    const droppedCalls = "rate" in level ? k6DroppedCalls(k6Result.summary) : null;
+    if (!(await writeSummary(db, cell.id, summary, k6Requests, droppedCalls, saturated))) {
       cellLog.warn("the cell was ended elsewhere while it ran; its summary was not written");
       throw new CellFailure(
         "the cell was no longer running when its summary was ready (another worker ended it); the summary was not written",
@@ -570,6 +572,12 @@ function k6MeasuredRequests(summary: unknown): number | null {
   return data?.metrics?.["http_reqs{phase:measure}"]?.values?.count ?? null;
 }
 
+/** Calls an open-model cell's k6 did not start for want of a free VU (0 when it names none). */
+function k6DroppedCalls(summary: unknown): number {
+  const data = summary as { metrics?: Record<string, { values?: { count?: number } }> } | null;
+  return data?.metrics?.dropped_iterations?.values?.count ?? 0;
+}
+
 /**
  * Writes the summary only onto a cell still `running`: one failed meanwhile (another worker saw it
  * stalled) keeps its reason and gets no late result. Returns whether it was written.
@@ -579,9 +587,13 @@ async function writeSummary(
   cellId: string,
   s: CellSummaryData,
   k6Requests: number | null,
+  droppedCalls: number | null,
   saturated: boolean,
 ): Promise<boolean> {
-  const data = cellSummaryRecord(s, k6Requests);
+  const data = {
+    ...cellSummaryRecord(s, k6Requests),
+    droppedCalls: droppedCalls === null ? null : BigInt(droppedCalls),
+  };
   return db.$transaction(async (tx) => {
     // The conditional update locks the row, so the cell cannot end between the check and the write.
     const still = await tx.cell.updateMany({

@@ -63,6 +63,8 @@ export const ZCellSummaryDto = z.object({
   k6CpuAvgPct: z.number().nullable(),
   k6CpuPeakPct: z.number().nullable(),
   k6RssPeakBytes: z.number().nullable(),
+  /** Open model: calls k6 dropped for want of a free VU (whole test); null for the closed model. */
+  droppedCalls: z.number().nullable(),
   windowSeconds: z.number(),
 });
 
@@ -71,7 +73,12 @@ export const ZCellDto = z.object({
   index: z.number().int(),
   serverName: z.string(),
   scenario: z.string(),
+  /** Closed model: the level's VUs; null for an open-model level. */
   vus: z.number().int().nullable(),
+  /** Open model: tool calls started per second; null for a closed-model level. */
+  rate: z.number().int().nullable(),
+  /** Open model: the VUs k6 may use to keep the rate. */
+  maxVus: z.number().int().nullable(),
   params: z.record(z.string(), z.unknown()),
   round: z.number().int(),
   status: ZCellStatus,
@@ -134,7 +141,9 @@ export const ZCreatedRun = z.object({
       index: z.number().int(),
       serverName: z.string(),
       scenario: z.string(),
-      vus: z.number().int(),
+      vus: z.number().int().nullable(),
+      rate: z.number().int().nullable(),
+      maxVus: z.number().int().nullable(),
       round: z.number().int(),
     }),
   ),
@@ -228,6 +237,22 @@ export const ZRoundStats = z.object({
   max: z.number(),
 });
 
+/** A load level in a comparison: exactly one of vus and rate is set (neither for a cell without one). */
+const comparisonLevel = {
+  vus: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Closed model: VUs calling back to back; null for an open-model level."),
+  rate: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "Open model: tool calls started per second (k6's constant-arrival-rate); null for a closed-model level.",
+    ),
+};
+
 /** What the single-run and the cross-run comparison share. */
 const comparisonBody = {
   /** The servers in the run's spec order (across runs, "server · tag", run after run). */
@@ -237,14 +262,22 @@ const comparisonBody = {
       scenario: z.string(),
       tool: z.string().nullable(),
       params: z.record(z.string(), z.unknown()),
-      levels: z.array(z.number().int().nullable()),
+      levels: z
+        .array(z.object(comparisonLevel))
+        .describe(
+          "The workload's load levels: closed-model levels by VUs, then open-model levels by rate. 50 VUs " +
+            "and 50 calls/s are two levels.",
+        ),
       groups: z.array(
         z.object({
           server: z.string(),
-          vus: z.number().int().nullable(),
+          ...comparisonLevel,
           rounds: z.number().int().describe("Succeeded rounds with a summary."),
           k6SaturatedRounds: z.number().int(),
-          opsRps: ZRoundStats.describe("MCP tool calls per second."),
+          opsRps: ZRoundStats.describe(
+            "MCP tool calls per second. At an open-model level k6 offers the rate: this shows whether the " +
+              "server kept up, not how fast it could go.",
+          ),
           p99Ms: ZRoundStats.nullable(),
           rssPeakBytes: ZRoundStats.nullable(),
           opsPerCpuSecond: ZRoundStats.nullable().describe("Tool calls per second per core of server CPU."),
@@ -278,7 +311,7 @@ const comparisonBody = {
     z.object({
       index: z.number().int(),
       serverName: z.string(),
-      vus: z.number().int().nullable(),
+      ...comparisonLevel,
       round: z.number().int(),
       status: ZCellStatus,
       error: z.string().nullable(),

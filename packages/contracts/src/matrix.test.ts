@@ -33,6 +33,44 @@ describe("matrix spec", () => {
     expect(errorsOf({ ...valid, loadLevels: [{ vus: -3 }] })[0]?.field).toBe("loadLevels.0.vus");
   });
 
+  it("takes open-model levels: a rate of tool calls per second from a pool of VUs", () => {
+    const spec = schema.parse({
+      ...valid,
+      loadLevels: [{ rate: 500 }, { rate: "2000", maxVus: 50 }, { vus: 500 }],
+    });
+    // The pool's default (one VU per 5 calls per second) is stored, so the cell says what it ran.
+    expect(spec.loadLevels).toEqual([{ rate: 500, maxVus: 100 }, { rate: 2000, maxVus: 50 }, { vus: 500 }]);
+    expect(expandMatrix(spec).map((c) => c.loadLevel)).toEqual(spec.loadLevels);
+    expect(schema.parse({ ...valid, loadLevels: [{ rate: 20 }] }).loadLevels).toEqual([
+      { rate: 20, maxVus: 10 },
+    ]);
+  });
+
+  it("names the field of a level that is neither, both, repeated or out of range", () => {
+    expect(errorsOf({ ...valid, loadLevels: [{}] })).toContainEqual({
+      field: "loadLevels.0.vus",
+      message: "give vus (closed model) or rate (open model)",
+    });
+    expect(errorsOf({ ...valid, loadLevels: [{ vus: 10, rate: 10 }] })).toContainEqual({
+      field: "loadLevels.0.rate",
+      message: "give vus or rate, not both",
+    });
+    expect(errorsOf({ ...valid, loadLevels: [{ vus: 10, maxVus: 10 }] })).toContainEqual({
+      field: "loadLevels.0.maxVus",
+      message: "only an open-model level (rate) has maxVus",
+    });
+    expect(errorsOf({ ...valid, loadLevels: [{ rate: 0 }] })).toContainEqual({
+      field: "loadLevels.0.rate",
+      message: "must be at least 1 call per second",
+    });
+    expect(errorsOf({ ...valid, loadLevels: [{ rate: 10, maxVus: 0 }] })[0]?.field).toBe(
+      "loadLevels.0.maxVus",
+    );
+    expect(errorsOf({ ...valid, loadLevels: [{ rate: 10 }, { vus: 10 }, { rate: 10, maxVus: 3 }] })).toEqual([
+      { field: "loadLevels.2", message: "is listed twice" },
+    ]);
+  });
+
   it("rejects negative durations and warm-ups", () => {
     expect(errorsOf({ ...valid, durationSec: -1 })[0]?.field).toBe("durationSec");
     expect(errorsOf({ ...valid, warmupSec: -5 })).toContainEqual({
@@ -161,15 +199,8 @@ describe("matrix spec", () => {
     }).parse({ ...valid, servers: ["go", "node"], rounds: 2, loadLevels: [{ vus: 1 }, { vus: 5 }] });
     const cells = expandMatrix(spec);
     expect(cells).toHaveLength(8);
-    expect(cells.map((c) => `${c.round}:${c.vus}:${c.serverName}`)).toEqual([
-      "1:1:go",
-      "1:1:node",
-      "1:5:go",
-      "1:5:node",
-      "2:1:go",
-      "2:1:node",
-      "2:5:go",
-      "2:5:node",
-    ]);
+    expect(
+      cells.map((c) => `${c.round}:${"vus" in c.loadLevel ? c.loadLevel.vus : "?"}:${c.serverName}`),
+    ).toEqual(["1:1:go", "1:1:node", "1:5:go", "1:5:node", "2:1:go", "2:1:node", "2:5:go", "2:5:node"]);
   });
 });

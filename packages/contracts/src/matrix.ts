@@ -24,9 +24,66 @@ const ZScenarioSelection = z.strictObject({
   params: z.record(z.string(), z.unknown()).default({}),
 });
 
-const ZLoadLevel = z.strictObject({
-  vus: numeric(ZVus),
-});
+/** Most tool calls per second an open-model load level may ask for. */
+export const MAX_RATE = 100_000;
+
+/**
+ * VUs an open-model level keeps when the spec names none: one per five calls per second (each may
+ * take 200 ms before k6 runs out of VUs and drops calls), at least 10, at most 5000.
+ */
+export function defaultMaxVus(rate: number): number {
+  return Math.min(5000, Math.max(10, Math.ceil(rate / 5)));
+}
+
+/**
+ * One load level: closed model `{ vus }` (that many VUs call back to back, as the studies measured
+ * throughput) or open model `{ rate, maxVus? }` (k6's constant-arrival-rate: `rate` tool calls start
+ * every second whatever the server's latency, from a pool of `maxVus` VUs, so a slow second shows as
+ * latency or dropped calls instead of fewer requests — the model for latency targets and soaks).
+ */
+const ZLoadLevel = z
+  .strictObject({
+    vus: numeric(ZVus).optional(),
+    rate: numeric(
+      number()
+        .int("must be a whole number of calls per second")
+        .min(1, "must be at least 1 call per second")
+        .max(MAX_RATE, `must be at most ${MAX_RATE} calls per second`),
+    ).optional(),
+    maxVus: numeric(ZVus).optional(),
+  })
+  .superRefine((level, ctx) => {
+    if (level.vus === undefined && level.rate === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["vus"],
+        message: "give vus (closed model) or rate (open model)",
+      });
+    }
+    if (level.vus !== undefined && level.rate !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["rate"], message: "give vus or rate, not both" });
+    }
+    if (level.maxVus !== undefined && level.rate === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["maxVus"],
+        message: "only an open-model level (rate) has maxVus",
+      });
+    }
+  })
+  .transform(
+    (level): TLoadLevel =>
+      level.rate !== undefined
+        ? { rate: level.rate, maxVus: level.maxVus ?? defaultMaxVus(level.rate) }
+        : { vus: level.vus! },
+  );
+
+export type TLoadLevel = { vus: number } | { rate: number; maxVus: number };
+
+/** A stable key of a load level, for telling levels apart: "vus:50", "rate:500". */
+export function loadLevelKey(level: TLoadLevel): string {
+  return "rate" in level ? `rate:${level.rate}` : `vus:${level.vus}`;
+}
 
 /** The matrix as any client sends it; `createMatrixSpecSchema` adds checks against the server catalog. */
 export const ZMatrixSpecInput = z.strictObject({
@@ -117,6 +174,13 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
     if (new Set(spec.servers).size !== spec.servers.length) {
       ctx.addIssue({ code: "custom", path: ["servers"], message: "servers must not repeat" });
     }
+    const levels = new Set<string>();
+    spec.loadLevels.forEach((level, i) => {
+      const key = loadLevelKey(level);
+      if (levels.has(key))
+        ctx.addIssue({ code: "custom", path: ["loadLevels", i], message: "is listed twice" });
+      levels.add(key);
+    });
     spec.scenarios.forEach((scenario, i) => {
       if (!(scenarioIds as string[]).includes(scenario.id)) {
         ctx.addIssue({
@@ -176,7 +240,7 @@ export type CellPlan = {
   serverName: string;
   scenario: string;
   params: Record<string, unknown>;
-  vus: number;
+  loadLevel: TLoadLevel;
   round: number;
 };
 
@@ -191,7 +255,7 @@ export function expandMatrix(spec: TMatrixSpec): CellPlan[] {
             serverName,
             scenario: scenario.id,
             params: scenario.params,
-            vus: level.vus,
+            loadLevel: level,
             round,
           });
         }

@@ -38,7 +38,33 @@ export const ZUploadQuery = z.object({
     .min(1, "must be at least 1")
     .max(100_000, "must be at most 100000")
     .optional()
-    .describe("Virtual users; defaults to the most VUs the output reports during measurement."),
+    .describe(
+      "Closed model: virtual users; defaults to the most VUs the output reports during measurement. Leave out with `rate`.",
+    ),
+  rate: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1 call per second")
+    .max(100_000, "must be at most 100000")
+    .optional()
+    .describe(
+      "Open model: the tool calls per second the script started (RATE); the cell is then an open-model level.",
+    ),
+  maxVus: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100_000, "must be at most 100000")
+    .optional()
+    .describe("Open model: the script's VU pool (MAX_VUS); defaults to the most VUs the output reports."),
+  droppedCalls: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(0, "must not be negative")
+    .optional()
+    .describe(
+      "Open model: k6's `dropped_iterations` count from its summary, the calls it could not start for want of a free VU.",
+    ),
   driver: z
     .enum(driverIds, { error: `must be one of ${driverIds.join(", ")}` })
     .default("local")
@@ -60,6 +86,22 @@ export const ZUploadQuery = z.object({
     .regex(/^\d{1,9}$/, "must be a pull request number")
     .optional()
     .describe("Pull request number."),
+});
+
+/** The upload query with the checks across its fields (one load model, its own fields only). */
+export const ZUploadQueryChecked = ZUploadQuery.superRefine((query, ctx) => {
+  if (query.rate !== undefined && query.vus !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["vus"],
+      message: "give vus (closed model) or rate (open model), not both",
+    });
+  }
+  for (const key of ["maxVus", "droppedCalls"] as const) {
+    if (query[key] !== undefined && query.rate === undefined) {
+      ctx.addIssue({ code: "custom", path: [key], message: "only an open-model upload (rate) has it" });
+    }
+  }
 });
 export type TUploadQuery = z.output<typeof ZUploadQuery>;
 

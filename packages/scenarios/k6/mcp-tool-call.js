@@ -1,4 +1,5 @@
-// MCP tools/call throughput over Streamable HTTP (closed model: constant VUs).
+// MCP tools/call load over Streamable HTTP: closed model (VUS calling back to back) or, with RATE,
+// open model (RATE calls started per second from a pool of MAX_VUS VUs, whatever the latency).
 // Plain k6 JavaScript: runs with a stock k6 (`k6 run mcp-tool-call.js`); see README.md.
 import { check } from "k6";
 import exec from "k6/execution";
@@ -12,6 +13,10 @@ const VUS = positiveInt("VUS", 10);
 const DURATION = positiveInt("DURATION", 10);
 const WARMUP = nonNegativeInt("WARMUP", 0);
 const ITERATIONS = __ENV.ITERATIONS ? positiveInt("ITERATIONS", 1) : 0;
+const RATE = __ENV.RATE ? positiveInt("RATE", 1) : 0;
+// Every VU of the pool is started up front (k6 cannot add VUs mid-test without a pause that would
+// show as latency), and each opens its MCP session on its first call.
+const MAX_VUS = RATE ? positiveInt("MAX_VUS", Math.min(5000, Math.max(10, Math.ceil(RATE / 5)))) : 0;
 const TOOL = __ENV.TOOL || "echo";
 const ARGS = parseArgs(__ENV.ARGS);
 // "per-vu": one MCP session per VU, kept for the whole test; "per-call": a new session for every call
@@ -25,7 +30,17 @@ const WARMUP_MS = WARMUP * 1000;
 const scenario = ITERATIONS
   ? // Fixed amount of work, for comparing the cost of the load generator itself.
     { executor: "shared-iterations", vus: VUS, iterations: ITERATIONS, maxDuration: "30m" }
-  : { executor: "constant-vus", vus: VUS, duration: `${WARMUP + DURATION}s` };
+  : RATE
+    ? // Open model: a call starts every 1/RATE s; with no VU free it is dropped (dropped_iterations).
+      {
+        executor: "constant-arrival-rate",
+        rate: RATE,
+        timeUnit: "1s",
+        duration: `${WARMUP + DURATION}s`,
+        preAllocatedVUs: MAX_VUS,
+        maxVUs: MAX_VUS,
+      }
+    : { executor: "constant-vus", vus: VUS, duration: `${WARMUP + DURATION}s` };
 
 export const options = {
   scenarios: { mcp: scenario },
@@ -55,6 +70,7 @@ export const options = {
     "http_reqs{phase:measure,method:tools/call}": ["count>=0"],
     "http_req_duration{phase:measure,method:tools/call}": ["max>=0"],
     "http_req_failed{phase:measure}": ["rate>=0"],
+    dropped_iterations: ["count>=0"],
   },
 };
 
@@ -302,11 +318,12 @@ function shortSummary(data) {
   const dur = values("http_req_duration{phase:measure,method:tools/call}");
   const failed = values("http_req_failed");
   const errors = values("mcp_op_errors");
+  const dropped = values("dropped_iterations");
   const ms = (v) => (v === undefined ? "-" : `${v.toFixed(2)}ms`);
   return [
-    `mcp-tool-call: tool=${TOOL} session=${SESSION} vus=${VUS} ${ITERATIONS ? `iterations=${ITERATIONS}` : `warmup=${WARMUP}s duration=${DURATION}s`}`,
+    `mcp-tool-call: tool=${TOOL} session=${SESSION} ${RATE ? `rate=${RATE}/s max_vus=${MAX_VUS}` : `vus=${VUS}`} ${ITERATIONS ? `iterations=${ITERATIONS}` : `warmup=${WARMUP}s duration=${DURATION}s`}`,
     `  http_reqs: ${reqs.count || 0} total, ${measured.count || 0} measured, ${calls.count || 0} measured tools/call`,
     `  tools/call latency (measured): med=${ms(dur.med)} p(90)=${ms(dur["p(90)"])} p(99)=${ms(dur["p(99)"])} max=${ms(dur.max)}`,
-    `  http_req_failed: ${((failed.rate || 0) * 100).toFixed(2)}%  mcp_op_errors: ${errors.count || 0}`,
+    `  http_req_failed: ${((failed.rate || 0) * 100).toFixed(2)}%  mcp_op_errors: ${errors.count || 0}${RATE ? `  dropped calls: ${dropped.count || 0}` : ""}`,
   ].join("\n");
 }

@@ -84,4 +84,22 @@ describe("the mcp-tool-call scenario's parameters", () => {
     ]);
     expect(script).toMatch(/SESSION must be "per-vu" or "per-call"/);
   });
+
+  it("runs the open model from a rate and a VU pool instead of VUs", () => {
+    const { vus: _vus, ...open } = base;
+    const env = mcpToolCallEnv({ ...open, rate: 500, maxVus: 80 });
+    expect(env).toMatchObject({ RATE: "500", MAX_VUS: "80" });
+    expect(env).not.toHaveProperty("VUS");
+    expect(mcpToolCallEnv({ ...open, rate: 500 })).not.toHaveProperty("MAX_VUS");
+    const fields = (input: object) => {
+      const result = ZMcpToolCallRun.safeParse(input);
+      return result.success ? [] : result.error.issues.map((i) => i.path.join("."));
+    };
+    expect(fields({ ...base, rate: 500 })).toEqual(["vus"]);
+    expect(fields(open)).toEqual(["vus"]);
+    expect(fields({ ...base, maxVus: 10 })).toEqual(["maxVus"]);
+    expect(fields({ ...open, rate: 0 })).toEqual(["rate"]);
+    for (const name of ["RATE", "MAX_VUS"]) expect(script).toContain(`positiveInt("${name}"`);
+    expect(script).toContain('executor: "constant-arrival-rate"');
+  });
 });

@@ -13,14 +13,32 @@ export const ZVus = z
   .min(1, "must be at least 1")
   .max(5000, "must be at most 5000");
 
-export const ZMcpToolCallRun = z.strictObject({
-  target: z.url({ protocol: /^https?$/, error: "must be an http:// URL" }),
-  mcpPath: z.string().startsWith("/", "must start with /").default("/mcp"),
-  vus: ZVus,
-  durationSec: z.number().int("must be a whole number").min(1, "must be at least 1 second"),
-  warmupSec: z.number().int("must be a whole number").min(0, "must not be negative").default(0),
-  ...ZMcpToolCallParams.shape,
-});
+export const ZMcpToolCallRun = z
+  .strictObject({
+    target: z.url({ protocol: /^https?$/, error: "must be an http:// URL" }),
+    mcpPath: z.string().startsWith("/", "must start with /").default("/mcp"),
+    /** Closed model: VUs calling back to back. */
+    vus: ZVus.optional(),
+    /** Open model: tool calls started per second (k6's constant-arrival-rate)… */
+    rate: z.number().int("must be a whole number").min(1, "must be at least 1 call per second").optional(),
+    /** …from a pool of this many VUs, each with its own session (the script's default when absent). */
+    maxVus: ZVus.optional(),
+    durationSec: z.number().int("must be a whole number").min(1, "must be at least 1 second"),
+    warmupSec: z.number().int("must be a whole number").min(0, "must not be negative").default(0),
+    ...ZMcpToolCallParams.shape,
+  })
+  .superRefine((run, ctx) => {
+    if ((run.vus === undefined) === (run.rate === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["vus"],
+        message: "give vus (closed model) or rate (open model)",
+      });
+    }
+    if (run.maxVus !== undefined && run.rate === undefined) {
+      ctx.addIssue({ code: "custom", path: ["maxVus"], message: "only the open model (rate) has maxVus" });
+    }
+  });
 export type TMcpToolCallRun = z.input<typeof ZMcpToolCallRun>;
 
 /** The script's environment variables (k6/mcp-tool-call.js reads exactly these, see its header). */
@@ -29,7 +47,9 @@ export function mcpToolCallEnv(input: TMcpToolCallRun): Record<string, string> {
   return {
     TARGET: run.target,
     MCP_PATH: run.mcpPath,
-    VUS: String(run.vus),
+    ...(run.rate === undefined
+      ? { VUS: String(run.vus) }
+      : { RATE: String(run.rate), ...(run.maxVus === undefined ? {} : { MAX_VUS: String(run.maxVus) }) }),
     DURATION: String(run.durationSec),
     WARMUP: String(run.warmupSec),
     TOOL: run.tool,

@@ -1,5 +1,5 @@
 import type { CellDto } from "@/lib/dto";
-import { cellTool } from "@/lib/labels";
+import { cellTool, levelLabel } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
@@ -24,7 +24,12 @@ export function CellTable({
             <th className={thNum}>#</th>
             <th className={th}>Server</th>
             <th className={th}>Scenario</th>
-            <th className={thNum}>VUs</th>
+            <th
+              className={thNum}
+              title="VUs calling back to back (closed model) or calls started per second (open model)"
+            >
+              Load
+            </th>
             <th className={thNum}>Round</th>
             <th className={th}>Driver</th>
             <th className={th}>Status</th>
@@ -57,7 +62,9 @@ export function CellTable({
                     <span className="text-zinc-500 dark:text-zinc-400"> · {cellTool(cell)}</span>
                   )}
                 </td>
-                <td className={tdNum}>{cell.vus ?? "—"}</td>
+                <td className={tdNum} title={cell.maxVus == null ? undefined : `at most ${cell.maxVus} VUs`}>
+                  {levelLabel(cell) ?? "—"}
+                </td>
                 <td className={tdNum}>{cell.round}</td>
                 <td className={`${td} text-xs`} data-testid={`cell-driver-${cell.index}`}>
                   <div>{cell.driver}</div>

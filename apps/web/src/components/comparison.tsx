@@ -5,9 +5,12 @@ import { colourOf } from "@/lib/colours";
 import {
   type Comparison,
   type ComparisonGroup,
+  type ComparisonLevel,
   compareCells,
   type EnvironmentDifference,
   environmentDifferences,
+  groupsAtLevel,
+  levelKey,
   NOISY_CV,
   type Stat,
   versusFastest,
@@ -15,7 +18,7 @@ import {
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { vusLabel, workloadName } from "@/lib/labels";
+import { levelLabel, workloadName } from "@/lib/labels";
 import { axisStyle, axisTick } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -79,13 +82,21 @@ const metrics: Metric[] = [
 
 type Row = { level: string; stats: Record<string, Stat | null>; rounds: Record<string, number> };
 
-const levelLabel = (vus: number | null) => (vus === null ? "—" : vusLabel(vus));
+/** A level's heading: "50 VUs" (closed model), "500 calls/s" (open model), "—" for neither. */
+const levelHeading = (level: ComparisonLevel) => levelLabel(level) ?? "—";
+
+/**
+ * The level in a row's test id: its VUs as before the open model ("comparison-row-go-50"), "none"
+ * without a level, "rate500" for an open-model level.
+ */
+const levelTestId = (level: ComparisonLevel) =>
+  level.rate !== null ? `rate${level.rate}` : `${level.vus ?? "none"}`;
 
 function rowsFor(workload: Workload, metric: Metric): Row[] {
-  return workload.levels.map((vus) => {
-    const groups = workload.groups.filter((g) => g.vus === vus);
+  return workload.levels.map((level) => {
+    const groups = groupsAtLevel(workload.groups, level);
     return {
-      level: levelLabel(vus),
+      level: levelHeading(level),
       stats: Object.fromEntries(groups.map((g) => [g.serverName, metric.pick(g)])),
       rounds: Object.fromEntries(groups.map((g) => [g.serverName, g.rounds])),
     };
@@ -235,15 +246,31 @@ function CompareChart({
 function SaturationNote({ workload }: { workload: Workload }) {
   const capped = workload.groups.filter((g) => g.k6SaturatedRounds > 0);
   if (capped.length === 0) return null;
-  const label = (g: Workload["groups"][number]) =>
-    `${g.serverName}${g.vus === null ? "" : ` at ${vusLabel(g.vus)}`}${
+  const label = (g: Workload["groups"][number]) => {
+    const level = levelLabel(g);
+    return `${g.serverName}${level === null ? "" : ` at ${level}`}${
       g.rounds > 1 ? ` (${g.k6SaturatedRounds} of ${g.rounds} rounds)` : ""
     }`;
+  };
   return (
     <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="comparison-saturated">
       k6 was saturated for {capped.map(label).join(", ")}: the load generator, not the server, set that
       throughput. Compare those servers by calls per CPU-second, or give k6 more room (fewer server cores
       under the docker driver, or k6 on another machine).
+    </p>
+  );
+}
+
+/**
+ * Under the open model k6 offers a fixed rate: throughput there says whether a server kept up, not
+ * how fast it can go.
+ */
+function OpenModelNote({ workload }: { workload: Workload }) {
+  if (!workload.levels.some((l) => l.rate !== null)) return null;
+  return (
+    <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="comparison-open-model">
+      At calls/s levels (open model) k6 starts calls at a fixed rate: throughput shows whether a server kept
+      up with it, not how fast it could go. Compare those servers by latency, memory and calls per CPU-second.
     </p>
   );
 }
@@ -328,19 +355,19 @@ function RoundsTable({ workload }: { workload: Workload }) {
             </tr>
           </thead>
           <tbody className={tbody}>
-            {workload.levels.flatMap((vus) => {
-              const groups = workload.groups.filter((g) => g.vus === vus);
+            {workload.levels.flatMap((level) => {
+              const groups = groupsAtLevel(workload.groups, level);
               const versus = versusFastest(groups);
               return groups.map((g, i) => {
                 const v = versus.get(g)!;
                 const cvNoisy = g.opsRps.cv !== null && g.opsRps.cv > NOISY_CV;
                 return (
                   <tr
-                    key={`${vus}:${g.serverName}`}
-                    data-testid={`comparison-row-${g.serverName}-${vus ?? "none"}`}
+                    key={`${levelKey(level)}:${g.serverName}`}
+                    data-testid={`comparison-row-${g.serverName}-${levelTestId(level)}`}
                   >
                     <td className={`${td} text-zinc-500 dark:text-zinc-400`}>
-                      {i === 0 ? levelLabel(vus) : ""}
+                      {i === 0 ? levelHeading(level) : ""}
                     </td>
                     <td className={`${td} font-medium`}>{g.serverName}</td>
                     <td className={tdNum}>{g.rounds}</td>
@@ -406,8 +433,10 @@ function RoundsTable({ workload }: { workload: Workload }) {
   );
 }
 
-const missingLabel = (cell: Comparison["missing"][number]) =>
-  `#${cell.index} ${cell.serverName}${cell.vus === null ? "" : ` · ${vusLabel(cell.vus)}`} · r${cell.round} (${cell.status})`;
+const missingLabel = (cell: Comparison["missing"][number]) => {
+  const level = levelLabel(cell);
+  return `#${cell.index} ${cell.serverName}${level === null ? "" : ` · ${level}`} · r${cell.round} (${cell.status})`;
+};
 
 /**
  * Servers side by side per load level, rounds aggregated: shown when a run spans more than one
@@ -460,6 +489,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
               ))}
             </div>
             <SaturationNote workload={workload} />
+            <OpenModelNote workload={workload} />
             <RoundsTable workload={workload} />
           </div>
         ))}

@@ -4,6 +4,7 @@ import {
   createMatrixSpecSchema,
   defaultToolArguments,
   fieldErrors,
+  MAX_RATE,
   type SessionMode,
   type TServerInfo,
   ZMatrixSpecInput,
@@ -17,13 +18,7 @@ import {
   mergeByField,
   unclaimedErrors,
 } from "@/lib/form-errors";
-import {
-  CELL_START_STOP_SEC,
-  estimateMatrix,
-  formatApproxDuration,
-  repeatedLevelErrors,
-  splitVuList,
-} from "@/lib/matrix-preview";
+import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList } from "@/lib/matrix-preview";
 import { FieldGroup, FormField, inputClass } from "./form-field";
 import { buttonPrimary, panel } from "./ui";
 
@@ -37,8 +32,12 @@ type FormState = {
   tool: string;
   args: string;
   session: SessionMode;
-  /** Load levels as typed: "10, 50, 100". */
+  /** Closed model: levels are VUs; open model: tool calls started per second. */
+  model: "closed" | "open";
+  /** Load levels as typed: "10, 50, 100" (VUs, or calls per second in the open model). */
   vus: string;
+  /** Open model: the VU pool of every level; empty for the default. */
+  maxVus: string;
   durationSec: string;
   warmupSec: string;
   rounds: string;
@@ -55,6 +54,9 @@ const fields = {
   tool: { exact: ["scenarios.0.params.tool"] },
   args: { exact: [], prefix: "scenarios.0.params.arguments" },
   session: { exact: ["scenarios.0.params.session"] },
+  model: { exact: [] },
+  // Shown beside the pool's own field: see maxVusErrors.
+  maxVus: { exact: [] },
   vus: { exact: [], prefix: "loadLevels" },
   durationSec: { exact: ["durationSec"] },
   warmupSec: { exact: ["warmupSec"] },
@@ -110,7 +112,11 @@ function toSpecInput(form: FormState) {
         },
       },
     ],
-    loadLevels: splitVuList(form.vus).map((vus) => ({ vus })),
+    loadLevels: splitVuList(form.vus).map((value) =>
+      form.model === "open"
+        ? { rate: value, ...(form.maxVus.trim() ? { maxVus: form.maxVus.trim() } : {}) }
+        : { vus: value },
+    ),
     durationSec: form.durationSec,
     warmupSec: form.warmupSec,
     rounds: form.rounds,
@@ -153,7 +159,9 @@ export function NewRunForm({
     tool: firstTool,
     args: argsFor(firstTool),
     session: "per-vu",
+    model: "closed",
     vus: "10",
+    maxVus: "",
     durationSec: "30",
     warmupSec: "5",
     rounds: "1",
@@ -171,10 +179,8 @@ export function NewRunForm({
 
   const validate = (next: FormState) => {
     const result = schema.safeParse(toSpecInput(next));
-    // The API accepts a repeated level (it queues the cells twice); from the form it is a slip.
-    const repeated = repeatedLevelErrors(splitVuList(next.vus));
-    if (result.success && repeated.length === 0) return { spec: result.data, errors: [] };
-    return { spec: null, errors: [...(result.success ? [] : fieldErrors(result.error)), ...repeated] };
+    if (result.success) return { spec: result.data, errors: [] };
+    return { spec: null, errors: fieldErrors(result.error) };
   };
 
   const update = (patch: Partial<FormState>) => {
@@ -226,17 +232,28 @@ export function NewRunForm({
 
   // A level's error names the value it is about: "0: must be at least 1".
   const vuTokens = splitVuList(form.vus);
-  const vuErrors = err("vus").map((e) => {
-    const token = vuTokens[Number(/^loadLevels\.(\d+)/.exec(e.field)?.[1] ?? Number.NaN)];
-    return token === undefined ? e : { ...e, message: `${token}: ${e.message}` };
-  });
+  // Every open-model level has the one pool size typed under it: its errors show there, once.
+  const levelErrors = err("vus");
+  const maxVusErrors = mergeByField(
+    levelErrors
+      .filter((e) => e.field.endsWith(".maxVus"))
+      .map((e) => ({ field: "maxVus", message: e.message })),
+  );
+  const vuErrors = levelErrors
+    .filter((e) => !e.field.endsWith(".maxVus"))
+    .map((e) => {
+      const token = vuTokens[Number(/^loadLevels\.(\d+)/.exec(e.field)?.[1] ?? Number.NaN)];
+      return token === undefined ? e : { ...e, message: `${token}: ${e.message}` };
+    });
 
   const toggleServer = (name: string, on: boolean) =>
     update({ servers: on ? [...form.servers, name] : form.servers.filter((s) => s !== name) });
 
   // Levels the schema would take, each once: what the preview counts while others show errors.
   const levelCount = new Set(
-    vuTokens.map((t) => wholeNumber(t, 1)).filter((vus) => vus !== null && vus <= 5000),
+    vuTokens
+      .map((t) => wholeNumber(t, 1))
+      .filter((level) => level !== null && level <= (form.model === "open" ? MAX_RATE : 5000)),
   ).size;
   const rounds = wholeNumber(form.rounds, 1);
   const durationSec = wholeNumber(form.durationSec, 1);
@@ -476,11 +493,56 @@ export function NewRunForm({
 
       <div className="grid gap-6 sm:grid-cols-4">
         <FormField
+          id="model"
+          label="Load model"
+          errors={[]}
+          hint={
+            form.model === "open"
+              ? "Calls start at a fixed rate whatever the latency (soaks, latency targets)"
+              : "VUs call back to back (throughput)"
+          }
+        >
+          <select
+            id="model"
+            className={inputClass}
+            value={form.model}
+            onChange={(e) => update({ model: e.target.value as FormState["model"] })}
+          >
+            <option value="closed">Closed: virtual users</option>
+            <option value="open">Open: calls per second</option>
+          </select>
+        </FormField>
+        {form.model === "open" && (
+          <FormField
+            id="maxVus"
+            label="Max VUs"
+            errors={maxVusErrors}
+            hint="VUs (sessions) k6 may use per level; empty: one per 5 calls/s"
+          >
+            <input
+              id="maxVus"
+              type="number"
+              inputMode="numeric"
+              className={`${inputClass} tabular-nums`}
+              value={form.maxVus}
+              onChange={(e) => update({ maxVus: e.target.value })}
+              aria-invalid={maxVusErrors.length > 0}
+            />
+          </FormField>
+        )}
+      </div>
+
+      <div className="grid gap-6 sm:grid-cols-4">
+        <FormField
           id="vus"
-          label="Virtual users"
+          label={form.model === "open" ? "Calls per second" : "Virtual users"}
           errors={vuErrors}
           className="sm:col-span-2"
-          hint="One load level per value, e.g. 10, 50, 100"
+          hint={
+            form.model === "open"
+              ? "One load level per rate, e.g. 100, 500, 1000"
+              : "One load level per value, e.g. 10, 50, 100"
+          }
         >
           <input
             id="vus"

@@ -69,7 +69,11 @@ export function RunHeader({
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-7" data-testid="run-spec">
         <SpecItem label="Servers">{spec.servers?.join(", ")}</SpecItem>
         <SpecItem label="Scenarios">{tools.join(", ")}</SpecItem>
-        <SpecItem label="VUs">{spec.loadLevels?.map((l) => l.vus).join(", ")}</SpecItem>
+        <SpecItem label="Load">
+          {spec.loadLevels
+            ?.map((l) => ("rate" in l ? `${l.rate} calls/s (≤ ${l.maxVus} VUs)` : `${l.vus} VUs`))
+            .join(", ")}
+        </SpecItem>
         <SpecItem label="Duration">{formatDuration(spec.durationSec ?? 0)}</SpecItem>
         <SpecItem label="Warm-up">{formatDuration(spec.warmupSec ?? 0)}</SpecItem>
         <SpecItem label="Rounds">{spec.rounds}</SpecItem>

@@ -31,16 +31,27 @@ const columns: Column[] = [
   { label: "k6 CPU peak", value: (s) => formatPct(s.k6CpuPeakPct) },
 ];
 
+/** Shown when some cell ran the open model, where a server that cannot keep the rate loses calls. */
+const droppedColumn: Column = {
+  label: "Dropped",
+  title: "Open model: calls k6 could not start because all its VUs were busy (whole test, warm-up included)",
+  value: (s) => (s.droppedCalls === null ? "—" : formatInt(s.droppedCalls)),
+};
+
 /** Results over each cell's measured window (warm-up excluded). */
 export function SummaryTable({ cells }: { cells: CellDto[] }) {
   const done = cells.filter((c): c is CellDto & { summary: CellSummaryDto } => c.summary !== null);
+  // Summaries frozen in reports before the open model existed have no droppedCalls at all.
+  const shown = done.some((c) => (c.summary.droppedCalls ?? null) !== null)
+    ? [...columns, droppedColumn]
+    : columns;
   return (
     <div className={`${panel} overflow-x-auto`}>
       <table className={table} data-testid="summary-table">
         <thead>
           <tr>
             <th className={th}>Cell</th>
-            {columns.map((column) => (
+            {shown.map((column) => (
               <th key={column.label} className={thNum} title={column.title}>
                 {column.label}
               </th>
@@ -61,8 +72,17 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
                     load generator saturated
                   </span>
                 )}
+                {(cell.summary.droppedCalls ?? 0) > 0 && (
+                  <span
+                    data-testid={`dropped-${cell.index}`}
+                    title={`The server did not keep ${cell.rate ?? "the"} calls/s: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} calls and dropped them (raise maxVus if the server was not the cause).`}
+                    className="ml-2 rounded-full bg-rose-100 px-2 py-0.5 text-xs font-medium text-rose-800 ring-1 ring-inset ring-rose-300 dark:bg-rose-950 dark:text-rose-300 dark:ring-rose-800"
+                  >
+                    {formatInt(cell.summary.droppedCalls)} calls dropped
+                  </span>
+                )}
               </td>
-              {columns.map((column) => (
+              {shown.map((column) => (
                 <td key={column.label} className={tdNum}>
                   {column.value(cell.summary, cell)}
                 </td>

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   compareCells,
   environmentDifferences,
+  groupsAtLevel,
   isComparable,
+  levelKey,
   mergeRuns,
   type RunToCompare,
   runTags,
@@ -27,6 +29,7 @@ const summary = (opsRps: number, p99: number | null, rssPeakBytes: number | null
   k6CpuAvgPct: null,
   k6CpuPeakPct: null,
   k6RssPeakBytes: null,
+  droppedCalls: null,
   windowSeconds: 10,
 });
 
@@ -45,6 +48,8 @@ function cell(
     serverName,
     scenario: "mcp-tool-call",
     vus,
+    rate: null,
+    maxVus: null,
     params,
     round,
     status,
@@ -71,6 +76,13 @@ function cell(
     summary: result,
   };
 }
+
+/** An open-model cell: `rate` tool calls per second from a pool of VUs. */
+const openCell = (...[serverName, rate, round, result, status]: Parameters<typeof cell>): CellDto => ({
+  ...cell(serverName, null, round, result, status),
+  rate,
+  maxVus: rate === null ? null : 20,
+});
 
 describe("stat", () => {
   it("gives mean, sample sd, min and max, ignoring missing values", () => {
@@ -108,12 +120,15 @@ describe("compareCells", () => {
     expect(c.servers).toEqual(["node", "go"]);
     expect(c.pending).toBe(1);
     expect(c.missing).toEqual([
-      { index: 5, serverName: "node", vus: 50, round: 2, status: "failed", error: "boom" },
+      { index: 5, serverName: "node", vus: 50, rate: null, round: 2, status: "failed", error: "boom" },
     ]);
     expect(c.workloads).toHaveLength(1);
     const [w] = c.workloads;
     expect(w!.tool).toBe("echo");
-    expect(w!.levels).toEqual([10, 50]);
+    expect(w!.levels).toEqual([
+      { vus: 10, rate: null },
+      { vus: 50, rate: null },
+    ]);
     expect(w!.groups.map((g) => `${g.vus}/${g.serverName}/${g.rounds}`)).toEqual([
       "10/node/2",
       "10/go/1",
@@ -175,6 +190,63 @@ describe("compareCells", () => {
     expect(c.missing.map((m) => m.status)).toEqual(["cancelled"]);
   });
 
+  it("tells an open-model level from a closed one of the same number", () => {
+    index = 0;
+    const c = compareCells([
+      cell("go", 50, 1, summary(900, 4, 10)),
+      openCell("go", 50, 1, summary(50, 2, 8)),
+      openCell("node", 50, 1, summary(49, 3, 30)),
+      cell("node", 50, 1, summary(700, 5, 40)),
+    ]);
+    expect(c.workloads).toHaveLength(1);
+    const [w] = c.workloads;
+    expect(w!.levels).toEqual([
+      { vus: 50, rate: null },
+      { vus: null, rate: 50 },
+    ]);
+    expect(w!.groups.map((g) => [g.vus, g.rate, g.serverName, g.opsRps.mean])).toEqual([
+      [50, null, "go", 900],
+      [50, null, "node", 700],
+      [null, 50, "go", 50],
+      [null, 50, "node", 49],
+    ]);
+    expect(groupsAtLevel(w!.groups, { vus: null, rate: 50 }).map((g) => g.opsRps.mean)).toEqual([50, 49]);
+  });
+
+  it("orders closed-model levels by VUs, then open-model levels by rate, then a level of neither", () => {
+    index = 0;
+    const c = compareCells([
+      openCell("go", 500, 1, summary(500, 1, 1)),
+      cell("go", null, 1, summary(1, 1, 1)),
+      cell("go", 100, 1, summary(1, 1, 1)),
+      openCell("go", 20, 1, summary(20, 1, 1)),
+      cell("go", 5, 1, summary(1, 1, 1)),
+      openCell("go", 100, 1, summary(100, 1, 1)),
+    ]);
+    expect(c.workloads[0]!.levels.map(levelKey)).toEqual([
+      "vus:5",
+      "vus:100",
+      "rate:20",
+      "rate:100",
+      "rate:500",
+      "none",
+    ]);
+    expect(c.workloads[0]!.groups.map(levelKey)).toEqual(c.workloads[0]!.levels.map(levelKey));
+  });
+
+  it("lists a missing open-model cell with its rate, and reads an absent rate (an old report's cell) as none", () => {
+    index = 0;
+    const failed = [openCell("go", 200, 1, null), openCell("go", 200, 2, null, "cancelled")];
+    // A cell as frozen in a report before the open model existed: no rate, no maxVus.
+    const { rate: _rate, maxVus: _maxVus, ...old } = cell("node", 10, 1, null);
+    const c = compareCells([...failed, old as CellDto]);
+    expect(c.missing).toEqual([
+      { index: 0, serverName: "go", vus: null, rate: 200, round: 1, status: "failed", error: "boom" },
+      { index: 1, serverName: "go", vus: null, rate: 200, round: 2, status: "cancelled", error: null },
+      { index: 2, serverName: "node", vus: 10, rate: null, round: 1, status: "failed", error: "boom" },
+    ]);
+  });
+
   it("is shown only when a run spans several servers or load levels", () => {
     expect(isComparable([{ serverName: "go", vus: 1 }])).toBe(false);
     expect(
@@ -193,6 +265,25 @@ describe("compareCells", () => {
       isComparable([
         { serverName: "go", vus: 1 },
         { serverName: "go", vus: 2 },
+      ]),
+    ).toBe(true);
+    // Open-model levels: a different rate is a different level, and 1 VU is not 1 call/s.
+    expect(
+      isComparable([
+        { serverName: "go", vus: null, rate: 100 },
+        { serverName: "go", vus: null, rate: 100 },
+      ]),
+    ).toBe(false);
+    expect(
+      isComparable([
+        { serverName: "go", vus: null, rate: 100 },
+        { serverName: "go", vus: null, rate: 200 },
+      ]),
+    ).toBe(true);
+    expect(
+      isComparable([
+        { serverName: "go", vus: 1 },
+        { serverName: "go", vus: null, rate: 1 },
       ]),
     ).toBe(true);
   });
@@ -352,5 +443,28 @@ describe("comparing runs", () => {
       ["go · after", 1300],
     ]);
     expect(versusFastest(groups).get(groups[1]!)!.ratio).toBeCloseTo(1000 / 1300, 9);
+  });
+
+  it("keeps open-model levels apart from closed ones across runs", () => {
+    index = 0;
+    const closed = [cell("go", 100, 1, summary(1000, 4, 10))];
+    index = 0;
+    const open = [openCell("go", 100, 1, summary(100, 3, 11)), openCell("go", 200, 1, summary(199, 5, 12))];
+    const { cells, serverOrder } = mergeRuns([
+      run("r1", "closed", null, closed),
+      run("r2", "open", null, open),
+    ]);
+    expect(cells.map((c) => [c.index, c.rate, c.maxVus])).toEqual([
+      [0, null, null],
+      [1, 100, 20],
+      [2, 200, 20],
+    ]);
+    const [w] = compareCells(cells, serverOrder).workloads;
+    expect(w!.levels.map(levelKey)).toEqual(["vus:100", "rate:100", "rate:200"]);
+    expect(w!.groups.map((g) => `${levelKey(g)} ${g.serverName}`)).toEqual([
+      "vus:100 go · closed",
+      "rate:100 go · open",
+      "rate:200 go · open",
+    ]);
   });
 });

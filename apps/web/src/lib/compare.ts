@@ -7,9 +7,14 @@ import type { CellDto, CellStatus, RunDto } from "./dto";
  */
 export type Stat = Spread;
 
-export type ComparisonGroup = {
+/**
+ * A load level of either model: closed `vus` (that many VUs back to back) or open `rate` (tool calls
+ * started per second); the other is null, and both are for a cell without a level.
+ */
+export type ComparisonLevel = { vus: number | null; rate: number | null };
+
+export type ComparisonGroup = ComparisonLevel & {
   serverName: string;
-  vus: number | null;
   /** Succeeded cells with a summary, one per round. */
   rounds: number;
   /** MCP tool calls per second (the summary table's "Ops/s"). */
@@ -34,11 +39,15 @@ export type Workload = {
   tool: string | null;
   params: Record<string, unknown>;
   servers: string[];
-  levels: (number | null)[];
+  /** Closed-model levels by VUs, then open-model levels by rate, then a level of neither. */
+  levels: ComparisonLevel[];
   groups: ComparisonGroup[];
 };
 
-export type MissingCell = Pick<CellDto, "index" | "serverName" | "vus" | "round" | "status" | "error">;
+export type MissingCell = Pick<
+  CellDto,
+  "index" | "serverName" | "vus" | "rate" | "round" | "status" | "error"
+>;
 
 export type Comparison = {
   /** Every server of the run, in the run's order: the index gives its colour on every chart. */
@@ -66,8 +75,30 @@ const toolOf = (cell: Pick<CellDto, "params">) => {
 const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
   `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}`;
 
-const levelOrder = (a: number | null, b: number | null) =>
-  a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b;
+/** A cell's (or group's) load level; an absent rate (a cell frozen in an old report) reads as none. */
+export function levelOf(cell: { vus: number | null; rate?: number | null }): ComparisonLevel {
+  const rate = cell.rate ?? null;
+  return rate !== null ? { vus: null, rate } : { vus: cell.vus, rate: null };
+}
+
+/** Tells load levels apart across models: "vus:50", "rate:50", "none" (as contracts' loadLevelKey). */
+export function levelKey(level: { vus: number | null; rate?: number | null }): string {
+  const { vus, rate } = levelOf(level);
+  return rate !== null ? `rate:${rate}` : vus !== null ? `vus:${vus}` : "none";
+}
+
+/** Closed-model levels by VUs, then open-model levels by rate, then a level of neither. */
+export function levelOrder(a: ComparisonLevel, b: ComparisonLevel): number {
+  const rank = (l: ComparisonLevel) => (l.rate !== null ? 1 : l.vus !== null ? 0 : 2);
+  const value = (l: ComparisonLevel) => l.rate ?? l.vus ?? 0;
+  return rank(a) - rank(b) || value(a) - value(b);
+}
+
+/** A workload's groups at one load level, in server order. */
+export function groupsAtLevel(groups: ComparisonGroup[], level: ComparisonLevel): ComparisonGroup[] {
+  const key = levelKey(level);
+  return groups.filter((g) => levelKey(g) === key);
+}
 
 /** The run's servers that have cells, in the run's order (its spec), then any other: colours follow it. */
 export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: string[] = []): string[] {
@@ -92,8 +123,8 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
       continue;
     }
     if (cell.status !== "succeeded" || cell.summary === null) {
-      const { index, serverName, vus, round, status, error } = cell;
-      missing.push({ index, serverName, vus, round, status, error });
+      const { index, serverName, round, status, error } = cell;
+      missing.push({ index, serverName, ...levelOf(cell), round, status, error });
       continue;
     }
     const key = workloadKey(cell);
@@ -101,16 +132,17 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
   }
 
   const workloads: Workload[] = [...byWorkload].map(([key, done]) => {
-    const levels = [...new Set(done.map((c) => c.vus))].sort(levelOrder);
+    const levels = [...new Map(done.map((c) => [levelKey(c), levelOf(c)])).values()].sort(levelOrder);
     const groups: ComparisonGroup[] = [];
-    for (const vus of levels) {
+    for (const level of levels) {
+      const key = levelKey(level);
       for (const serverName of servers) {
-        const rounds = done.filter((c) => c.vus === vus && c.serverName === serverName);
+        const rounds = done.filter((c) => levelKey(c) === key && c.serverName === serverName);
         const opsRps = stat(rounds.map((c) => c.summary!.opsRps));
         if (!opsRps) continue;
         groups.push({
           serverName,
-          vus,
+          ...level,
           rounds: rounds.length,
           opsRps,
           p99Ms: stat(rounds.map((c) => c.summary!.latency.p99)),
@@ -134,9 +166,14 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
   return { servers, workloads, missing, pending };
 }
 
-/** The comparison is worth showing when the run spans more than one server or load level. */
-export function isComparable(cells: Pick<CellDto, "serverName" | "vus">[]): boolean {
-  return new Set(cells.map((c) => c.serverName)).size > 1 || new Set(cells.map((c) => c.vus)).size > 1;
+/**
+ * The comparison is worth showing when the run spans more than one server or load level (of either
+ * model: 50 VUs and 50 calls/s are two levels).
+ */
+export function isComparable(
+  cells: (Pick<CellDto, "serverName" | "vus"> & { rate?: number | null })[],
+): boolean {
+  return new Set(cells.map((c) => c.serverName)).size > 1 || new Set(cells.map((c) => levelKey(c))).size > 1;
 }
 
 /** Where a server × load level stands against the fastest server at that level. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellLabel, workloadName } from "./labels";
+import { cellLabel, levelLabel, workloadName } from "./labels";
 
 const cell = { index: 1, serverName: "go", vus: 10, round: 1, scenario: "mcp-tool-call" };
 
@@ -23,5 +23,27 @@ describe("cellLabel", () => {
   });
   it("leaves out what a cell does not have", () => {
     expect(cellLabel({ ...cell, vus: null, params: {} })).toBe("#1 go · r1");
+    expect(cellLabel({ ...cell, vus: null, rate: null, params: {} })).toBe("#1 go · r1");
+  });
+  it("gives an open-model cell's rate instead of VUs", () => {
+    expect(cellLabel({ ...cell, vus: null, rate: 500, params: { tool: "echo" } })).toBe(
+      "#1 go · echo · 500 calls/s · r1",
+    );
+  });
+});
+
+describe("levelLabel", () => {
+  it("says a closed-model level in VUs", () => {
+    expect(levelLabel({ vus: 1 })).toBe("1 VU");
+    expect(levelLabel({ vus: 50, rate: null })).toBe("50 VUs");
+  });
+  it("says an open-model level in calls per second", () => {
+    expect(levelLabel({ vus: null, rate: 500 })).toBe("500 calls/s");
+    expect(levelLabel({ vus: null, rate: 1 })).toBe("1 call/s");
+  });
+  it("is null for a level of neither model, an absent rate read as none", () => {
+    expect(levelLabel({ vus: null, rate: null })).toBeNull();
+    expect(levelLabel({ vus: null })).toBeNull();
+    expect(levelLabel({ vus: null, rate: undefined })).toBeNull();
   });
 });

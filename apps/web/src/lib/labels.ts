@@ -20,17 +20,33 @@ export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string
   return cellSession(cell) ? `${what} · session per call` : what;
 }
 
-/** A load level as people say it: "1 VU", "50 VUs". */
-export const vusLabel = (vus: number): string => `${vus} ${vus === 1 ? "VU" : "VUs"}`;
+/** A closed-model load level as people say it: "1 VU", "50 VUs". */
+const vusLabel = (vus: number): string => `${vus} ${vus === 1 ? "VU" : "VUs"}`;
+
+/** An open-model load level as people say it: "1 call/s", "500 calls/s". */
+const rateLabel = (rate: number): string => `${rate} ${rate === 1 ? "call/s" : "calls/s"}`;
+
+/**
+ * A load level of either model as people say it: "50 VUs" (closed), "500 calls/s" (open); null when
+ * it has neither. `rate` may be absent (cells frozen in reports before the open model existed).
+ */
+export function levelLabel(level: { vus: number | null; rate?: number | null }): string | null {
+  const rate = level.rate ?? null;
+  if (rate !== null) return rateLabel(rate);
+  return level.vus === null ? null : vusLabel(level.vus);
+}
 
 /**
  * A short name for a cell in legends and tables: server, tool, load and round — the tool too, so
  * the cells of a run that calls several tools on one server are told apart.
  */
 export function cellLabel(
-  cell: Pick<CellDto, "index" | "serverName" | "vus" | "round" | "scenario" | "params">,
+  cell: Pick<CellDto, "index" | "serverName" | "vus" | "round" | "scenario" | "params"> & {
+    rate?: number | null;
+  },
 ): string {
   const what = cellTool(cell) ? ` · ${workloadName(cell)}` : "";
-  const load = cell.vus === null ? "" : ` · ${vusLabel(cell.vus)}`;
+  const level = levelLabel(cell);
+  const load = level === null ? "" : ` · ${level}`;
   return `#${cell.index} ${cell.serverName}${what}${load} · r${cell.round}`;
 }

@@ -1,23 +1,11 @@
 import { describe, expect, it } from "vitest";
-import {
-  CELL_START_STOP_SEC,
-  estimateMatrix,
-  formatApproxDuration,
-  repeatedLevelErrors,
-  splitVuList,
-} from "./matrix-preview";
+import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList } from "./matrix-preview";
 
 describe("matrix preview", () => {
   it("splits a list of load levels on commas, spaces and semicolons", () => {
     expect(splitVuList("10, 50,100  200;5")).toEqual(["10", "50", "100", "200", "5"]);
     expect(splitVuList(" , ")).toEqual([]);
     expect(splitVuList("0")).toEqual(["0"]);
-  });
-
-  it("flags a level listed twice at the path of the repeat", () => {
-    expect(repeatedLevelErrors(["10", "50", "10.0", "abc", "abc"])).toEqual([
-      { field: "loadLevels.2.vus", message: "is listed twice" },
-    ]);
   });
 
   it("counts servers × levels × rounds and the wall time of all cells", () => {

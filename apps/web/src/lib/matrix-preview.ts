@@ -1,4 +1,3 @@
-import type { FieldError } from "./form-errors";
 import { formatDuration } from "./format";
 
 /** Seconds a cell costs beyond its load: starting the server, health checks, stopping it. */
@@ -7,19 +6,6 @@ export const CELL_START_STOP_SEC = 3;
 /** "10, 50 100;200" → ["10", "50", "100", "200"]: one load level per value, left for the schema to judge. */
 export function splitVuList(text: string): string[] {
   return text.split(/[\s,;]+/).filter((token) => token !== "");
-}
-
-/** A level listed twice would queue the same cells twice: each repeat is an error at its own path. */
-export function repeatedLevelErrors(tokens: string[]): FieldError[] {
-  const seen = new Set<number>();
-  const errors: FieldError[] = [];
-  tokens.forEach((token, i) => {
-    const vus = Number(token);
-    if (!Number.isFinite(vus)) return;
-    if (seen.has(vus)) errors.push({ field: `loadLevels.${i}.vus`, message: "is listed twice" });
-    seen.add(vus);
-  });
-  return errors;
 }
 
 export type MatrixSize = {

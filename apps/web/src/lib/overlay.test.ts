@@ -46,6 +46,26 @@ describe("overlayGroups", () => {
     expect(groups[0]!.endSecond).toBe(12);
   });
 
+  it("keeps an open-model level apart from a closed one of the same number, and labels it in calls/s", () => {
+    const cells = [
+      cell("a", 0, "go", 50),
+      cell("b", 1, "node", 50),
+      cell("c", 2, "go", 0, { vus: null, rate: 50, maxVus: 10 }),
+      cell("d", 3, "node", 0, { vus: null, rate: 50, maxVus: 10 }),
+      // A cell without a level of either model.
+      cell("e", 4, "go", 0, { vus: null, rate: null }),
+      cell("f", 5, "node", 0, { vus: null }),
+    ];
+    const points = Object.fromEntries(cells.map((c) => [c.id, series(c.id, [0, 1])]));
+    const groups = overlayGroups(cells, points);
+    expect(groups.map((g) => [g.label, g.lines.map((l) => l.cellId)])).toEqual([
+      ["echo · 50 VUs", ["a", "b"]],
+      ["echo · 50 calls/s", ["c", "d"]],
+      ["echo", ["e", "f"]],
+    ]);
+    expect(new Set(groups.map((g) => g.key)).size).toBe(3);
+  });
+
   it("keeps different tools or arguments apart, and leaves out cells without points and lone cells", () => {
     const cells = [
       cell("a", 0, "go", 10),

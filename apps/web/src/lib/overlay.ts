@@ -1,7 +1,7 @@
-import { runServers } from "./compare";
+import { levelKey, runServers } from "./compare";
 import type { CellDto, PointDto } from "./dto";
 import { bytesToMb } from "./format";
-import { vusLabel, workloadName } from "./labels";
+import { levelLabel, workloadName } from "./labels";
 
 export type OverlayMetric = "rps" | "p99" | "cpu" | "rss";
 
@@ -34,12 +34,13 @@ type OverlayCell = Pick<
   | "params"
   | "warmupSeconds"
   | "durationSeconds"
->;
+> & { rate?: number | null };
 
 /**
  * The cells one chart can overlay: the same workload (scenario and parameters) at the same load
- * level, each with recorded seconds. A group needs two lines to compare; a lone cell has its own
- * charts. Lines follow the run's server order (which fixes their colours), then the round.
+ * level (50 VUs and 50 calls/s are two), each with recorded seconds. A group needs two lines to
+ * compare; a lone cell has its own charts. Lines follow the run's server order (which fixes their
+ * colours), then the round.
  */
 export function overlayGroups(
   cells: OverlayCell[],
@@ -50,9 +51,10 @@ export function overlayGroups(
   const groups = new Map<string, { label: string; cells: OverlayCell[] }>();
   for (const cell of [...cells].sort((a, b) => a.index - b.index)) {
     if ((points[cell.id]?.length ?? 0) === 0) continue;
-    const key = `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}\u0000${cell.vus ?? ""}`;
+    const key = `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}\u0000${levelKey(cell)}`;
     const what = workloadName(cell);
-    const label = cell.vus === null ? what : `${what} · ${vusLabel(cell.vus)}`;
+    const level = levelLabel(cell);
+    const label = level === null ? what : `${what} · ${level}`;
     const group = groups.get(key) ?? { label, cells: [] };
     group.cells.push(cell);
     groups.set(key, group);

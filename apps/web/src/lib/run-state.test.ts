@@ -23,6 +23,8 @@ const cell = (id: string, index: number): CellDto => ({
   serverName: "go",
   scenario: "mcp-tool-call",
   vus: 10,
+  rate: null,
+  maxVus: null,
   params: {},
   limits: null,
   image: null,

@@ -10,6 +10,8 @@ const base: CellDto = {
   serverName: "go",
   scenario: "mcp-tool-call",
   vus: 10,
+  rate: null,
+  maxVus: null,
   params: { tool: "echo", arguments: { message: "hi, there" } },
   round: 1,
   status: "succeeded",
@@ -55,6 +57,7 @@ const base: CellDto = {
     k6CpuAvgPct: 95,
     k6CpuPeakPct: 99,
     k6RssPeakBytes: 100 * 1024 * 1024,
+    droppedCalls: null,
     windowSeconds: 30,
   },
 };
@@ -93,6 +96,8 @@ describe("cellsCsv", () => {
       session: "per-vu",
       params_json: '{"tool":"echo","arguments":{"message":"hi, there"}}',
       vus: "10",
+      rate_per_s: "",
+      max_vus: "",
       driver: "docker",
       limit_cpus: "1.5",
       limit_memory_mb: "512",
@@ -123,6 +128,33 @@ describe("cellsCsv", () => {
     });
     expect(node!.error).toBe(cells[1]!.error);
     expect(node!.exit_code).toBe("1");
+  });
+
+  it("gives an open-model cell's rate and VU pool right after the (empty) VUs", () => {
+    // A cell frozen in a report before the open model existed has neither field.
+    const { rate: _rate, maxVus: _maxVus, ...old } = base;
+    const cells: ReportCellDto[] = [
+      {
+        ...base,
+        vus: null,
+        rate: 500,
+        maxVus: 100,
+        summary: { ...base.summary!, droppedCalls: 12 },
+        serverBuild: null,
+      },
+      { ...old, id: "cell-1", index: 1, serverBuild: null } as ReportCellDto,
+    ];
+    const headers = CELLS_CSV_HEADERS.slice(CELLS_CSV_HEADERS.indexOf("vus"));
+    expect(headers.slice(0, 4)).toEqual(["vus", "rate_per_s", "max_vus", "round"]);
+    const rows = parse(cellsCsv("run-4", cells), { columns: true, bom: true }) as Record<string, string>[];
+    expect(rows[0]).toMatchObject({
+      vus: "",
+      rate_per_s: "500",
+      max_vus: "100",
+      ops_per_s: "1000",
+      dropped_calls: "12",
+    });
+    expect(rows[1]).toMatchObject({ vus: "10", rate_per_s: "", max_vus: "", dropped_calls: "" });
   });
 
   it("writes only the header for a run without cells", () => {

@@ -28,6 +28,10 @@ const columns: Column[] = [
   ["session", (c) => (c.scenario === "mcp-tool-call" ? (cellSession(c) ?? "per-vu") : null)],
   ["params_json", (c) => JSON.stringify(c.params ?? {})],
   ["vus", (c) => c.vus],
+  // Open model: calls started per second and the VU pool; empty for a closed-model cell (and for
+  // cells frozen in reports before the open model existed).
+  ["rate_per_s", (c) => c.rate ?? null],
+  ["max_vus", (c) => c.maxVus ?? null],
   ["round", (c) => c.round],
   ["status", (c) => c.status],
   ["driver", (c) => c.driver],
@@ -61,6 +65,7 @@ const columns: Column[] = [
   ["k6_cpu_avg_pct", (c) => c.summary?.k6CpuAvgPct ?? null],
   ["k6_cpu_peak_pct", (c) => c.summary?.k6CpuPeakPct ?? null],
   ["k6_saturated", (c) => c.k6Saturated],
+  ["dropped_calls", (c) => c.summary?.droppedCalls ?? null],
   ["oom_killed", (c) => c.oomKilled],
   ["exit_code", (c) => c.exitCode],
   ["exit_signal", (c) => c.exitSignal],

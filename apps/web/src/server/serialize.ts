@@ -83,18 +83,22 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
     k6CpuAvgPct: summary.k6CpuAvgPct,
     k6CpuPeakPct: summary.k6CpuPeakPct,
     k6RssPeakBytes: num(summary.k6RssPeakBytes),
+    droppedCalls: num(summary.droppedCalls),
     windowSeconds: summary.windowSeconds,
   };
 }
 
 export function serializeCell(cell: Cell & { summary?: CellSummary | null }): CellDto {
-  const loadLevel = cell.loadLevel as { vus?: unknown } | null;
+  const loadLevel = cell.loadLevel as { vus?: unknown; rate?: unknown; maxVus?: unknown } | null;
+  const int = (v: unknown) => (typeof v === "number" ? v : null);
   return {
     id: cell.id,
     index: cell.index,
     serverName: cell.serverName,
     scenario: cell.scenario,
-    vus: typeof loadLevel?.vus === "number" ? loadLevel.vus : null,
+    vus: int(loadLevel?.vus),
+    rate: int(loadLevel?.rate),
+    maxVus: int(loadLevel?.maxVus),
     params: (cell.params ?? {}) as Record<string, unknown>,
     round: cell.round,
     status: cell.status,

@@ -66,7 +66,7 @@ export async function createRun({
         index: plan.index,
         serverName: plan.serverName,
         scenario: plan.scenario,
-        loadLevel: { vus: plan.vus },
+        loadLevel: plan.loadLevel,
         params: plan.params as Prisma.InputJsonValue,
         round: plan.round,
         durationSeconds: spec.durationSec,
@@ -96,6 +96,11 @@ export async function createRun({
 
   return {
     runId: run.id,
-    cells: cells.map((cell) => ({ ...cell, vus: plans[cell.index]!.vus })),
+    cells: cells.map((cell) => {
+      const level = plans[cell.index]!.loadLevel;
+      return "rate" in level
+        ? { ...cell, vus: null, rate: level.rate, maxVus: level.maxVus }
+        : { ...cell, vus: level.vus, rate: null, maxVus: null };
+    }),
   };
 }

@@ -4,7 +4,7 @@ import {
   type TK6OutputLine,
   type TUploadQuery,
   ZK6OutputLine,
-  ZUploadQuery,
+  ZUploadQueryChecked,
 } from "@perflab/contracts";
 import { type Db, type Prisma, writeCellRollups } from "@perflab/db";
 import { CellAggregator, cellSummaryRecord, type SecondPoint } from "@perflab/metrics";
@@ -164,7 +164,7 @@ export async function createUpload({
   /** Cells with more seconds than this get rollups; default ROLLUP_MIN_SECONDS. */
   rollupMinSeconds?: number;
 }): Promise<TCreatedUpload> {
-  const parsedQuery = ZUploadQuery.safeParse(query);
+  const parsedQuery = ZUploadQueryChecked.safeParse(query);
   if (!parsedQuery.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsedQuery.error));
   }
@@ -193,7 +193,10 @@ export async function createUpload({
   const points = aggregator.takeAllPoints();
   const tool =
     meta.tool ?? summary.operations.find((op) => op.method === OPERATION_METHOD && op.tool)?.tool ?? null;
-  const vus = meta.vus ?? Math.max(1, output.maxVus);
+  const loadLevel =
+    meta.rate === undefined
+      ? { vus: meta.vus ?? Math.max(1, output.maxVus) }
+      : { rate: meta.rate, maxVus: meta.maxVus ?? Math.max(1, output.maxVus) };
   const params = tool ? { tool } : {};
   const git = {
     repo: meta.gitRepo,
@@ -207,7 +210,7 @@ export async function createUpload({
     name,
     servers: [meta.server],
     scenarios: [{ id: meta.scenario, params }],
-    loadLevels: [{ vus }],
+    loadLevels: [loadLevel],
     rounds: 1,
     durationSec: meta.durationSec,
     warmupSec: meta.warmupSec,
@@ -249,7 +252,7 @@ export async function createUpload({
           index: 0,
           serverName: meta.server,
           scenario: meta.scenario,
-          loadLevel: { vus },
+          loadLevel,
           params,
           round: 1,
           durationSeconds: meta.durationSec,
@@ -265,7 +268,11 @@ export async function createUpload({
         select: { id: true },
       });
       await tx.cellSummary.create({
-        data: { cellId: cell.id, ...cellSummaryRecord(summary, meta.k6Requests ?? null) },
+        data: {
+          cellId: cell.id,
+          ...cellSummaryRecord(summary, meta.k6Requests ?? null),
+          droppedCalls: meta.droppedCalls === undefined ? null : BigInt(meta.droppedCalls),
+        },
       });
       for (let i = 0; i < points.length; i += POINT_BATCH) {
         await tx.metricPoint.createMany({

@@ -1,7 +1,13 @@
 import type { ZRunComparison, ZRunsComparison } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { z } from "zod";
-import { compareCells, environmentDifferences, mergeRuns, versusFastest } from "../../lib/compare";
+import {
+  compareCells,
+  environmentDifferences,
+  groupsAtLevel,
+  mergeRuns,
+  versusFastest,
+} from "../../lib/compare";
 import type { CellDto } from "../../lib/dto";
 import { AppError } from "../errors";
 import { getRun } from "./get-run";
@@ -16,9 +22,7 @@ function comparisonOf(cells: CellDto[], serverOrder: string[]): Omit<RunComparis
   return {
     servers: comparison.servers,
     workloads: comparison.workloads.map((w) => {
-      const versus = new Map(
-        w.levels.flatMap((vus) => [...versusFastest(w.groups.filter((g) => g.vus === vus))]),
-      );
+      const versus = new Map(w.levels.flatMap((level) => [...versusFastest(groupsAtLevel(w.groups, level))]));
       return {
         scenario: w.scenario,
         tool: w.tool,

@@ -31,6 +31,15 @@ export async function getReport({
     runId: typeof selection?.runId === "string" ? selection.runId : snapshot.run.id,
     createdAt: report.createdAt.toISOString(),
     expiresAt: report.expiresAt ? report.expiresAt.toISOString() : null,
-    snapshot,
+    snapshot: {
+      ...snapshot,
+      // Reports frozen before open-model levels and dropped calls existed read as closed-model cells.
+      cells: snapshot.cells.map((cell) => ({
+        ...cell,
+        rate: cell.rate ?? null,
+        maxVus: cell.maxVus ?? null,
+        summary: cell.summary ? { ...cell.summary, droppedCalls: cell.summary.droppedCalls ?? null } : null,
+      })),
+    },
   };
 }

@@ -414,7 +414,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
   }, 240_000);
 
   it("compares two runs picked in the list of runs: a bar per server and run", async () => {
-    const queue = async (name: string) => {
+    const queue = async (name: string, baselineRunId?: string) => {
       const response = await fetch(`${inject("webUrl")}/api/v1/matrices`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -426,13 +426,15 @@ describe("run a benchmark from the browser (real Chromium)", () => {
           rounds: 1,
           durationSec: 2,
           warmupSec: 0,
+          ...(baselineRunId ? { baselineRunId } : {}),
         }),
       });
       expect(response.status).toBe(201);
       return ((await response.json()) as { runId: string }).runId;
     };
     const before = await queue("before");
-    const after = await queue("after");
+    // Judged against the first: its page shows the verdict once both have finished.
+    const after = await queue("after", before);
     for (const id of [before, after]) {
       await expect
         .poll(
@@ -476,6 +478,16 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.getByTestId("comparison").getAttribute("data-groups")).toBe("2");
       await page.goto(`${inject("webUrl")}/compare?runs=${before}`);
       expect(await page.getByTestId("empty-state").textContent()).toContain("Pick at least two runs");
+
+      // The run queued with a baseline: one check per metric of its one server and level, with a
+      // link back to the baseline; whether one second of echo moved beyond 10 % is the machine's call.
+      await page.goto(`${inject("webUrl")}/runs/${after}`);
+      const verdict = page.getByTestId("verdict");
+      expect(["pass", "fail"]).toContain(await verdict.getAttribute("data-outcome"));
+      expect(await verdict.locator("tbody tr").count()).toBe(3);
+      expect(await verdict.locator(`a[href="/runs/${before}"]`).count()).toBe(1);
+      await page.goto(`${inject("webUrl")}/runs/${before}`);
+      expect(await page.getByTestId("verdict").count()).toBe(0);
     });
   }, 180_000);
 

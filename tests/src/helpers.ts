@@ -1,10 +1,16 @@
-import { readdir, readFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { createDb, type Db } from "@perflab/db";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { Queue } from "bullmq";
-import { inject } from "vitest";
-import { freePort, startRedis } from "../../scripts/lib/services.ts";
+import { expect, inject } from "vitest";
+import { localDriver } from "../../apps/worker/src/drivers/local.ts";
+import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
+import { freePort, repoRoot, startRedis } from "../../scripts/lib/services.ts";
 
 let db: Db | null = null;
 export function testDb(): Db {
@@ -127,4 +133,92 @@ export function ownWorkerEnv(name: string, env: Record<string, string> = {}): Re
     PERFLAB_WORK_DIR: path.join(inject("tmpDir"), `work-${name}`),
     ...env,
   };
+}
+
+type OpenApiDoc = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
+  components: { schemas: Record<string, object> };
+};
+let doc: OpenApiDoc | null = null;
+
+/** Asserts a body against the schema the OpenAPI document declares for it (formats unchecked here). */
+export async function expectConforms(
+  body: unknown,
+  route: string,
+  method: string,
+  status: number,
+  mediaType: string,
+) {
+  doc ??= (await (await fetch(`${inject("webUrl")}/api/v1/openapi.json`)).json()) as OpenApiDoc;
+  const schema = doc.paths[route]?.[method]?.responses[String(status)]?.content?.[mediaType]?.schema;
+  expect(schema, `${method} ${route} ${status} ${mediaType}`).toBeDefined();
+  const check = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile({
+    ...schema,
+    components: doc.components,
+  });
+  expect(check(body), JSON.stringify(check.errors)).toBe(true);
+}
+
+/** A JSON request to the web app under test: its status and body. */
+export async function api(pathname: string, init?: RequestInit) {
+  const response = await fetch(`${inject("webUrl")}${pathname}`, init);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** The Go reference server started as the local driver starts it, healthy, for tests that run k6 by hand. */
+export async function startGoServer(cellId: string) {
+  const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = await localDriver.start({ server: go, cellId, port, env: {} });
+  await waitForHealthy({ baseUrl, mcpPath: go.mcpPath, timeoutMs: 30_000, exited: server.exited });
+  return { server, baseUrl, mcpPath: go.mcpPath };
+}
+
+/**
+ * What a CI step runs: perflab's k6 with its output extension and mcp-tool-call.js, writing the
+ * per-second output (`out`) and k6's own summary (`summary`) to files to upload.
+ */
+export async function runK6ToFiles(
+  dir: string,
+  name: string,
+  env: {
+    TARGET: string;
+    MCP_PATH: string;
+    VUS: string;
+    WARMUP: string;
+    DURATION: string;
+    TOOL: string;
+    ARGS: string;
+  },
+): Promise<{ out: string; summary: string }> {
+  await mkdir(dir, { recursive: true });
+  const out = path.join(dir, `${name}.ndjson`);
+  const summary = path.join(dir, `${name}.summary.json`);
+  await promisify(execFile)(
+    path.join(repoRoot, ".perflab/bin/k6"),
+    [
+      "run",
+      "--no-usage-report",
+      "--quiet",
+      "--out",
+      `perflab=${out}`,
+      "packages/scenarios/k6/mcp-tool-call.js",
+    ],
+    {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        K6_NO_USAGE_REPORT: "true",
+        ...env,
+        SUMMARY_PATH: summary,
+      },
+      timeout: 60_000,
+    },
+  );
+  return { out, summary };
 }

@@ -4,8 +4,8 @@
  * its rate and records no dropped call; one whose VU pool cannot keep the rate records the calls k6
  * dropped; a session per call costs four HTTP requests per tool call, DELETE included.
  */
-import { describe, expect, inject, it } from "vitest";
-import { testDb, waitForRun } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { api, testDb, waitForRun } from "./helpers.ts";
 
 type Summary = {
   requests: number;
@@ -28,11 +28,6 @@ type RunDetail = {
     summary: Summary | null;
   }[];
 };
-
-async function api(path: string, init?: RequestInit) {
-  const response = await fetch(`${inject("webUrl")}${path}`, init);
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 async function queue(body: object): Promise<string> {
   const created = await api("/api/v1/matrices", {

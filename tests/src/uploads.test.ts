@@ -4,20 +4,13 @@
  * aggregation gives for the same lines (k6's own count of measured requests included). Bad uploads
  * are refused with the line or parameter named, and leave no run behind.
  */
-import { execFile } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { ZK6OutputLine } from "@perflab/contracts";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { localDriver } from "../../apps/worker/src/drivers/local.ts";
 import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
-import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
 import { CellAggregator, ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
-import { freePort, repoRoot } from "../../scripts/lib/services.ts";
-import { testDb } from "./helpers.ts";
+import { expectConforms, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
 
 type Problem = {
   type: string;
@@ -46,32 +39,6 @@ type RunDetail = {
 
 const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
 
-type OpenApiDoc = {
-  paths: Record<
-    string,
-    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
-  >;
-  components: { schemas: Record<string, object> };
-};
-let doc: OpenApiDoc | null = null;
-
-/** Asserts a body against the schema the OpenAPI document declares for it (formats unchecked here). */
-async function expectConforms(
-  body: unknown,
-  route: string,
-  method: string,
-  status: number,
-  mediaType: string,
-) {
-  doc ??= (await (await fetch(url("/api/v1/openapi.json"))).json()) as OpenApiDoc;
-  const schema = doc.paths[route]?.[method]?.responses[String(status)]?.content?.[mediaType]?.schema;
-  expect(schema, `${method} ${route} ${status} ${mediaType}`).toBeDefined();
-  const check = new Ajv2020({ strict: false, allErrors: true, validateFormats: false }).compile({
-    ...schema,
-    components: doc.components,
-  });
-  expect(check(body), JSON.stringify(check.errors)).toBe(true);
-}
 const DURATION = 3;
 const WARMUP = 1;
 
@@ -90,45 +57,19 @@ function upload(body: string, query: string, contentType = "application/x-ndjson
 const baseQuery = `server=go&warmupSec=${WARMUP}&durationSec=${DURATION}`;
 
 beforeAll(async () => {
-  const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  server = await localDriver.start({ server: go, cellId: "uploads-test", port, env: {} });
-  await waitForHealthy({ baseUrl, mcpPath: go.mcpPath, timeoutMs: 30_000, exited: server.exited });
-  const dir = path.join(inject("tmpDir"), "uploads");
-  await mkdir(dir, { recursive: true });
-  const outFile = path.join(dir, "out.ndjson");
-  const summaryFile = path.join(dir, "summary.json");
-  // What a CI step runs: perflab's k6 with its output extension, writing the file to upload.
-  await promisify(execFile)(
-    path.join(repoRoot, ".perflab/bin/k6"),
-    [
-      "run",
-      "--no-usage-report",
-      "--quiet",
-      "--out",
-      `perflab=${outFile}`,
-      path.join(repoRoot, "packages/scenarios/k6/mcp-tool-call.js"),
-    ],
-    {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "/tmp",
-        K6_NO_USAGE_REPORT: "true",
-        TARGET: baseUrl,
-        MCP_PATH: go.mcpPath,
-        VUS: "2",
-        WARMUP: String(WARMUP),
-        DURATION: String(DURATION),
-        TOOL: "echo",
-        ARGS: JSON.stringify({ message: "hello" }),
-        SUMMARY_PATH: summaryFile,
-      },
-      timeout: 60_000,
-    },
-  );
-  ndjson = await readFile(outFile, "utf8");
-  const summary = JSON.parse(await readFile(summaryFile, "utf8")) as {
+  const go = await startGoServer("uploads-test");
+  server = go.server;
+  const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "out", {
+    TARGET: go.baseUrl,
+    MCP_PATH: go.mcpPath,
+    VUS: "2",
+    WARMUP: String(WARMUP),
+    DURATION: String(DURATION),
+    TOOL: "echo",
+    ARGS: JSON.stringify({ message: "hello" }),
+  });
+  ndjson = await readFile(files.out, "utf8");
+  const summary = JSON.parse(await readFile(files.summary, "utf8")) as {
     metrics: Record<string, { values: { count: number } }>;
   };
   k6Measured = summary.metrics["http_reqs{phase:measure}"]!.values.count;

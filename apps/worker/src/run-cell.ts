@@ -3,12 +3,17 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   CANCELLED_WHILE_RUNNING,
-  fixtureTools,
+  httpRouteEnv,
+  isScenarioId,
   mcpToolCallEnv,
+  needsFixtures,
   runChannel,
+  type ScenarioId,
   scenarioCatalog,
   type TLiveEvent,
   type TLoadLevel,
+  ZHttpRouteParams,
+  ZMcpToolCallParams,
 } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma, writeCellRollups } from "@perflab/db";
@@ -171,13 +176,16 @@ export async function runCell(
             return k6.runner;
           })
       : deps.k6;
-    const entry = scenarioCatalog[cell.scenario as keyof typeof scenarioCatalog];
-    if (!entry) throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
+    if (!isScenarioId(cell.scenario)) {
+      throw new CellFailure(`scenario "${cell.scenario}" is not known to this worker`);
+    }
+    const scenarioId = cell.scenario;
+    const entry = scenarioCatalog[scenarioId];
     const params = entry.params.parse(cell.params);
     const level = cell.loadLevel as TLoadLevel;
 
     let backends: Record<string, string> = {};
-    if (fixtureTools.has(params.tool)) {
+    if (needsFixtures(scenarioId, params)) {
       await stage("resetting fixtures");
       backends = await abortable(
         fixtures.ensure().catch((error: Error) => {
@@ -298,15 +306,12 @@ export async function runCell(
         script: path.join(env.PERFLAB_SCENARIOS_DIR, entry.script),
         env: {
           ...marker,
-          ...mcpToolCallEnv({
+          ...scenarioEnv(scenarioId, params, {
             target: baseUrl,
             mcpPath: server.mcpPath,
             ...("rate" in level ? { rate: level.rate, maxVus: level.maxVus } : { vus: level.vus }),
             durationSec: cell.durationSeconds,
             warmupSec: cell.warmupSeconds,
-            tool: params.tool,
-            arguments: params.arguments,
-            session: params.session,
           }),
         },
         timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,
@@ -325,7 +330,7 @@ export async function runCell(
     void k6.done.then(() => {
       k6Ended = true;
     });
-    const aggregator = new CellAggregator();
+    const aggregator = new CellAggregator({ operationMethod: entry.operationMethod });
     let loadStartT: number | null = null;
     const sink = new PointSink(
       { db, publisher: deps.publisher, log: cellLog },
@@ -504,6 +509,34 @@ export async function runCell(
     await sleep(cooldownSec * 1000, undefined, signal ? { signal } : {}).catch((error: Error) => {
       if (error.name !== "AbortError") throw error;
     });
+  }
+}
+
+/**
+ * The environment of a cell's k6 script: the load (the same for every scenario) and the scenario's
+ * own parameters, through the scenario's env builder (which checks them again).
+ */
+function scenarioEnv(
+  scenario: ScenarioId,
+  params: unknown,
+  load: {
+    target: string;
+    mcpPath: string;
+    vus?: number;
+    rate?: number;
+    maxVus?: number;
+    durationSec: number;
+    warmupSec: number;
+  },
+): Record<string, string> {
+  const { mcpPath, ...common } = load;
+  switch (scenario) {
+    case "mcp-tool-call": {
+      const { tool, arguments: args, session } = ZMcpToolCallParams.parse(params);
+      return mcpToolCallEnv({ ...common, mcpPath, tool, arguments: args, session });
+    }
+    case "http-route":
+      return httpRouteEnv({ ...common, route: ZHttpRouteParams.parse(params).route });
   }
 }
 

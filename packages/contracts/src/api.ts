@@ -27,6 +27,8 @@ export const ZRunDto = z.object({
    * `upload` block), so unlike a submitted matrix this one allows other keys.
    */
   spec: ZMatrixSpecInput.loose(),
+  /** The run this one is judged against (GET /api/v1/runs/:id/verdict), if it names one. */
+  baselineRunId: z.string().nullable(),
   error: z.string().nullable(),
   cellsTotal: z.number().int(),
   cellsDone: z.number().int(),
@@ -362,4 +364,76 @@ export const ZRunsComparison = z.object({
     }),
   ),
   ...comparisonBody,
+});
+
+/** Query of GET /api/v1/runs/{id}/verdict. */
+export const ZVerdictQuery = z.object({
+  baseline: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(64, "must be at most 64 characters")
+    .optional()
+    .describe("The run to judge against; defaults to the run's own baselineRunId."),
+  tolerance: z.coerce
+    .number({ error: "must be a number" })
+    .min(0, "must not be negative")
+    .max(100, "must be at most 100")
+    .default(10)
+    .describe("Percent of change on a metric that is not called a regression (default 10)."),
+});
+
+const ZVerdictMetric = z.enum(["opsRps", "p99Ms", "rssPeakBytes"]);
+
+/** GET /api/v1/runs/{id}/verdict: a run judged against a baseline run, for CI. */
+export const ZVerdict = z.object({
+  runId: z.string(),
+  baselineRunId: z.string(),
+  outcome: z
+    .enum(["pass", "fail", "inconclusive"])
+    .describe(
+      "fail: some check regressed; pass: none did; inconclusive: no server, workload and level matched.",
+    ),
+  tolerancePct: z.number(),
+  checks: z.array(
+    z.object({
+      scenario: z.string(),
+      params: z.record(z.string(), z.unknown()),
+      server: z.string(),
+      ...comparisonLevel,
+      metric: ZVerdictMetric.describe(
+        "Tool calls per second (higher is better), p99 ms and peak RSS bytes (lower is better).",
+      ),
+      baseline: ZRoundStats,
+      candidate: ZRoundStats,
+      changePct: z.number().describe("(candidate − baseline) ÷ baseline of the rounds' means, in percent."),
+      separation: z
+        .enum(["apart", "overlap"])
+        .nullable()
+        .describe(
+          "Whether the two 95 % intervals of the mean are apart; null with a single round on a side.",
+        ),
+      outcome: z
+        .enum(["regressed", "improved", "unchanged", "unclear"])
+        .describe(
+          "regressed/improved: beyond the tolerance and not overlapping; unchanged: within the tolerance; unclear: " +
+            "beyond it but the intervals overlap, or k6 was saturated (throughput only).",
+        ),
+      note: z.string().nullable(),
+    }),
+  ),
+  unmatched: z
+    .array(
+      z.object({
+        scenario: z.string(),
+        params: z.record(z.string(), z.unknown()),
+        server: z.string(),
+        ...comparisonLevel,
+        in: z.enum(["baseline", "candidate"]),
+      }),
+    )
+    .describe("Server, workload and level measured with a result in only one of the runs."),
+  environment: comparisonBody.environment.describe(
+    "Aspects (machine, k6 build, limits) the two runs' cells did not share: a verdict across machines is weak.",
+  ),
 });

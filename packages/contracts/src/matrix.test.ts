@@ -102,6 +102,26 @@ describe("matrix spec", () => {
     ).toBe("scenarios.0.params.arguments");
   });
 
+  it("takes an http-route scenario on any server, without a tool, and names a wrong route", () => {
+    const route = { id: "http-route", params: { route: "/rest/users/{id}" } };
+    const spec = schema.parse({ ...valid, scenarios: [valid.scenarios[0], route] });
+    expect(spec.scenarios[1]).toEqual(route);
+    expect(expandMatrix(spec).map((c) => c.scenario)).toEqual(["mcp-tool-call", "http-route"]);
+    const allowed = 'must be one of "/rest/time", "/rest/users/{id}"';
+    expect(errorsOf({ ...valid, scenarios: [{ id: "http-route", params: { route: "/rest/x" } }] })).toEqual([
+      { field: "scenarios.0.params.route", message: allowed },
+    ]);
+    expect(errorsOf({ ...valid, scenarios: [{ id: "http-route", params: {} }] })).toEqual([
+      { field: "scenarios.0.params.route", message: allowed },
+    ]);
+    expect(
+      errorsOf({
+        ...valid,
+        scenarios: [{ id: "http-route", params: { route: "/rest/time", tool: "echo" } }],
+      }),
+    ).toEqual([{ field: "scenarios.0.params.tool", message: "is not a known field" }]);
+  });
+
   it("rejects tool arguments over 64 KiB of JSON, naming the field and the limit", () => {
     const big = { message: "x".repeat(200 * 1024) };
     const second = { id: "mcp-tool-call", params: { tool: "echo", arguments: big } };

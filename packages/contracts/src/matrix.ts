@@ -110,6 +110,13 @@ export const ZMatrixSpecInput = z.strictObject({
     number().int("must be a whole number").min(0, "must not be negative").max(600, "must be at most 600"),
   ).default(2),
   driver: z.enum(driverIds).default("local"),
+  /** A finished run to judge this one against (its verdict: GET /api/v1/runs/:id/verdict). */
+  baselineRunId: z
+    .string()
+    .trim()
+    .min(1, "must not be empty")
+    .max(64, "must be at most 64 characters")
+    .optional(),
   /** Resource limits per server; applied by the docker driver, recorded for every cell. */
   limits: z
     .strictObject({
@@ -212,13 +219,16 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
         }
         return;
       }
+      // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
+      const tool = "tool" in params.data ? params.data.tool : null;
+      if (tool === null) return;
       for (const name of spec.servers) {
         const server = servers.get(name);
-        if (server && server.tools.length > 0 && !server.tools.includes(params.data.tool)) {
+        if (server && server.tools.length > 0 && !server.tools.includes(tool)) {
           ctx.addIssue({
             code: "custom",
             path: ["scenarios", i, "params", "tool"],
-            message: `server "${name}" has no tool "${params.data.tool}"`,
+            message: `server "${name}" has no tool "${tool}"`,
           });
         }
       }

@@ -31,7 +31,9 @@ export const ZUploadQuery = z.object({
   scenario: text(64).default("mcp-tool-call").describe("The scenario the script ran."),
   tool: text(120)
     .optional()
-    .describe("The tool called; defaults to the tool of the output's tools/call requests."),
+    .describe(
+      "The tool called (the route, for scenario=http-route); defaults to the tool tag of the output's operations.",
+    ),
   vus: z.coerce
     .number({ error: "must be a number" })
     .int("must be a whole number")
@@ -77,6 +79,9 @@ export const ZUploadQuery = z.object({
     .describe(
       "k6's own count of measured requests (`http_reqs{phase:measure}` in its summary); when given, an upload whose output disagrees is refused.",
     ),
+  baselineRunId: text(64)
+    .optional()
+    .describe("A run to judge this upload against: its verdict is GET /api/v1/runs/{id}/verdict."),
   gitRepo: text(500).optional(),
   gitBranch: text(500).optional(),
   gitCommit: text(200).optional(),

@@ -111,6 +111,54 @@ describe("CellAggregator", () => {
     expect(s.operations[1]?.p50).toBeCloseTo(3, 2);
   });
 
+  it("counts the requests of another operation method as operations when told, and only them", () => {
+    const second = (agg: CellAggregator) =>
+      agg.addInterval({
+        type: "interval",
+        t: 20,
+        groups: [
+          {
+            phase: "measure",
+            method: "GET",
+            tool: "/rest/users/{id}",
+            requests: 30,
+            failed: 2,
+            opErrors: 3,
+            hist: hist(Array(30).fill(400)),
+          },
+          {
+            phase: "warmup",
+            method: "GET",
+            tool: "/rest/users/{id}",
+            requests: 5,
+            failed: 0,
+            opErrors: 0,
+            hist: hist(Array(5).fill(400)),
+          },
+        ],
+        iterations: 35,
+        dataSent: 0,
+        dataReceived: 0,
+        vus: 4,
+      });
+    const http = new CellAggregator({ operationMethod: "GET" });
+    second(http);
+    const s = http.summary({ durationSec: 1 });
+    expect(s.requests).toBe(30);
+    expect(s.ops).toBe(30);
+    expect(s.opsRps).toBe(30);
+    expect(s.requestsPerOp).toBe(1);
+    // A failed check counts even where HTTP saw a success.
+    expect(s.errors).toBe(3);
+    expect(s.operations).toMatchObject([{ method: "GET", tool: "/rest/users/{id}", count: 30, errors: 3 }]);
+    expect(http.takeAllPoints()).toMatchObject([{ t: 20, requests: 35, ops: 35 }]);
+
+    // The default is MCP's tools/call: the same GETs are then no operations.
+    const mcp = new CellAggregator();
+    second(mcp);
+    expect(mcp.summary({ durationSec: 1 })).toMatchObject({ requests: 30, ops: 0, requestsPerOp: null });
+  });
+
   it("holds a second back until it is closed, and re-emits it whole when a late line arrives", () => {
     const agg = new CellAggregator();
     agg.addInterval(line(50, "measure", 1000, 10));

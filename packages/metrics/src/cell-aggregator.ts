@@ -96,7 +96,8 @@ type SecondState = {
 
 type OperationState = { method: string; tool: string; count: number; errors: number; hist: Histogram };
 
-const OPERATION_METHOD = "tools/call";
+/** The `method` tag of operations when none is given: MCP's tool calls. */
+export const DEFAULT_OPERATION_METHOD = "tools/call";
 /** Seconds kept after they were emitted, so a late k6 line rewrites the whole row instead of a fragment. */
 const KEEP_SECONDS = 30;
 
@@ -104,8 +105,12 @@ const KEEP_SECONDS = 30;
  * Turns perflab k6 output lines and resource samples into per-second points and the cell summary.
  * The summary covers requests tagged phase=measure only: warm-up is excluded by the script's own tag,
  * so the worker and k6 agree on which request belongs to which window.
+ *
+ * Operations (ops, ops/s, requests per op) are the requests whose `method` tag is the scenario's
+ * operation method: `tools/call` (the default) for MCP, the HTTP verb for a plain HTTP scenario.
  */
 export class CellAggregator {
+  private readonly operationMethod: string;
   private readonly seconds = new Map<number, SecondState>();
   private readonly dirty = new Set<number>();
   private readonly measuredHist = createLatencyHistogram();
@@ -115,13 +120,18 @@ export class CellAggregator {
   private measured = { requests: 0, errors: 0, ops: 0, dataSent: 0, dataReceived: 0 };
   private firstMeasuredT = Number.POSITIVE_INFINITY;
 
+  constructor(options: { operationMethod?: string } = {}) {
+    this.operationMethod = options.operationMethod ?? DEFAULT_OPERATION_METHOD;
+  }
+
   addInterval(line: TK6IntervalLine): void {
     const second = this.second(line.t);
     let measureRequestsInLine = 0;
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
-      const isOp = group.method === OPERATION_METHOD;
-      // MCP scripts count every failed operation (HTTP failures included); other scripts only HTTP failures.
+      const isOp = group.method === this.operationMethod;
+      // Scripts with an mcp_op_errors counter (perflab's) count every failed operation, HTTP failures
+      // included; other scripts only HTTP failures.
       const failed = Math.max(group.failed, group.opErrors ?? 0);
       second.requests += group.requests;
       second.errors += failed;

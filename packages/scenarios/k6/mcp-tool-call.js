@@ -2,21 +2,14 @@
 // open model (RATE calls started per second from a pool of MAX_VUS VUs, whatever the latency).
 // Plain k6 JavaScript: runs with a stock k6 (`k6 run mcp-tool-call.js`); see README.md.
 import { check } from "k6";
-import exec from "k6/execution";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
+import { loadFromEnv, ms, phaseOf, summaryTo, systemTags, valuesOf } from "./load.js";
 
 const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
 const MCP_PATH = __ENV.MCP_PATH || "/mcp";
 const URL = TARGET + (MCP_PATH.startsWith("/") ? MCP_PATH : `/${MCP_PATH}`);
-const VUS = positiveInt("VUS", 10);
-const DURATION = positiveInt("DURATION", 10);
-const WARMUP = nonNegativeInt("WARMUP", 0);
-const ITERATIONS = __ENV.ITERATIONS ? positiveInt("ITERATIONS", 1) : 0;
-const RATE = __ENV.RATE ? positiveInt("RATE", 1) : 0;
-// Every VU of the pool is started up front (k6 cannot add VUs mid-test without a pause that would
-// show as latency), and each opens its MCP session on its first call.
-const MAX_VUS = RATE ? positiveInt("MAX_VUS", Math.min(5000, Math.max(10, Math.ceil(RATE / 5)))) : 0;
+const LOAD = loadFromEnv();
 const TOOL = __ENV.TOOL || "echo";
 const ARGS = parseArgs(__ENV.ARGS);
 // "per-vu": one MCP session per VU, kept for the whole test; "per-call": a new session for every call
@@ -25,44 +18,14 @@ const ARGS = parseArgs(__ENV.ARGS);
 const SESSION = sessionMode(__ENV.SESSION);
 const SUMMARY_PATH = __ENV.SUMMARY_PATH || "";
 const PROTOCOL_VERSION = "2025-06-18";
-const WARMUP_MS = WARMUP * 1000;
-
-const scenario = ITERATIONS
-  ? // Fixed amount of work, for comparing the cost of the load generator itself.
-    { executor: "shared-iterations", vus: VUS, iterations: ITERATIONS, maxDuration: "30m" }
-  : RATE
-    ? // Open model: a call starts every 1/RATE s; with no VU free it is dropped (dropped_iterations).
-      {
-        executor: "constant-arrival-rate",
-        rate: RATE,
-        timeUnit: "1s",
-        duration: `${WARMUP + DURATION}s`,
-        preAllocatedVUs: MAX_VUS,
-        maxVUs: MAX_VUS,
-      }
-    : { executor: "constant-vus", vus: VUS, duration: `${WARMUP + DURATION}s` };
 
 export const options = {
-  scenarios: { mcp: scenario },
+  scenarios: { mcp: LOAD.scenario },
   // Bodies are read only where a response must be checked (responseType per request).
   discardResponseBodies: true,
   // k6's default system tags minus `method`: k6 would overwrite our `method`
   // tag (the JSON-RPC method) with the HTTP verb, which is always POST here.
-  systemTags: [
-    "proto",
-    "subproto",
-    "status",
-    "url",
-    "name",
-    "group",
-    "check",
-    "error",
-    "error_code",
-    "tls_version",
-    "scenario",
-    "service",
-    "expected_response",
-  ],
+  systemTags: systemTags(),
   summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "count"],
   // Always-true thresholds make k6 keep these submetrics for the end summary.
   thresholds: {
@@ -83,7 +46,7 @@ let initialized = false;
 let nextId = 1;
 
 export default function () {
-  const phase = exec.instance.currentTestRunDuration < WARMUP_MS ? "warmup" : "measure";
+  const phase = phaseOf(LOAD.WARMUP);
   if (!initialized && !openSession(phase)) {
     return;
   }
@@ -259,22 +222,6 @@ function header(res, name) {
   return null;
 }
 
-function positiveInt(name, fallback) {
-  const v = __ENV[name] === undefined || __ENV[name] === "" ? fallback : Number(__ENV[name]);
-  if (!Number.isInteger(v) || v < 1) {
-    throw new Error(`${name} must be a positive integer, got ${JSON.stringify(__ENV[name])}`);
-  }
-  return v;
-}
-
-function nonNegativeInt(name, fallback) {
-  const v = __ENV[name] === undefined || __ENV[name] === "" ? fallback : Number(__ENV[name]);
-  if (!Number.isInteger(v) || v < 0) {
-    throw new Error(`${name} must be a non-negative integer, got ${JSON.stringify(__ENV[name])}`);
-  }
-  return v;
-}
-
 function sessionMode(raw) {
   if (raw === undefined || raw === "" || raw === "per-vu") {
     return "per-vu";
@@ -296,22 +243,10 @@ function parseArgs(raw) {
   return v;
 }
 
-// Returning a result replaces k6's own text summary (which only a remote jslib
-// could rebuild offline), so a short summary is printed instead when a file is
-// requested; without SUMMARY_PATH k6 prints its usual summary.
-export function handleSummary(data) {
-  if (!SUMMARY_PATH) {
-    return undefined;
-  }
-  return {
-    [SUMMARY_PATH]: JSON.stringify(data, null, 2),
-    stdout: `${shortSummary(data)}\nsummary written to ${SUMMARY_PATH}\n`,
-  };
-}
+export const handleSummary = summaryTo(SUMMARY_PATH, shortSummary);
 
 function shortSummary(data) {
-  const m = data.metrics;
-  const values = (name) => (m[name] ? m[name].values : {});
+  const values = (name) => valuesOf(data, name);
   const reqs = values("http_reqs");
   const measured = values("http_reqs{phase:measure}");
   const calls = values("http_reqs{phase:measure,method:tools/call}");
@@ -319,11 +254,10 @@ function shortSummary(data) {
   const failed = values("http_req_failed");
   const errors = values("mcp_op_errors");
   const dropped = values("dropped_iterations");
-  const ms = (v) => (v === undefined ? "-" : `${v.toFixed(2)}ms`);
   return [
-    `mcp-tool-call: tool=${TOOL} session=${SESSION} ${RATE ? `rate=${RATE}/s max_vus=${MAX_VUS}` : `vus=${VUS}`} ${ITERATIONS ? `iterations=${ITERATIONS}` : `warmup=${WARMUP}s duration=${DURATION}s`}`,
+    `mcp-tool-call: tool=${TOOL} session=${SESSION} ${LOAD.describe}`,
     `  http_reqs: ${reqs.count || 0} total, ${measured.count || 0} measured, ${calls.count || 0} measured tools/call`,
     `  tools/call latency (measured): med=${ms(dur.med)} p(90)=${ms(dur["p(90)"])} p(99)=${ms(dur["p(99)"])} max=${ms(dur.max)}`,
-    `  http_req_failed: ${((failed.rate || 0) * 100).toFixed(2)}%  mcp_op_errors: ${errors.count || 0}${RATE ? `  dropped calls: ${dropped.count || 0}` : ""}`,
+    `  http_req_failed: ${((failed.rate || 0) * 100).toFixed(2)}%  mcp_op_errors: ${errors.count || 0}${LOAD.RATE ? `  dropped calls: ${dropped.count || 0}` : ""}`,
   ].join("\n");
 }

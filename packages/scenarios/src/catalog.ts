@@ -40,7 +40,7 @@ export const sessionModes = ["per-vu", "per-call"] as const;
 export type SessionMode = (typeof sessionModes)[number];
 
 export const ZMcpToolCallParams = z.strictObject({
-  tool: z.string().min(1, "choose a tool"),
+  tool: z.string({ error: "choose a tool" }).min(1, "choose a tool"),
   arguments: ZToolArguments.default({}),
   session: z
     .enum(sessionModes, { error: 'must be "per-vu" or "per-call"' })
@@ -49,19 +49,59 @@ export const ZMcpToolCallParams = z.strictObject({
     .transform((mode) => (mode === "per-vu" ? undefined : mode)),
 });
 
+/**
+ * The plain HTTP routes of servers/CONTRACT.md section 7 the http-route scenario loads: the trivial
+ * `/rest/time`, and `/rest/users/{id}`, a primary-key lookup in the fixtures' Postgres.
+ */
+export const httpRoutes = ["/rest/time", "/rest/users/{id}"] as const;
+export type HttpRoute = (typeof httpRoutes)[number];
+
+export const ZHttpRouteParams = z.strictObject({
+  route: z.enum(httpRoutes, { error: `must be one of ${httpRoutes.map((r) => `"${r}"`).join(", ")}` }),
+});
+
+/** What every scenario of the catalog declares. */
+type ScenarioDefinition = {
+  title: string;
+  description: string;
+  /** The k6 script in k6/. */
+  script: string;
+  params: z.ZodType;
+  defaultParams: Record<string, unknown>;
+  /**
+   * The `method` tag of the requests that count as operations (ops/s, requests per op): the
+   * JSON-RPC method of MCP scenarios, the HTTP verb of plain HTTP ones.
+   */
+  operationMethod: string;
+};
+
 export const scenarioCatalog = {
   "mcp-tool-call": {
     title: "MCP tool call",
     description:
-      "Each VU opens an MCP session (initialize → notifications/initialized), then calls one tool in a loop. Closed model (VUs).",
+      "Each VU opens an MCP session (initialize → notifications/initialized), then calls one tool in a loop.",
     script: "mcp-tool-call.js",
     params: ZMcpToolCallParams,
     defaultParams: { tool: "echo", arguments: { message: "hello" } },
+    operationMethod: "tools/call",
   },
-} as const;
+  "http-route": {
+    title: "HTTP route (not MCP)",
+    description:
+      "Plain HTTP GET of one of the servers' REST routes, no MCP: /rest/time (the trivial route) or /rest/users/{id} (a Postgres primary-key lookup in the fixtures, ids 1–100000 in turn).",
+    script: "http-route.js",
+    params: ZHttpRouteParams,
+    defaultParams: { route: "/rest/time" },
+    operationMethod: "GET",
+  },
+} as const satisfies Record<string, ScenarioDefinition>;
 
 export type ScenarioId = keyof typeof scenarioCatalog;
 export const scenarioIds = Object.keys(scenarioCatalog) as ScenarioId[];
+
+export function isScenarioId(id: string): id is ScenarioId {
+  return Object.hasOwn(scenarioCatalog, id);
+}
 
 /** Default arguments per contract tool, so the form starts from a valid call. */
 export const defaultToolArguments: Record<string, Record<string, unknown>> = {
@@ -85,3 +125,23 @@ export const fixtureTools: ReadonlySet<string> = new Set([
   "checkout",
   "get_user",
 ]);
+
+/** Routes that read the fixtures: the worker starts and resets them before such a cell. */
+export const fixtureRoutes: ReadonlySet<HttpRoute> = new Set<HttpRoute>(["/rest/users/{id}"]);
+
+/**
+ * Whether a cell of this scenario with these parameters reaches the fixtures (servers/fixtures), so
+ * the worker starts and resets them before it: a tool of `fixtureTools`, a route of `fixtureRoutes`.
+ * Unknown scenarios and parameters their scenario refuses need none.
+ */
+export function needsFixtures(scenario: string, params: unknown): boolean {
+  if (scenario === "mcp-tool-call") {
+    const parsed = ZMcpToolCallParams.safeParse(params);
+    return parsed.success && fixtureTools.has(parsed.data.tool);
+  }
+  if (scenario === "http-route") {
+    const parsed = ZHttpRouteParams.safeParse(params);
+    return parsed.success && fixtureRoutes.has(parsed.data.route);
+  }
+  return false;
+}

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { MAX_TOOL_ARGUMENTS_BYTES, ZMcpToolCallParams } from "./catalog.ts";
 import { mcpToolCallEnv, ZMcpToolCallRun } from "./mcp-tool-call.ts";
 
-const script = readFileSync(path.resolve(import.meta.dirname, "../k6/mcp-tool-call.js"), "utf8");
+const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../k6", file), "utf8");
+// The script and the module of the load it imports: what k6 reads when it runs the script.
+const script = `${k6File("mcp-tool-call.js")}\n${k6File("load.js")}`;
 const base = { target: "http://127.0.0.1:8080", vus: 10, durationSec: 20, tool: "echo" };
 
 describe("the mcp-tool-call scenario's parameters", () => {

@@ -18,7 +18,7 @@ import {
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { levelLabel, workloadName } from "@/lib/labels";
+import { levelLabel, operationsName, workloadName } from "@/lib/labels";
 import { axisStyle, axisTick } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -49,7 +49,8 @@ const metrics: Metric[] = [
   {
     id: "ops",
     title: "Throughput",
-    unit: "ops/s, MCP tool calls per second",
+    // Followed by what the workload's operations are (see CompareChart).
+    unit: "ops/s",
     short: "ops/s",
     pick: (g) => g.opsRps,
     format: formatRate,
@@ -196,7 +197,11 @@ function CompareChart({
       className="min-w-0"
     >
       <figcaption className="mb-2 text-sm font-medium">
-        {metric.title} <span className="font-normal text-zinc-500 dark:text-zinc-400">({metric.unit})</span>
+        {metric.title}{" "}
+        <span className="font-normal text-zinc-500 dark:text-zinc-400">
+          ({metric.unit}
+          {metric.id === "ops" && `, ${operationsName(workload.scenario)} per second`})
+        </span>
       </figcaption>
       <div className="h-60 text-zinc-500 dark:text-zinc-400">
         <ResponsiveContainer width="100%" height="100%">
@@ -335,7 +340,10 @@ function RoundsTable({ workload }: { workload: Workload }) {
               <th className={th}>Load</th>
               <th className={th}>Server</th>
               <th className={thNum}>Rounds</th>
-              <th className={thNum} title="MCP tool calls per second: mean ± sample standard deviation">
+              <th
+                className={thNum}
+                title={`${operationsName(workload.scenario)} per second: mean ± sample standard deviation`}
+              >
                 Ops/s
               </th>
               <th className={thNum} title="Coefficient of variation of the rounds' ops/s (sd ÷ mean)">
@@ -349,7 +357,10 @@ function RoundsTable({ workload }: { workload: Workload }) {
               </th>
               <th className={thNum}>p99 (ms)</th>
               <th className={thNum}>Peak MB</th>
-              <th className={thNum} title="Tool calls per second per core of server CPU">
+              <th
+                className={thNum}
+                title={`${operationsName(workload.scenario)} per second per core of server CPU`}
+              >
                 Ops/CPU-s
               </th>
             </tr>
@@ -480,7 +491,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
             {workloads.length > 1 && (
               <h3 className="text-sm font-medium text-zinc-600 dark:text-zinc-300">
                 {workload.scenario}
-                {workload.tool && ` (${workloadName(workload)})`}
+                {workloadName(workload) !== workload.scenario && ` (${workloadName(workload)})`}
               </h3>
             )}
             <div className="grid gap-6 lg:grid-cols-2">

@@ -4,6 +4,8 @@ import {
   createMatrixSpecSchema,
   defaultToolArguments,
   fieldErrors,
+  type HttpRoute,
+  httpRoutes,
   MAX_RATE,
   type SessionMode,
   type TServerInfo,
@@ -32,6 +34,8 @@ type FormState = {
   tool: string;
   args: string;
   session: SessionMode;
+  /** The http-route scenario's route. */
+  route: HttpRoute;
   /** Closed model: levels are VUs; open model: tool calls started per second. */
   model: "closed" | "open";
   /** Load levels as typed: "10, 50, 100" (VUs, or calls per second in the open model). */
@@ -54,6 +58,7 @@ const fields = {
   tool: { exact: ["scenarios.0.params.tool"] },
   args: { exact: [], prefix: "scenarios.0.params.arguments" },
   session: { exact: ["scenarios.0.params.session"] },
+  route: { exact: ["scenarios.0.params.route"] },
   model: { exact: [] },
   // Shown beside the pool's own field: see maxVusErrors.
   maxVus: { exact: [] },
@@ -66,6 +71,12 @@ const fields = {
   memoryMb: { exact: ["limits.memoryMb"] },
   cpuset: { exact: ["limits.cpuset"] },
 } satisfies Record<keyof FormState, FieldMatch>;
+
+/** What each route of the http-route scenario measures, under its select. */
+const routeHints: Record<HttpRoute, string> = {
+  "/rest/time": "The trivial route: the server's clock as JSON, no I/O",
+  "/rest/users/{id}": "A Postgres primary-key lookup (the fixtures start first), ids 1–100000 in turn",
+};
 
 const argsFor = (tool: string) => JSON.stringify(defaultToolArguments[tool] ?? {}, null, 2);
 
@@ -97,21 +108,26 @@ function wholeNumber(text: string, min: number): number | null {
   return Number.isInteger(n) && n >= min ? n : null;
 }
 
+/** What one operation of the scenario is, in the load fields' words: "calls", "requests". */
+const operationsWord = (scenario: string) => (scenario === "http-route" ? "requests" : "calls");
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** The fields of the chosen scenario only: a tool call's, or an HTTP route's. */
+function scenarioParams(form: FormState): Record<string, unknown> {
+  if (form.scenario === "http-route") return { route: form.route };
+  return {
+    tool: form.tool,
+    arguments: form.args,
+    ...(form.session === "per-call" ? { session: form.session } : {}),
+  };
+}
+
 /** What the form sends: the same input shape an API client posts (arguments may still be text). */
 function toSpecInput(form: FormState) {
   return {
     ...(form.name.trim() ? { name: form.name.trim() } : {}),
     servers: form.servers,
-    scenarios: [
-      {
-        id: form.scenario,
-        params: {
-          tool: form.tool,
-          arguments: form.args,
-          ...(form.session === "per-call" ? { session: form.session } : {}),
-        },
-      },
-    ],
+    scenarios: [{ id: form.scenario, params: scenarioParams(form) }],
     loadLevels: splitVuList(form.vus).map((value) =>
       form.model === "open"
         ? { rate: value, ...(form.maxVus.trim() ? { maxVus: form.maxVus.trim() } : {}) }
@@ -159,6 +175,7 @@ export function NewRunForm({
     tool: firstTool,
     args: argsFor(firstTool),
     session: "per-vu",
+    route: httpRoutes[0],
     model: "closed",
     vus: "10",
     maxVus: "",
@@ -227,6 +244,7 @@ export function NewRunForm({
   };
 
   const err = (key: keyof FormState) => errorsFor(errors, fields[key]);
+  const ops = operationsWord(form.scenario);
   const aria = (key: keyof FormState) => ({ "aria-invalid": err(key).length > 0 });
   const formLevel = unclaimedErrors(errors, Object.values(fields));
 
@@ -419,76 +437,98 @@ export function NewRunForm({
           </select>
         </FormField>
 
-        <FormField
-          id="tool"
-          label="Tool"
-          errors={err("tool")}
-          hint={
-            tools && tools.length === 0
-              ? "The selected servers share no tool"
-              : form.servers.length > 1
-                ? "Tools every selected server offers"
-                : undefined
-          }
-        >
-          {tools && tools.length > 0 ? (
-            <select
+        {form.scenario === "mcp-tool-call" && (
+          <>
+            <FormField
               id="tool"
-              className={inputClass}
-              value={form.tool}
-              onChange={(e) => update({ tool: e.target.value })}
-              {...aria("tool")}
+              label="Tool"
+              errors={err("tool")}
+              hint={
+                tools && tools.length === 0
+                  ? "The selected servers share no tool"
+                  : form.servers.length > 1
+                    ? "Tools every selected server offers"
+                    : undefined
+              }
             >
-              {tools.map((tool) => (
-                <option key={tool} value={tool}>
-                  {tool}
+              {tools && tools.length > 0 ? (
+                <select
+                  id="tool"
+                  className={inputClass}
+                  value={form.tool}
+                  onChange={(e) => update({ tool: e.target.value })}
+                  {...aria("tool")}
+                >
+                  {tools.map((tool) => (
+                    <option key={tool} value={tool}>
+                      {tool}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  id="tool"
+                  className={inputClass}
+                  value={form.tool}
+                  onChange={(e) => update({ tool: e.target.value })}
+                  {...aria("tool")}
+                />
+              )}
+            </FormField>
+
+            <FormField
+              id="session"
+              label="Sessions"
+              errors={err("session")}
+              hint={
+                form.session === "per-call"
+                  ? "Every call: initialize, notifications/initialized, tools/call, DELETE"
+                  : "Each VU opens one MCP session and keeps it"
+              }
+            >
+              <select
+                id="session"
+                className={inputClass}
+                value={form.session}
+                onChange={(e) => update({ session: e.target.value as SessionMode })}
+                {...aria("session")}
+              >
+                <option value="per-vu">One per VU</option>
+                <option value="per-call">New session per call</option>
+              </select>
+            </FormField>
+
+            <FormField id="args" label="Tool arguments (JSON)" errors={err("args")}>
+              <textarea
+                id="args"
+                rows={4}
+                spellCheck={false}
+                className={`${inputClass} font-mono`}
+                value={form.args}
+                onChange={(e) => update({ args: e.target.value })}
+                {...aria("args")}
+              />
+            </FormField>
+          </>
+        )}
+
+        {form.scenario === "http-route" && (
+          <FormField id="route" label="Route" errors={err("route")} hint={routeHints[form.route]}>
+            <select
+              id="route"
+              className={inputClass}
+              value={form.route}
+              onChange={(e) => update({ route: e.target.value as HttpRoute })}
+              {...aria("route")}
+            >
+              {httpRoutes.map((route) => (
+                <option key={route} value={route}>
+                  GET {route}
                 </option>
               ))}
             </select>
-          ) : (
-            <input
-              id="tool"
-              className={inputClass}
-              value={form.tool}
-              onChange={(e) => update({ tool: e.target.value })}
-              {...aria("tool")}
-            />
-          )}
-        </FormField>
-
-        <FormField
-          id="session"
-          label="Sessions"
-          errors={err("session")}
-          hint={
-            form.session === "per-call"
-              ? "Every call: initialize, notifications/initialized, tools/call, DELETE"
-              : "Each VU opens one MCP session and keeps it"
-          }
-        >
-          <select
-            id="session"
-            className={inputClass}
-            value={form.session}
-            onChange={(e) => update({ session: e.target.value as SessionMode })}
-            {...aria("session")}
-          >
-            <option value="per-vu">One per VU</option>
-            <option value="per-call">New session per call</option>
-          </select>
-        </FormField>
-
-        <FormField id="args" label="Tool arguments (JSON)" errors={err("args")}>
-          <textarea
-            id="args"
-            rows={4}
-            spellCheck={false}
-            className={`${inputClass} font-mono`}
-            value={form.args}
-            onChange={(e) => update({ args: e.target.value })}
-            {...aria("args")}
-          />
-        </FormField>
+          </FormField>
+        )}
       </div>
 
       <div className="grid gap-6 sm:grid-cols-4">
@@ -498,8 +538,8 @@ export function NewRunForm({
           errors={[]}
           hint={
             form.model === "open"
-              ? "Calls start at a fixed rate whatever the latency (soaks, latency targets)"
-              : "VUs call back to back (throughput)"
+              ? `${capitalized(ops)} start at a fixed rate whatever the latency (soaks, latency targets)`
+              : `VUs ${form.scenario === "http-route" ? "request" : "call"} back to back (throughput)`
           }
         >
           <select
@@ -509,7 +549,7 @@ export function NewRunForm({
             onChange={(e) => update({ model: e.target.value as FormState["model"] })}
           >
             <option value="closed">Closed: virtual users</option>
-            <option value="open">Open: calls per second</option>
+            <option value="open">{`Open: ${ops} per second`}</option>
           </select>
         </FormField>
         {form.model === "open" && (
@@ -517,7 +557,11 @@ export function NewRunForm({
             id="maxVus"
             label="Max VUs"
             errors={maxVusErrors}
-            hint="VUs (sessions) k6 may use per level; empty: one per 5 calls/s"
+            hint={
+              form.scenario === "http-route"
+                ? "VUs k6 may use per level; empty: one per 5 requests/s"
+                : "VUs (sessions) k6 may use per level; empty: one per 5 calls/s"
+            }
           >
             <input
               id="maxVus"
@@ -535,7 +579,7 @@ export function NewRunForm({
       <div className="grid gap-6 sm:grid-cols-4">
         <FormField
           id="vus"
-          label={form.model === "open" ? "Calls per second" : "Virtual users"}
+          label={form.model === "open" ? `${capitalized(ops)} per second` : "Virtual users"}
           errors={vuErrors}
           className="sm:col-span-2"
           hint={

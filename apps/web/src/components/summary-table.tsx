@@ -9,7 +9,11 @@ const columns: Column[] = [
   { label: "Requests", value: (s) => formatInt(s.requests) },
   { label: "Errors", value: (s) => formatInt(s.errors) },
   { label: "HTTP RPS", value: (s) => formatRate(s.httpRps) },
-  { label: "Ops/s", title: "MCP tool calls per second", value: (s) => formatRate(s.opsRps) },
+  {
+    label: "Ops/s",
+    title: "Operations per second: MCP tool calls, or the requests of an HTTP route scenario",
+    value: (s) => formatRate(s.opsRps),
+  },
   {
     label: "Req/op",
     title: "HTTP requests per operation, protocol overhead included",

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cell, openCell, resetCells, summary } from "./cell-fixtures";
 import {
   compareCells,
   environmentDifferences,
@@ -11,78 +12,7 @@ import {
   stat,
   versusFastest,
 } from "./compare";
-import type { CellDto, CellStatus, CellSummaryDto } from "./dto";
-
-const summary = (opsRps: number, p99: number | null, rssPeakBytes: number | null): CellSummaryDto => ({
-  requests: 0,
-  errors: 0,
-  ops: 0,
-  httpRps: opsRps * 2,
-  opsRps,
-  requestsPerOp: 2,
-  latency: { avgMs: 1, minMs: 0, maxMs: 9, p50: 1, p90: 2, p95: 3, p99, p999: 5 },
-  operations: [],
-  cpuAvgPct: null,
-  cpuPeakPct: null,
-  rssAvgBytes: null,
-  rssPeakBytes,
-  k6CpuAvgPct: null,
-  k6CpuPeakPct: null,
-  k6RssPeakBytes: null,
-  droppedCalls: null,
-  windowSeconds: 10,
-});
-
-let index = 0;
-function cell(
-  serverName: string,
-  vus: number | null,
-  round: number,
-  result: CellSummaryDto | null,
-  status: CellStatus = result ? "succeeded" : "failed",
-  params: Record<string, unknown> = { tool: "echo", arguments: { message: "hi" } },
-): CellDto {
-  return {
-    id: `c${index}`,
-    index: index++,
-    serverName,
-    scenario: "mcp-tool-call",
-    vus,
-    rate: null,
-    maxVus: null,
-    params,
-    round,
-    status,
-    stage: null,
-    driver: "local",
-    limits: null,
-    image: null,
-    imageId: null,
-    idleRssBytes: null,
-    parallelism: null,
-    durationSeconds: 10,
-    warmupSeconds: 1,
-    k6Version: null,
-    hostFingerprint: null,
-    coldStartMs: null,
-    exitCode: null,
-    exitSignal: null,
-    oomKilled: false,
-    k6Saturated: false,
-    error: status === "failed" ? "boom" : null,
-    logTail: null,
-    startedAt: null,
-    finishedAt: null,
-    summary: result,
-  };
-}
-
-/** An open-model cell: `rate` tool calls per second from a pool of VUs. */
-const openCell = (...[serverName, rate, round, result, status]: Parameters<typeof cell>): CellDto => ({
-  ...cell(serverName, null, round, result, status),
-  rate,
-  maxVus: rate === null ? null : 20,
-});
+import type { CellDto } from "./dto";
 
 describe("stat", () => {
   it("gives mean, sample sd, min and max, ignoring missing values", () => {
@@ -105,7 +35,7 @@ describe("stat", () => {
 
 describe("compareCells", () => {
   it("groups by server × load level, aggregates rounds, orders levels and servers", () => {
-    index = 0;
+    resetCells();
     const cells = [
       cell("go", 50, 1, summary(1000, 4, 10)),
       cell("node", 50, 1, summary(500, 8, 40)),
@@ -150,7 +80,7 @@ describe("compareCells", () => {
   });
 
   it("gives calls per CPU-second from each round's ops/s and server CPU, and counts k6-saturated rounds", () => {
-    index = 0;
+    resetCells();
     const saturated = {
       ...cell("rust", 50, 1, { ...summary(4000, 1, 1), cpuAvgPct: 50 }),
       k6Saturated: true,
@@ -170,7 +100,7 @@ describe("compareCells", () => {
   });
 
   it("waits for the summary of a cell the stream already reports succeeded", () => {
-    index = 0;
+    resetCells();
     const c = compareCells([cell("go", 1, 1, summary(1, 1, 1)), cell("node", 1, 1, null, "succeeded")]);
     expect(c.pending).toBe(1);
     expect(c.missing).toEqual([]);
@@ -178,7 +108,7 @@ describe("compareCells", () => {
   });
 
   it("keeps different tools apart and lists cancelled cells as missing", () => {
-    index = 0;
+    resetCells();
     const fib = { tool: "fibonacci", arguments: { n: 20 } };
     const c = compareCells([
       cell("go", 1, 1, summary(10, 1, 1)),
@@ -191,7 +121,7 @@ describe("compareCells", () => {
   });
 
   it("tells an open-model level from a closed one of the same number", () => {
-    index = 0;
+    resetCells();
     const c = compareCells([
       cell("go", 50, 1, summary(900, 4, 10)),
       openCell("go", 50, 1, summary(50, 2, 8)),
@@ -214,7 +144,7 @@ describe("compareCells", () => {
   });
 
   it("orders closed-model levels by VUs, then open-model levels by rate, then a level of neither", () => {
-    index = 0;
+    resetCells();
     const c = compareCells([
       openCell("go", 500, 1, summary(500, 1, 1)),
       cell("go", null, 1, summary(1, 1, 1)),
@@ -235,7 +165,7 @@ describe("compareCells", () => {
   });
 
   it("lists a missing open-model cell with its rate, and reads an absent rate (an old report's cell) as none", () => {
-    index = 0;
+    resetCells();
     const failed = [openCell("go", 200, 1, null), openCell("go", 200, 2, null, "cancelled")];
     // A cell as frozen in a report before the open model existed: no rate, no maxVus.
     const { rate: _rate, maxVus: _maxVus, ...old } = cell("node", 10, 1, null);
@@ -291,7 +221,7 @@ describe("compareCells", () => {
 
 describe("versusFastest", () => {
   it("rates each server against the fastest of its level and says whether the rounds tell them apart", () => {
-    index = 0;
+    resetCells();
     const c = compareCells([
       cell("rust", 10, 1, summary(1000, 1, 1)),
       cell("rust", 10, 2, summary(1010, 1, 1)),
@@ -332,7 +262,7 @@ describe("environmentDifferences", () => {
   const on = (c: ReturnType<typeof cell>, fields: Partial<ReturnType<typeof cell>>) => ({ ...c, ...fields });
 
   it("is empty when every compared cell ran on the same machine with the same k6 and limits", () => {
-    index = 0;
+    resetCells();
     const k6Version = "k6 v1.8.1";
     expect(
       environmentDifferences([
@@ -343,7 +273,7 @@ describe("environmentDifferences", () => {
   });
 
   it("names the machines, k6 builds and limits that differ, with how many cells and which servers each had", () => {
-    index = 0;
+    resetCells();
     const limits = (cpus: number) => ({ cpus, memoryMb: 2048, cpuset: null });
     const diffs = environmentDifferences([
       on(cell("go", 10, 1, summary(1, 1, 1)), {
@@ -380,7 +310,7 @@ describe("environmentDifferences", () => {
   });
 
   it("tells a k6 in a container from the local one", () => {
-    index = 0;
+    resetCells();
     const diffs = environmentDifferences([
       on(cell("go", 10, 1, summary(1, 1, 1)), { k6Version: "k6 v1.8.1 (go1.26.8, linux/amd64)" }),
       on(cell("go", 10, 2, summary(1, 1, 1)), {
@@ -421,9 +351,9 @@ describe("comparing runs", () => {
   });
 
   it("puts a bar per server and run, in each run's order, with indexes continuing from run to run", () => {
-    index = 0;
+    resetCells();
     const before = [cell("go", 10, 1, summary(1000, 4, 10)), cell("node", 10, 1, summary(800, 6, 40))];
-    index = 0;
+    resetCells();
     const after = [cell("go", 10, 1, summary(1300, 3, 11))];
     const { cells, serverOrder } = mergeRuns([
       run("r1", "before", null, before, ["node", "go"]),
@@ -446,9 +376,9 @@ describe("comparing runs", () => {
   });
 
   it("keeps open-model levels apart from closed ones across runs", () => {
-    index = 0;
+    resetCells();
     const closed = [cell("go", 100, 1, summary(1000, 4, 10))];
-    index = 0;
+    resetCells();
     const open = [openCell("go", 100, 1, summary(100, 3, 11)), openCell("go", 200, 1, summary(199, 5, 12))];
     const { cells, serverOrder } = mergeRuns([
       run("r1", "closed", null, closed),

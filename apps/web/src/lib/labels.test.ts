@@ -18,6 +18,16 @@ describe("cellLabel", () => {
       "echo",
     );
   });
+  it("names the request of a plain HTTP route, so two routes on one server are told apart", () => {
+    const http = { ...cell, scenario: "http-route" };
+    expect(workloadName({ scenario: "http-route", params: { route: "/rest/time" } })).toBe("GET /rest/time");
+    expect(cellLabel({ ...http, params: { route: "/rest/users/{id}" } })).toBe(
+      "#1 go · GET /rest/users/{id} · 10 VUs · r1",
+    );
+    expect(cellLabel({ ...http, vus: null, rate: 500, params: { route: "/rest/time" } })).toBe(
+      "#1 go · GET /rest/time · 500 calls/s · r1",
+    );
+  });
   it("says 1 VU, not 1 VUs", () => {
     expect(cellLabel({ ...cell, vus: 1, params: { tool: "echo" } })).toBe("#1 go · echo · 1 VU · r1");
   });

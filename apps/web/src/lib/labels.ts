@@ -6,6 +6,17 @@ export function cellTool(cell: Pick<CellDto, "params">): string | null {
   return typeof tool === "string" && tool ? tool : null;
 }
 
+/** The route a cell requests (the http-route scenario), as its template: "/rest/users/{id}". */
+export function cellRoute(cell: Pick<CellDto, "params">): string | null {
+  const route = (cell.params as { route?: unknown } | null)?.route;
+  return typeof route === "string" && route ? route : null;
+}
+
+/** What a scenario's operations (ops, ops/s) are, for headings and tooltips. */
+export function operationsName(scenario: string): string {
+  return scenario === "http-route" ? "HTTP requests" : "MCP tool calls";
+}
+
 /** "per-call" when each call opened its own MCP session; null for the default, one per VU. */
 export function cellSession(cell: Pick<CellDto, "params">): "per-call" | null {
   return (cell.params as { session?: unknown } | null)?.session === "per-call" ? "per-call" : null;
@@ -13,9 +24,12 @@ export function cellSession(cell: Pick<CellDto, "params">): "per-call" | null {
 
 /**
  * What a cell's scenario does, in a few words: its tool (else the scenario's id), and how it used
- * sessions when not one per VU: "echo", "echo · session per call".
+ * sessions when not one per VU: "echo", "echo · session per call"; or the request of a plain HTTP
+ * route: "GET /rest/time".
  */
 export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string {
+  const route = cellRoute(cell);
+  if (route) return `GET ${route}`;
   const what = cellTool(cell) ?? cell.scenario;
   return cellSession(cell) ? `${what} · session per call` : what;
 }
@@ -37,15 +51,15 @@ export function levelLabel(level: { vus: number | null; rate?: number | null }):
 }
 
 /**
- * A short name for a cell in legends and tables: server, tool, load and round — the tool too, so
- * the cells of a run that calls several tools on one server are told apart.
+ * A short name for a cell in legends and tables: server, tool (or route), load and round — the tool
+ * too, so the cells of a run that calls several tools on one server are told apart.
  */
 export function cellLabel(
   cell: Pick<CellDto, "index" | "serverName" | "vus" | "round" | "scenario" | "params"> & {
     rate?: number | null;
   },
 ): string {
-  const what = cellTool(cell) ? ` · ${workloadName(cell)}` : "";
+  const what = cellTool(cell) || cellRoute(cell) ? ` · ${workloadName(cell)}` : "";
   const level = levelLabel(cell);
   const load = level === null ? "" : ` · ${level}`;
   return `#${cell.index} ${cell.serverName}${what}${load} · r${cell.round}`;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { cell as fixtureCell } from "./cell-fixtures";
 import type { CellDto, RunDto } from "./dto";
 import { pointAt } from "./point-fixture";
 import { defaultChartCell, type RunState, reduceRunState, runProgress } from "./run-state";
@@ -9,6 +10,7 @@ const run: RunDto = {
   source: "ui",
   status: "queued",
   spec: {} as RunDto["spec"],
+  baselineRunId: null,
   error: null,
   cellsTotal: 2,
   cellsDone: 0,
@@ -18,37 +20,10 @@ const run: RunDto = {
   finishedAt: null,
 };
 const cell = (id: string, index: number): CellDto => ({
+  ...fixtureCell("go", 10, 1, null, "queued", {}),
   id,
   index,
-  serverName: "go",
-  scenario: "mcp-tool-call",
-  vus: 10,
-  rate: null,
-  maxVus: null,
-  params: {},
-  limits: null,
-  image: null,
-  imageId: null,
-  idleRssBytes: null,
-  parallelism: null,
-  round: 1,
-  status: "queued",
-  stage: null,
-  driver: "local",
-  durationSeconds: 10,
   warmupSeconds: 2,
-  k6Version: null,
-  hostFingerprint: null,
-  coldStartMs: null,
-  exitCode: null,
-  exitSignal: null,
-  oomKilled: false,
-  k6Saturated: false,
-  error: null,
-  logTail: null,
-  startedAt: null,
-  finishedAt: null,
-  summary: null,
 });
 const initial: RunState = { run, cells: [cell("c1", 0), cell("c2", 1)], points: {} };
 const point = (cellId: string, second: number) => pointAt(second, { cellId });

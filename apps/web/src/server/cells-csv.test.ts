@@ -157,6 +157,31 @@ describe("cellsCsv", () => {
     expect(rows[1]).toMatchObject({ vus: "10", rate_per_s: "", max_vus: "", dropped_calls: "" });
   });
 
+  it("gives an http-route cell's route in its own column, and no tool or session", () => {
+    const cells: ReportCellDto[] = [
+      { ...base, serverBuild: null },
+      {
+        ...base,
+        id: "cell-1",
+        index: 1,
+        scenario: "http-route",
+        params: { route: "/rest/users/{id}" },
+        serverBuild: null,
+      },
+    ];
+    const headers = CELLS_CSV_HEADERS.slice(CELLS_CSV_HEADERS.indexOf("scenario"));
+    expect(headers.slice(0, 5)).toEqual(["scenario", "tool", "session", "route", "params_json"]);
+    const rows = parse(cellsCsv("run-5", cells), { columns: true, bom: true }) as Record<string, string>[];
+    expect(rows[0]).toMatchObject({ scenario: "mcp-tool-call", tool: "echo", session: "per-vu", route: "" });
+    expect(rows[1]).toMatchObject({
+      scenario: "http-route",
+      tool: "",
+      session: "",
+      route: "/rest/users/{id}",
+      params_json: '{"route":"/rest/users/{id}"}',
+    });
+  });
+
   it("writes only the header for a run without cells", () => {
     expect(parse(cellsCsv("run-2", []), { columns: true, bom: true })).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { stringify } from "csv-stringify/sync";
-import { cellSession, cellTool } from "../lib/labels";
+import { cellRoute, cellSession, cellTool } from "../lib/labels";
 import type { ReportCellDto } from "../lib/report-dto";
 
 type Host = { hostId?: unknown; hostname?: unknown; cpuModel?: unknown; cores?: unknown; kernel?: unknown };
@@ -26,6 +26,9 @@ const columns: Column[] = [
   ["scenario", (c) => c.scenario],
   ["tool", (c) => cellTool(c)],
   ["session", (c) => (c.scenario === "mcp-tool-call" ? (cellSession(c) ?? "per-vu") : null)],
+  // The http-route scenario's route template ("/rest/users/{id}"); empty for MCP cells, as tool and
+  // session are for it.
+  ["route", (c) => cellRoute(c)],
   ["params_json", (c) => JSON.stringify(c.params ?? {})],
   ["vus", (c) => c.vus],
   // Open model: calls started per second and the VU pool; empty for a closed-model cell (and for

@@ -19,6 +19,7 @@ describe("OpenAPI document", () => {
       "/api/v1/runs/{id}/cells.csv",
       "/api/v1/runs/{id}/comparison",
       "/api/v1/runs/{id}/events",
+      "/api/v1/runs/{id}/verdict",
       "/api/v1/servers",
       "/api/v1/uploads",
     ]);

@@ -13,6 +13,7 @@ export function serializeRun(run: Run): RunDto {
     source: run.source,
     status: run.status,
     spec: run.spec as TMatrixSpec,
+    baselineRunId: run.baselineRunId,
     error: run.error,
     cellsTotal: run.cellsTotal,
     cellsDone: run.cellsDone,

@@ -1,6 +1,6 @@
 import { execFile, spawn } from "node:child_process";
 import { constants, createReadStream } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { open, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { PassThrough, type Readable } from "node:stream";
@@ -198,7 +198,13 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
         },
         "k6",
         async (created) => {
-          await created.putArchive(await tarOf(scriptName, await readFile(input.script)), { path: "/work" });
+          // The script and the modules beside it that it imports (./load.js): every .js file there.
+          const dir = path.dirname(input.script);
+          const names = (await readdir(dir)).filter((name) => name.endsWith(".js"));
+          const files = await Promise.all(
+            names.map(async (name) => ({ name, content: await readFile(path.join(dir, name)) })),
+          );
+          await created.putArchive(await tarOf(files), { path: "/work" });
         },
       );
       const stats = watchStats(container);
@@ -240,10 +246,10 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
   };
 }
 
-/** A tar archive of one read-only file, for the engine's archive API. */
-function tarOf(name: string, content: Buffer): Promise<Buffer> {
+/** A tar archive of read-only files, for the engine's archive API. */
+function tarOf(files: { name: string; content: Buffer }[]): Promise<Buffer> {
   const archive = pack();
-  archive.entry({ name, mode: 0o444, size: content.length }, content);
+  for (const { name, content } of files) archive.entry({ name, mode: 0o444, size: content.length }, content);
   archive.finalize();
   const chunks: Buffer[] = [];
   return new Promise((resolve, reject) => {

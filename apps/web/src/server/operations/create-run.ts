@@ -9,6 +9,7 @@ import type { Db, Prisma } from "@perflab/db";
 import type { CreatedRunDto } from "../../lib/dto";
 import { AppError } from "../errors";
 import { type CellQueue, enqueueCells } from "../queue";
+import { assertBaselineExists } from "./baseline";
 import { ensureDefaultWorkspace } from "./ensure-default-workspace";
 
 export type CreateRunParams = {
@@ -40,6 +41,7 @@ export async function createRun({
     throw new AppError("invalid", "The matrix spec is invalid.", fieldErrors(parsed.error));
   }
   const spec = parsed.data;
+  if (spec.baselineRunId !== undefined) await assertBaselineExists(db, spec.baselineRunId, "baselineRunId");
   const plans = expandMatrix(spec);
   const workspace = await ensureDefaultWorkspace({ db });
   const pr = spec.git?.pr && /^\d+$/.test(spec.git.pr) ? Number(spec.git.pr) : null;
@@ -57,6 +59,7 @@ export async function createRun({
         gitBranch: spec.git?.branch ?? null,
         gitCommit: spec.git?.commit ?? null,
         gitPr: pr,
+        baselineRunId: spec.baselineRunId ?? null,
         cellsTotal: plans.length,
       },
     });

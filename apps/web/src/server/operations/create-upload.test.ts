@@ -63,6 +63,17 @@ describe("parseK6Output", () => {
     expect(summary.latency.maxMs).toBeLessThan(5);
   });
 
+  it("counts the scenario's own operations: MCP's tool calls by default, GETs when told", () => {
+    const get = interval(1_700_000_001, "measure", [1_000, 2_000])
+      .replace('"method":"tools/call"', '"method":"GET"')
+      .replace('"tool":"echo"', '"tool":"/rest/time"');
+    const text = [start, get, end].join("\n");
+    expect(parseK6Output(text).aggregator.summary({ durationSec: 1 })).toMatchObject({ requests: 2, ops: 0 });
+    expect(
+      parseK6Output(text, { operationMethod: "GET" }).aggregator.summary({ durationSec: 1 }),
+    ).toMatchObject({ requests: 2, ops: 2, requestsPerOp: 1 });
+  });
+
   it("names a line that is not JSON or not perflab's output, by its 1-based number", () => {
     expect(refusal([start, "{oops", end].join("\n"))).toMatchObject({ status: 422, fields: ["line 2"] });
     expect(refusal([start, "", '{"type":"interval"}', end].join("\n"))).toMatchObject({

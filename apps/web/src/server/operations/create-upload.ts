@@ -1,5 +1,7 @@
 import {
   fieldErrors,
+  isScenarioId,
+  scenarioCatalog,
   type TCreatedUpload,
   type TK6OutputLine,
   type TUploadQuery,
@@ -7,15 +9,20 @@ import {
   ZUploadQueryChecked,
 } from "@perflab/contracts";
 import { type Db, type Prisma, writeCellRollups } from "@perflab/db";
-import { CellAggregator, cellSummaryRecord, type SecondPoint } from "@perflab/metrics";
+import {
+  CellAggregator,
+  cellSummaryRecord,
+  DEFAULT_OPERATION_METHOD,
+  type SecondPoint,
+} from "@perflab/metrics";
 import { AppError } from "../errors";
+import { assertBaselineExists } from "./baseline";
 import { ensureDefaultWorkspace } from "./ensure-default-workspace";
 
 /** The largest k6 output an upload may carry: about a day of per-second lines with a few groups. */
 export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
 /** Rows per INSERT: 23 columns each stay well under Postgres' 65535 bind parameters. */
 const POINT_BATCH = 1_000;
-const OPERATION_METHOD = "tools/call";
 
 export type ParsedK6Output = {
   start: Extract<TK6OutputLine, { type: "start" }>;
@@ -36,8 +43,12 @@ const invalidBody = (message: string, detail: string) =>
  * feeds: per-second HDR histograms are merged, never averaged. A line that is not JSON, not a
  * perflab line or out of place (start first, end last) is refused with its 1-based line number.
  */
-export function parseK6Output(text: string): ParsedK6Output {
-  const aggregator = new CellAggregator();
+export function parseK6Output(
+  text: string,
+  /** The `method` tag of the scenario's operations (default MCP's tools/call). */
+  options: { operationMethod?: string } = {},
+): ParsedK6Output {
+  const aggregator = new CellAggregator(options);
   let start: ParsedK6Output["start"] | null = null;
   let endLine: number | null = null;
   let lines = 0;
@@ -169,7 +180,11 @@ export async function createUpload({
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsedQuery.error));
   }
   const meta: TUploadQuery = parsedQuery.data;
-  const output = parseK6Output(body);
+  // A scenario of the catalog counts its own operations (http-route: GETs); another one MCP's tool calls.
+  const operationMethod = isScenarioId(meta.scenario)
+    ? scenarioCatalog[meta.scenario].operationMethod
+    : DEFAULT_OPERATION_METHOD;
+  const output = parseK6Output(body, { operationMethod });
   const { start, aggregator } = output;
   const summary = aggregator.summary({ durationSec: meta.durationSec });
   if (summary.requests === 0) {
@@ -191,13 +206,14 @@ export async function createUpload({
     );
   }
   const points = aggregator.takeAllPoints();
+  // The operations' `tool` tag: the tool called, or http-route's route template.
   const tool =
-    meta.tool ?? summary.operations.find((op) => op.method === OPERATION_METHOD && op.tool)?.tool ?? null;
+    meta.tool ?? summary.operations.find((op) => op.method === operationMethod && op.tool)?.tool ?? null;
   const loadLevel =
     meta.rate === undefined
       ? { vus: meta.vus ?? Math.max(1, output.maxVus) }
       : { rate: meta.rate, maxVus: meta.maxVus ?? Math.max(1, output.maxVus) };
-  const params = tool ? { tool } : {};
+  const params = tool ? (meta.scenario === "http-route" ? { route: tool } : { tool }) : {};
   const git = {
     repo: meta.gitRepo,
     branch: meta.gitBranch,
@@ -223,6 +239,7 @@ export async function createUpload({
   const startedAt = new Date(start.t);
   const finishedAt = new Date(Math.max(start.t, (output.lastT + 1) * 1000));
   const loadStartT = Math.floor(start.t / 1000);
+  if (meta.baselineRunId !== undefined) await assertBaselineExists(db, meta.baselineRunId, "baselineRunId");
   const workspace = await ensureDefaultWorkspace({ db });
 
   const { runId, cellId } = await db.$transaction(
@@ -238,6 +255,7 @@ export async function createUpload({
           gitBranch: meta.gitBranch ?? null,
           gitCommit: meta.gitCommit ?? null,
           gitPr: meta.gitPr ? Number(meta.gitPr) : null,
+          baselineRunId: meta.baselineRunId ?? null,
           cellsTotal: 1,
           cellsDone: 1,
           cellsFailed: 0,

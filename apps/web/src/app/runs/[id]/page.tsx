@@ -2,9 +2,12 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { RunSummary } from "@/components/run-summary";
 import { RunView } from "@/components/run-view";
+import { VerdictPanel } from "@/components/verdict-panel";
+import { DEFAULT_TOLERANCE_PCT } from "@/lib/verdict";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { getRun } from "@/server/operations/get-run";
+import { getVerdict } from "@/server/operations/get-verdict";
 
 export const dynamic = "force-dynamic";
 
@@ -25,12 +28,26 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: run.name };
 }
 
+/** The verdict against the run's baseline once both have finished (the page refreshes when this one ends). */
+async function verdictOf(runId: string) {
+  try {
+    return await getVerdict({ db: getDb(), runId, tolerancePct: DEFAULT_TOLERANCE_PCT });
+  } catch (error) {
+    // Not finished yet, or the baseline was deleted: no verdict to show.
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
 export default async function RunPage({ params }: Props) {
   const { id } = await params;
   const { run, cells } = await load(id);
+  const verdict =
+    run.baselineRunId && !["queued", "running"].includes(run.status) ? await verdictOf(run.id) : null;
   return (
     <div className="space-y-8">
       <RunView run={run} cells={cells} />
+      {verdict && <VerdictPanel verdict={verdict} />}
       <RunSummary cells={cells} />
     </div>
   );

@@ -1,0 +1,30 @@
+import { fieldErrors, ZVerdictQuery } from "@perflab/contracts";
+import { getDb } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { jsonResponse, withProblems } from "@/server/http";
+import { getVerdict } from "@/server/operations/get-verdict";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+type Context = { params: Promise<{ id: string }> };
+
+/** The run judged against a baseline: `?baseline=<run id>&tolerance=10`. */
+export const GET = withProblems<Context>(async (request, context, requestId) => {
+  const { id } = await context.params;
+  const query = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = ZVerdictQuery.safeParse(query);
+  if (!parsed.success) {
+    throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
+  }
+  const { baseline, tolerance } = parsed.data;
+  return jsonResponse(
+    await getVerdict({
+      db: getDb(),
+      runId: id,
+      tolerancePct: tolerance,
+      ...(baseline ? { baselineRunId: baseline } : {}),
+    }),
+    { requestId },
+  );
+});

@@ -1,0 +1,111 @@
+import Link from "next/link";
+import { formatMb, formatMs, formatRate } from "@/lib/format";
+import { levelLabel, workloadName } from "@/lib/labels";
+import type { VerdictDto } from "@/server/operations/get-verdict";
+import { link, panel, table, tbody, td, tdNum, th, thNum } from "./ui";
+
+const metricLabel = { opsRps: "ops/s", p99Ms: "p99", rssPeakBytes: "peak RSS" } as const;
+
+const show = (metric: keyof typeof metricLabel, value: number) =>
+  metric === "opsRps" ? formatRate(value) : metric === "p99Ms" ? formatMs(value) : formatMb(value);
+
+const outcomeStyle: Record<VerdictDto["outcome"], string> = {
+  pass: "bg-emerald-100 text-emerald-800 ring-emerald-300 dark:bg-emerald-950 dark:text-emerald-300 dark:ring-emerald-800",
+  fail: "bg-rose-100 text-rose-800 ring-rose-300 dark:bg-rose-950 dark:text-rose-300 dark:ring-rose-800",
+  inconclusive:
+    "bg-zinc-100 text-zinc-700 ring-zinc-300 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-700",
+};
+
+const checkStyle: Record<VerdictDto["checks"][number]["outcome"], string> = {
+  regressed: "font-medium text-rose-700 dark:text-rose-400",
+  improved: "font-medium text-emerald-700 dark:text-emerald-400",
+  unchanged: "text-zinc-500 dark:text-zinc-400",
+  unclear: "text-amber-700 dark:text-amber-400",
+};
+
+/**
+ * The run judged against its baseline (GET /api/v1/runs/:id/verdict): the outcome, then every
+ * check, regressions first, and what could not be matched or was not measured alike.
+ */
+export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
+  const order = { regressed: 0, improved: 1, unclear: 2, unchanged: 3 };
+  const checks = [...verdict.checks].sort((a, b) => order[a.outcome] - order[b.outcome]);
+  return (
+    <section className="space-y-3" data-testid="verdict" data-outcome={verdict.outcome}>
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 className="text-lg font-semibold">Against the baseline</h2>
+        <span
+          className={`rounded-full px-2.5 py-0.5 text-xs font-semibold uppercase ring-1 ring-inset ${outcomeStyle[verdict.outcome]}`}
+        >
+          {verdict.outcome}
+        </span>
+        <span className="text-sm text-zinc-500 dark:text-zinc-400">
+          baseline{" "}
+          <Link className={link} href={`/runs/${verdict.baselineRunId}`}>
+            {verdict.baselineRunId}
+          </Link>
+          , tolerance {verdict.tolerancePct} %
+        </span>
+      </div>
+      {checks.length > 0 && (
+        <div className={`${panel} overflow-x-auto`}>
+          <table className={table}>
+            <thead>
+              <tr>
+                <th className={th}>Server</th>
+                <th className={th}>Workload</th>
+                <th className={th}>Load</th>
+                <th className={th}>Metric</th>
+                <th className={thNum}>Baseline</th>
+                <th className={thNum}>This run</th>
+                <th className={thNum}>Change</th>
+                <th className={th}>Outcome</th>
+              </tr>
+            </thead>
+            <tbody className={tbody}>
+              {checks.map((c) => (
+                <tr key={`${c.server}:${JSON.stringify(c.params)}:${c.vus}:${c.rate}:${c.metric}`}>
+                  <td className={`${td} font-medium`}>{c.server}</td>
+                  <td className={td}>{workloadName(c)}</td>
+                  <td className={td}>{levelLabel(c) ?? "—"}</td>
+                  <td className={td}>{metricLabel[c.metric]}</td>
+                  <td className={tdNum}>
+                    {show(c.metric, c.baseline.mean)}
+                    {c.baseline.n > 1 && <span className="text-zinc-400"> ×{c.baseline.n}</span>}
+                  </td>
+                  <td className={tdNum}>
+                    {show(c.metric, c.candidate.mean)}
+                    {c.candidate.n > 1 && <span className="text-zinc-400"> ×{c.candidate.n}</span>}
+                  </td>
+                  <td className={tdNum}>
+                    {c.changePct >= 0 ? "+" : ""}
+                    {c.changePct.toFixed(1)} %
+                  </td>
+                  <td className={`${td} ${checkStyle[c.outcome]}`} title={c.note ?? undefined}>
+                    {c.outcome}
+                    {c.note && " *"}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {(verdict.unmatched.length > 0 || verdict.environment.length > 0) && (
+        <ul className="list-inside list-disc text-sm text-zinc-600 dark:text-zinc-400">
+          {verdict.unmatched.map((u) => (
+            <li key={`${u.in}:${u.server}:${JSON.stringify(u.params)}:${u.vus}:${u.rate}`}>
+              Only in the {u.in === "baseline" ? "baseline" : "this run"}: {u.server} · {workloadName(u)} ·{" "}
+              {levelLabel(u) ?? "—"}
+            </li>
+          ))}
+          {verdict.environment.map((e) => (
+            <li key={e.aspect} className="text-amber-700 dark:text-amber-400">
+              The two runs differ in {e.aspect}: {e.variants.map((v) => v.label).join(" | ")}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "vitest";
+import { cell, openCell, resetCells, summary } from "./cell-fixtures";
+import { judgeRuns } from "./verdict";
+
+/** Rounds of one server at one level: ops/s per round, with a p99 and peak RSS per round. */
+const rounds = (server: string, vus: number, ops: number[], p99 = 10, rss = 50e6) =>
+  ops.map((o, i) => cell(server, vus, i + 1, summary(o, p99, rss)));
+
+describe("judgeRuns", () => {
+  it("fails a clear throughput drop beyond the tolerance, and passes the metrics that held", () => {
+    resetCells();
+    const baseline = rounds("go", 10, [1000, 1010, 990]);
+    const candidate = rounds("go", 10, [800, 805, 795]);
+    const verdict = judgeRuns(baseline, candidate, 10);
+    expect(verdict.outcome).toBe("fail");
+    const ops = verdict.checks.find((c) => c.metric === "opsRps")!;
+    expect(ops).toMatchObject({
+      server: "go",
+      vus: 10,
+      rate: null,
+      outcome: "regressed",
+      separation: "apart",
+    });
+    expect(ops.changePct).toBeCloseTo(-20, 5);
+    expect(ops.note).toBeNull();
+    expect(verdict.checks.find((c) => c.metric === "p99Ms")).toMatchObject({
+      outcome: "unchanged",
+      changePct: 0,
+    });
+    expect(verdict.checks.find((c) => c.metric === "rssPeakBytes")?.outcome).toBe("unchanged");
+  });
+
+  it("calls a higher p99 and more memory regressions, a lower p99 an improvement", () => {
+    resetCells();
+    const baseline = [...rounds("go", 10, [1000, 1000], 10, 50e6), ...rounds("node", 10, [900, 900], 20)];
+    const candidate = [...rounds("go", 10, [1000, 1000], 15, 80e6), ...rounds("node", 10, [900, 900], 12)];
+    const verdict = judgeRuns(baseline, candidate);
+    const of = (server: string, metric: string) =>
+      verdict.checks.find((c) => c.server === server && c.metric === metric)!;
+    expect(of("go", "p99Ms")).toMatchObject({ outcome: "regressed", changePct: 50 });
+    expect(of("go", "rssPeakBytes")).toMatchObject({ outcome: "regressed", changePct: 60 });
+    expect(of("node", "p99Ms")).toMatchObject({ outcome: "improved", changePct: -40 });
+    expect(verdict.outcome).toBe("fail");
+  });
+
+  it("does not fail on noise: a drop whose rounds' intervals overlap is unclear, one within the tolerance unchanged", () => {
+    resetCells();
+    const noisy = judgeRuns(rounds("go", 10, [1000, 1400, 700]), rounds("go", 10, [800, 1100, 600]), 10);
+    expect(noisy.checks.find((c) => c.metric === "opsRps")).toMatchObject({
+      outcome: "unclear",
+      separation: "overlap",
+    });
+    expect(noisy.outcome).toBe("pass");
+    const small = judgeRuns(rounds("go", 10, [1000, 1001]), rounds("go", 10, [950, 951]), 10);
+    expect(small.checks.find((c) => c.metric === "opsRps")?.outcome).toBe("unchanged");
+    // A tighter tolerance turns the same 5 % into a regression: the rounds do tell them apart.
+    expect(judgeRuns(rounds("go", 10, [1000, 1001]), rounds("go", 10, [950, 951]), 2).outcome).toBe("fail");
+  });
+
+  it("judges single rounds by the tolerance alone and says so; a saturated k6 makes throughput unclear", () => {
+    resetCells();
+    const single = judgeRuns(rounds("go", 10, [1000]), rounds("go", 10, [700]));
+    expect(single.checks.find((c) => c.metric === "opsRps")).toMatchObject({
+      outcome: "regressed",
+      separation: null,
+      note: expect.stringMatching(/single round/),
+    });
+    const saturated = rounds("rust", 64, [2400, 2410]).map((c) => ({ ...c, k6Saturated: true }));
+    const verdict = judgeRuns(saturated, rounds("rust", 64, [1800, 1810]));
+    expect(verdict.checks.find((c) => c.metric === "opsRps")).toMatchObject({
+      outcome: "unclear",
+      note: expect.stringMatching(/k6 was saturated/),
+    });
+    expect(verdict.outcome).toBe("pass");
+  });
+
+  it("matches by workload, server and level of either model, lists what only one run measured, and is inconclusive with no match", () => {
+    resetCells();
+    const baseline = [
+      ...rounds("go", 10, [1000]),
+      openCell("go", 100, 1, summary(100, 5, 40e6)),
+      ...rounds("node", 10, [900]),
+    ];
+    const candidate = [
+      ...rounds("go", 10, [1000]),
+      openCell("go", 100, 1, summary(100, 9, 40e6)),
+      cell("go", 10, 1, summary(500, 5, 1), "succeeded", { tool: "fibonacci", arguments: { n: 20 } }),
+    ];
+    const verdict = judgeRuns(baseline, candidate);
+    expect(verdict.checks.find((c) => c.rate === 100 && c.metric === "p99Ms")).toMatchObject({
+      vus: null,
+      outcome: "regressed",
+    });
+    expect(verdict.unmatched.map((u) => `${u.in} ${u.server} ${String(u.params.tool)}`).sort()).toEqual([
+      "baseline node echo",
+      "candidate go fibonacci",
+    ]);
+    expect(judgeRuns(rounds("go", 10, [1000]), rounds("go", 50, [1000])).outcome).toBe("inconclusive");
+    // Failed cells have no result: nothing to judge them by.
+    expect(judgeRuns(rounds("go", 10, [1000]), [cell("go", 10, 1, null)]).outcome).toBe("inconclusive");
+  });
+});

@@ -1,0 +1,65 @@
+import type { ZVerdict } from "@perflab/contracts";
+import type { Db } from "@perflab/db";
+import type { z } from "zod";
+import { environmentDifferences, mergeRuns } from "../../lib/compare";
+import { judgeRuns } from "../../lib/verdict";
+import { AppError } from "../errors";
+import { getRunsToCompare } from "./get-runs-to-compare";
+
+export type VerdictDto = z.infer<typeof ZVerdict>;
+
+const unfinished = new Set(["queued", "running"]);
+
+/**
+ * A run judged against a baseline run (the one given, else the run's own `baselineRunId`): every
+ * server × workload × load level both measured, on throughput, p99 and peak memory, each change
+ * beyond the tolerance called a regression or an improvement only when the rounds tell the two
+ * apart. Both runs must have finished: a verdict on half a run would change under the reader.
+ */
+export async function getVerdict({
+  db,
+  runId,
+  baselineRunId,
+  tolerancePct,
+}: {
+  db: Db;
+  runId: string;
+  baselineRunId?: string;
+  tolerancePct: number;
+}): Promise<VerdictDto> {
+  const own = await db.run.findUnique({ where: { id: runId }, select: { baselineRunId: true } });
+  if (!own) throw new AppError("not_found", `No run has the id "${runId}".`);
+  const baselineId = baselineRunId ?? own.baselineRunId;
+  if (!baselineId) {
+    throw new AppError("invalid", "The run names no baseline: pass one.", [
+      { field: "baseline", message: "name the run to judge against (the run has no baselineRunId)" },
+    ]);
+  }
+  if (baselineId === runId) {
+    throw new AppError("invalid", "A run cannot be its own baseline.", [
+      { field: "baseline", message: "must be another run" },
+    ]);
+  }
+  const { runs, unknown } = await getRunsToCompare({ db, runIds: [baselineId, runId] });
+  if (unknown.length > 0) {
+    throw new AppError("not_found", `No run has the id "${baselineId}".`, [
+      { field: "baseline", message: `no run has the id "${baselineId}"` },
+    ]);
+  }
+  const [baseline, candidate] = runs as [(typeof runs)[0], (typeof runs)[0]];
+  for (const { run } of runs) {
+    if (unfinished.has(run.status)) {
+      throw new AppError(
+        "conflict",
+        `Run "${run.id}" is ${run.status}: a verdict waits until both runs have finished.`,
+      );
+    }
+  }
+  const verdict = judgeRuns(baseline.cells, candidate.cells, tolerancePct);
+  return {
+    runId,
+    baselineRunId: baselineId,
+    ...verdict,
+    environment: environmentDifferences(mergeRuns(runs).cells),
+  };
+}

@@ -1,0 +1,320 @@
+import { parseArgs } from "node:util";
+
+/** A mistake in the command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+export const DEFAULT_URL = "http://127.0.0.1:3000";
+
+const common = {
+  url: { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+const git = {
+  "git-repo": { type: "string" },
+  "git-branch": { type: "string" },
+  "git-commit": { type: "string" },
+  "git-pr": { type: "string" },
+} as const;
+
+const options = {
+  run: {
+    ...common,
+    ...git,
+    server: { type: "string", multiple: true },
+    scenario: { type: "string", default: "mcp-tool-call" },
+    tool: { type: "string" },
+    args: { type: "string" },
+    session: { type: "string" },
+    route: { type: "string" },
+    vus: { type: "string" },
+    rate: { type: "string" },
+    "max-vus": { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    rounds: { type: "string" },
+    cooldown: { type: "string" },
+    driver: { type: "string" },
+    cpus: { type: "string" },
+    "memory-mb": { type: "string" },
+    name: { type: "string" },
+    baseline: { type: "string" },
+    tolerance: { type: "string" },
+    "no-wait": { type: "boolean", default: false },
+  },
+  upload: {
+    ...common,
+    ...git,
+    server: { type: "string" },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    summary: { type: "string" },
+    scenario: { type: "string" },
+    tool: { type: "string" },
+    vus: { type: "string" },
+    rate: { type: "string" },
+    "max-vus": { type: "string" },
+    driver: { type: "string" },
+    name: { type: "string" },
+    baseline: { type: "string" },
+    tolerance: { type: "string" },
+  },
+  verdict: { ...common, baseline: { type: "string" }, tolerance: { type: "string" } },
+  export: { ...common, report: { type: "boolean", default: false } },
+  report: {
+    ...common,
+    title: { type: "string" },
+    description: { type: "string" },
+    public: { type: "boolean", default: false },
+  },
+} as const;
+
+export type CommandName = keyof typeof options;
+export const commandNames = Object.keys(options) as CommandName[];
+
+type Env = Record<string, string | undefined>;
+
+/** Git fields from the flags, else from GitHub Actions' environment, so a workflow needs none. */
+function gitFields(values: Record<string, unknown>, env: Env) {
+  const pr = /^refs\/pull\/(\d+)\//.exec(env.GITHUB_REF ?? "")?.[1];
+  const pick = (flag: string, fallback: string | undefined) =>
+    (values[flag] as string | undefined) ?? (fallback || undefined);
+  return {
+    repo: pick("git-repo", env.GITHUB_REPOSITORY),
+    branch: pick("git-branch", env.GITHUB_HEAD_REF || env.GITHUB_REF_NAME),
+    commit: pick("git-commit", env.GITHUB_SHA),
+    pr: pick("git-pr", pr),
+  };
+}
+
+const defined = <T extends Record<string, unknown>>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+
+/** "10, 50 100" → ["10", "50", "100"]: the API judges each value and names the one it refuses. */
+const list = (text: string) => text.split(/[\s,;]+/).filter(Boolean);
+
+/** A flag's number as the API takes it (the API names a bad one; this only catches non-numbers early). */
+function num(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n))
+    throw new UsageError(`--${flag} must be a number, got "${value}"`);
+  return n;
+}
+
+export type Global = { url: string; json: boolean };
+
+export type ParsedCommand =
+  | { command: "help"; topic: CommandName | null }
+  | { command: "run"; global: Global; spec: Record<string, unknown>; wait: boolean; tolerance?: number }
+  | {
+      command: "upload";
+      global: Global;
+      file: string;
+      query: Record<string, string>;
+      summaryFile?: string;
+      tolerance?: number;
+    }
+  | { command: "verdict"; global: Global; runId: string; baseline?: string; tolerance?: number }
+  | { command: "report"; global: Global; runId: string; body: Record<string, unknown> }
+  | { command: "export"; global: Global; path: string };
+
+/** The command line as requests to perflab's API; nothing is sent here. */
+export function parseCommand(argv: string[], env: Env = process.env): ParsedCommand {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    const topic = rest[0];
+    return {
+      command: "help",
+      topic: commandNames.includes(topic as CommandName) ? (topic as CommandName) : null,
+    };
+  }
+  if (!commandNames.includes(name as CommandName)) throw new UsageError(`unknown command "${name}"`);
+  const command = name as CommandName;
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: rest, options: options[command], allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { command: "help", topic: command };
+  const global: Global = {
+    url: ((values.url as string | undefined) ?? env.PERFLAB_URL ?? DEFAULT_URL).replace(/\/+$/, ""),
+    json: values.json === true,
+  };
+  const tolerance = num("tolerance", values.tolerance as string | undefined);
+  const str = (key: string) => values[key] as string | undefined;
+
+  switch (command) {
+    case "run": {
+      if (positionals.length > 0) throw new UsageError(`run takes no arguments, got "${positionals[0]}"`);
+      if (str("vus") !== undefined && str("rate") !== undefined)
+        throw new UsageError("give --vus or --rate, not both");
+      if (str("vus") === undefined && str("rate") === undefined) throw new UsageError("give --vus or --rate");
+      let args: unknown;
+      if (str("args") !== undefined) {
+        try {
+          args = JSON.parse(str("args")!);
+        } catch {
+          throw new UsageError(`--args must be JSON, got ${str("args")}`);
+        }
+      }
+      const maxVus = num("max-vus", str("max-vus"));
+      const loadLevels =
+        str("rate") !== undefined
+          ? list(str("rate")!).map((rate) => defined({ rate: num("rate", rate), maxVus }))
+          : list(str("vus")!).map((vus) => ({ vus: num("vus", vus) }));
+      const limits = defined({
+        cpus: num("cpus", str("cpus")),
+        memoryMb: num("memory-mb", str("memory-mb")),
+      });
+      const gitSpec = defined(gitFields(values, env));
+      const spec = defined({
+        name: str("name"),
+        servers: (values.server as string[] | undefined) ?? [],
+        scenarios: [
+          {
+            id: str("scenario"),
+            params: defined({
+              tool: str("tool"),
+              arguments: args,
+              session: str("session"),
+              route: str("route"),
+            }),
+          },
+        ],
+        loadLevels,
+        durationSec: num("duration", str("duration")),
+        warmupSec: num("warmup", str("warmup")),
+        rounds: num("rounds", str("rounds")),
+        cooldownSec: num("cooldown", str("cooldown")),
+        driver: str("driver"),
+        limits: Object.keys(limits).length > 0 ? limits : undefined,
+        git: Object.keys(gitSpec).length > 0 ? gitSpec : undefined,
+        baselineRunId: str("baseline"),
+      });
+      return { command, global, spec, wait: values["no-wait"] !== true, ...defined({ tolerance }) };
+    }
+    case "upload": {
+      const [file, ...extra] = positionals;
+      if (!file) throw new UsageError("upload needs the k6 output file (--out perflab=<file>)");
+      if (extra.length > 0) throw new UsageError(`upload takes one file, got also "${extra[0]}"`);
+      const g = gitFields(values, env);
+      const query = defined({
+        server: str("server"),
+        durationSec: str("duration"),
+        warmupSec: str("warmup"),
+        scenario: str("scenario"),
+        tool: str("tool"),
+        vus: str("vus"),
+        rate: str("rate"),
+        maxVus: str("max-vus"),
+        driver: str("driver"),
+        name: str("name"),
+        baselineRunId: str("baseline"),
+        gitRepo: g.repo,
+        gitBranch: g.branch,
+        gitCommit: g.commit,
+        gitPr: g.pr,
+      }) as Record<string, string>;
+      return { command, global, file, query, ...defined({ summaryFile: str("summary"), tolerance }) };
+    }
+    case "verdict": {
+      const [runId, ...extra] = positionals;
+      if (!runId) throw new UsageError("verdict needs the run id");
+      if (extra.length > 0) throw new UsageError(`verdict takes one run id, got also "${extra[0]}"`);
+      return { command, global, runId, ...defined({ baseline: str("baseline"), tolerance }) };
+    }
+    case "export": {
+      const [id, ...extra] = positionals;
+      if (!id) throw new UsageError("export needs a run id (or a report's slug with --report)");
+      if (extra.length > 0) throw new UsageError(`export takes one id, got also "${extra[0]}"`);
+      const kind = values.report ? "reports" : "runs";
+      return { command, global, path: `/api/v1/${kind}/${encodeURIComponent(id)}/cells.csv` };
+    }
+    case "report": {
+      const [runId, ...extra] = positionals;
+      if (!runId) throw new UsageError("report needs the run id");
+      if (extra.length > 0) throw new UsageError(`report takes one run id, got also "${extra[0]}"`);
+      const body = defined({
+        runId,
+        title: str("title"),
+        description: str("description"),
+        visibility: values.public ? "public" : undefined,
+      });
+      return { command, global, runId, body };
+    }
+  }
+}
+
+/**
+ * From k6's end-of-test summary (SUMMARY_PATH): its own count of measured requests, which makes the
+ * upload refuse output that lost lines, and the calls an open-model script dropped.
+ */
+export function countsFromK6Summary(summary: unknown): { k6Requests?: string; droppedCalls?: string } {
+  const metrics = (summary as { metrics?: Record<string, { values?: { count?: unknown } }> } | null)?.metrics;
+  const count = (name: string) => {
+    const value = metrics?.[name]?.values?.count;
+    return typeof value === "number" && Number.isInteger(value) ? String(value) : undefined;
+  };
+  return defined({
+    k6Requests: count("http_reqs{phase:measure}"),
+    droppedCalls: count("dropped_iterations"),
+  });
+}
+
+export const usage: Record<CommandName | "main", string> = {
+  main: `perflab — queue benchmarks, upload k6 results and judge runs against a baseline, from a shell or CI
+
+usage: perflab <command> [options]        (perflab help <command> for its options)
+
+commands:
+  run       queue a matrix and wait for it: servers × tool × load levels × rounds
+  upload    upload a k6 output file written with --out perflab=<file>
+  verdict   judge a finished run against a baseline run: pass, fail or inconclusive
+  report    freeze a finished run behind a shareable link
+  export    a run's (or a report's) cells as CSV, on standard output
+
+every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON)
+exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive`,
+  run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])
+                   --duration <s> [options]
+
+  --scenario <id>         mcp-tool-call (default) or another scenario of the catalog
+  --tool <name>           the tool to call; --args '<json>' its arguments
+  --session per-call      a new MCP session for every call (default: one per VU)
+  --route <path>          the route of a route scenario
+  --vus <list>            closed model: load levels in VUs
+  --rate <list>           open model: load levels in calls per second; --max-vus the VU pool
+  --duration <s>          measured seconds; --warmup <s> before them; --rounds <n>; --cooldown <s>
+  --driver local|docker   and --cpus <n>, --memory-mb <n> for containers
+  --name <text>           the run's name
+  --baseline <run id>     judge the run against this one when it ends (exit 1 on a regression)
+  --tolerance <pct>       change not called a regression (default 10)
+  --no-wait               print the run's id and return at once
+  --git-repo/--git-branch/--git-commit/--git-pr  (default: GitHub Actions' GITHUB_* variables)`,
+  upload: `usage: perflab upload <out.ndjson> --server <name> --duration <s> [options]
+
+  --warmup <s>            the warm-up the script ran (WARMUP)
+  --summary <file>        k6's summary (SUMMARY_PATH): its request count guards against lost lines,
+                          and an open-model script's dropped calls are read from it
+  --vus <n> | --rate <n> [--max-vus <n>]   the load (default: the most VUs in the output)
+  --scenario, --tool, --driver, --name      what was measured
+  --baseline <run id>     judge the upload against this run (exit 1 on a regression)
+  --tolerance <pct>       change not called a regression (default 10)
+  --git-repo/--git-branch/--git-commit/--git-pr  (default: GitHub Actions' GITHUB_* variables)`,
+  verdict: `usage: perflab verdict <run id> [--baseline <run id>] [--tolerance <pct>]
+
+  judges the run against the baseline (default: the baseline the run was queued or uploaded with)
+  on throughput, p99 and peak memory per server, workload and load level; exit 0 pass, 1 fail,
+  3 inconclusive (nothing matched)`,
+  report: `usage: perflab report <run id> [--title <text>] [--description <text>] [--public]
+
+  freezes a finished run behind an unguessable link and prints it`,
+  export: `usage: perflab export <run id> > cells.csv     perflab export --report <slug> > cells.csv
+
+  one row per cell: server, workload, load, round, status, driver and limits, the summary, the
+  build and the host (the run page's Download CSV)`,
+};

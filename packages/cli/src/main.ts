@@ -1,0 +1,262 @@
+import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { ZRunDetail, ZVerdict } from "@perflab/contracts";
+import type { z } from "zod";
+import { countsFromK6Summary, type Global, parseCommand, UsageError, usage } from "./args.ts";
+
+type RunDetail = z.infer<typeof ZRunDetail>;
+type Verdict = z.infer<typeof ZVerdict>;
+
+export const EXIT = { ok: 0, failed: 1, error: 2, inconclusive: 3 } as const;
+
+/** Where the command writes: the process's streams, or a test's buffers. */
+export type Io = { out: (line: string) => void; err: (line: string) => void; raw?: (text: string) => void };
+const processIo: Io = {
+  raw: (text) => process.stdout.write(text),
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** An API answer other than the one expected: its problem details, printed field by field. */
+class ApiError extends Error {}
+
+async function call<T>(global: Global, path: string, init?: RequestInit): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`${global.url}${path}`, init);
+  } catch (error) {
+    throw new ApiError(`perflab at ${global.url} could not be reached: ${(error as Error).cause ?? error}`);
+  }
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Reported below with the status.
+  }
+  if (!response.ok) {
+    const problem = body as {
+      title?: string;
+      detail?: string;
+      errors?: { field: string; message: string }[];
+    } | null;
+    const fields = (problem?.errors ?? []).map((e) => `\n  ${e.field}: ${e.message}`).join("");
+    throw new ApiError(
+      `${init?.method ?? "GET"} ${path} → ${response.status} ${problem?.detail ?? problem?.title ?? text.slice(0, 200)}${fields}`,
+    );
+  }
+  if (body === null) throw new ApiError(`${path} answered ${response.status} without JSON`);
+  return body as T;
+}
+
+const fmt = (value: number | null | undefined, digits = 0) =>
+  value === null || value === undefined
+    ? "—"
+    : value.toLocaleString("en-US", { maximumFractionDigits: digits });
+const mb = (bytes: number | null | undefined) =>
+  bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 2 ** 20, 1)} MB`;
+const level = (l: { vus: number | null; rate: number | null }) =>
+  l.rate !== null ? `${l.rate} calls/s` : l.vus !== null ? `${l.vus} VUs` : "—";
+
+/** Rows of text in aligned columns. */
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd(),
+  );
+}
+
+function printRun(io: Io, global: Global, detail: RunDetail): void {
+  io.out(`run ${detail.run.id} ${detail.run.status}: ${global.url}/runs/${detail.run.id}`);
+  const rows = [["#", "server", "load", "round", "status", "ops/s", "p99 ms", "peak RSS", "error"]];
+  for (const c of detail.cells) {
+    const s = c.summary;
+    rows.push([
+      String(c.index),
+      c.serverName,
+      level({ vus: c.vus, rate: c.rate ?? null }),
+      String(c.round),
+      c.status,
+      fmt(s?.opsRps, 1),
+      fmt(s?.latency.p99, 2),
+      mb(s?.rssPeakBytes),
+      c.error ?? "",
+    ]);
+  }
+  for (const line of table(rows)) io.out(line);
+}
+
+function printVerdict(io: Io, verdict: Verdict): void {
+  io.out(
+    `verdict: ${verdict.outcome.toUpperCase()} — run ${verdict.runId} against baseline ${verdict.baselineRunId}, tolerance ${verdict.tolerancePct} %`,
+  );
+  const what = (c: { params: Record<string, unknown>; scenario: string }) =>
+    typeof c.params.tool === "string"
+      ? c.params.tool
+      : typeof c.params.route === "string"
+        ? c.params.route
+        : c.scenario;
+  const rows = [["server", "workload", "load", "metric", "baseline", "candidate", "change", "outcome"]];
+  const show = (metric: string, v: number) =>
+    metric === "rssPeakBytes" ? mb(v) : metric === "p99Ms" ? `${fmt(v, 2)} ms` : fmt(v, 1);
+  for (const c of verdict.checks) {
+    rows.push([
+      c.server,
+      what(c),
+      level(c),
+      c.metric,
+      `${show(c.metric, c.baseline.mean)}${c.baseline.n > 1 ? ` (n=${c.baseline.n})` : ""}`,
+      `${show(c.metric, c.candidate.mean)}${c.candidate.n > 1 ? ` (n=${c.candidate.n})` : ""}`,
+      `${c.changePct >= 0 ? "+" : ""}${c.changePct.toFixed(1)} %`,
+      `${c.outcome}${c.note ? ` (${c.note})` : ""}`,
+    ]);
+  }
+  if (verdict.checks.length > 0) for (const line of table(rows)) io.out(line);
+  for (const u of verdict.unmatched) io.out(`only in the ${u.in}: ${u.server} · ${what(u)} · ${level(u)}`);
+  for (const e of verdict.environment) {
+    io.out(`warning: the runs differ in ${e.aspect}: ${e.variants.map((v) => v.label).join(" | ")}`);
+  }
+}
+
+const verdictExit = (verdict: Verdict) =>
+  verdict.outcome === "pass" ? EXIT.ok : verdict.outcome === "fail" ? EXIT.failed : EXIT.inconclusive;
+
+async function verdictOf(global: Global, runId: string, baseline?: string, tolerance?: number) {
+  const query = new URLSearchParams();
+  if (baseline) query.set("baseline", baseline);
+  if (tolerance !== undefined) query.set("tolerance", String(tolerance));
+  const qs = query.size > 0 ? `?${query}` : "";
+  return call<Verdict>(global, `/api/v1/runs/${encodeURIComponent(runId)}/verdict${qs}`);
+}
+
+const unfinished = new Set(["queued", "running"]);
+
+/** Runs one command line; resolves to the process's exit code. */
+export async function run(argv: string[], io: Io = processIo, env = process.env): Promise<number> {
+  let parsed: ReturnType<typeof parseCommand>;
+  try {
+    parsed = parseCommand(argv, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`perflab: ${error.message}`);
+    io.err(usage.main);
+    return EXIT.error;
+  }
+  try {
+    switch (parsed.command) {
+      case "help":
+        io.out(usage[parsed.topic ?? "main"]);
+        return EXIT.ok;
+      case "run": {
+        const { global } = parsed;
+        const created = await call<{ runId: string }>(global, "/api/v1/matrices", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(parsed.spec),
+        });
+        if (!parsed.wait) {
+          io.out(global.json ? JSON.stringify(created) : created.runId);
+          return EXIT.ok;
+        }
+        if (!global.json) io.err(`queued run ${created.runId}: ${global.url}/runs/${created.runId}`);
+        let detail: RunDetail;
+        let progress = "";
+        for (;;) {
+          detail = await call<RunDetail>(global, `/api/v1/runs/${created.runId}`);
+          const now = `${detail.run.cellsDone}/${detail.run.cellsTotal} cells done (${detail.run.status})`;
+          if (now !== progress && !global.json) io.err(now);
+          progress = now;
+          if (!unfinished.has(detail.run.status)) break;
+          await sleep(2_000);
+        }
+        const baseline = parsed.spec.baselineRunId as string | undefined;
+        const verdict = baseline ? await verdictOf(global, created.runId, undefined, parsed.tolerance) : null;
+        if (global.json) io.out(JSON.stringify(verdict ? { ...detail, verdict } : detail));
+        else {
+          printRun(io, global, detail);
+          if (verdict) printVerdict(io, verdict);
+        }
+        if (detail.run.status !== "succeeded") return EXIT.failed;
+        return verdict ? verdictExit(verdict) : EXIT.ok;
+      }
+      case "upload": {
+        const { global } = parsed;
+        const body = await readFile(parsed.file, "utf8").catch((error: Error) => {
+          throw new UsageError(`the k6 output ${parsed.file} could not be read: ${error.message}`);
+        });
+        const counts = parsed.summaryFile
+          ? countsFromK6Summary(
+              JSON.parse(
+                await readFile(parsed.summaryFile, "utf8").catch((error: Error) => {
+                  throw new UsageError(
+                    `the k6 summary ${parsed.summaryFile} could not be read: ${error.message}`,
+                  );
+                }),
+              ),
+            )
+          : {};
+        // Dropped calls belong to an open-model upload only; a closed script's zero is not sent.
+        const query = new URLSearchParams({
+          ...parsed.query,
+          ...(counts.k6Requests ? { k6Requests: counts.k6Requests } : {}),
+          ...(counts.droppedCalls && parsed.query.rate ? { droppedCalls: counts.droppedCalls } : {}),
+        });
+        const created = await call<{ runId: string; url: string }>(global, `/api/v1/uploads?${query}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-ndjson" },
+          body,
+        });
+        const baseline = parsed.query.baselineRunId;
+        const verdict = baseline ? await verdictOf(global, created.runId, undefined, parsed.tolerance) : null;
+        if (global.json) io.out(JSON.stringify(verdict ? { ...created, verdict } : created));
+        else {
+          io.out(`uploaded run ${created.runId}: ${created.url}`);
+          if (verdict) printVerdict(io, verdict);
+        }
+        return verdict ? verdictExit(verdict) : EXIT.ok;
+      }
+      case "verdict": {
+        const verdict = await verdictOf(parsed.global, parsed.runId, parsed.baseline, parsed.tolerance);
+        if (parsed.global.json) io.out(JSON.stringify(verdict));
+        else printVerdict(io, verdict);
+        return verdictExit(verdict);
+      }
+      case "export": {
+        let response: Response;
+        try {
+          response = await fetch(`${parsed.global.url}${parsed.path}`);
+        } catch (error) {
+          throw new ApiError(
+            `perflab at ${parsed.global.url} could not be reached: ${(error as Error).cause ?? error}`,
+          );
+        }
+        if (!response.ok) {
+          const problem = (await response.json().catch(() => null)) as { detail?: string } | null;
+          throw new ApiError(`GET ${parsed.path} → ${response.status} ${problem?.detail ?? ""}`.trimEnd());
+        }
+        const text = await response.text();
+        if (io.raw) io.raw(text);
+        else io.out(text);
+        return EXIT.ok;
+      }
+      case "report": {
+        const created = await call<{ slug: string; url: string }>(parsed.global, "/api/v1/reports", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(parsed.body),
+        });
+        io.out(parsed.global.json ? JSON.stringify(created) : created.url);
+        return EXIT.ok;
+      }
+    }
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof UsageError) {
+      io.err(`perflab: ${error.message}`);
+      return EXIT.error;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * Regression verdicts and the perflab command, against the real stack: the real k6 with perflab's
+ * output loads the Go server twice — sleep(1 ms), then sleep(50 ms), the same tool — and the CLI
+ * uploads both, the second judged against the first: a regression, exit code 1. The verdict API
+ * answers in its documented shape and refuses what it cannot judge, naming the field.
+ */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
+import { repoRoot } from "../../scripts/lib/services.ts";
+import { expectConforms, queueRun, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
+
+const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
+const DURATION = 3;
+let server: RunningServer | null = null;
+let dir = "";
+
+/** One k6 run of sleep(ms) at 2 VUs, written as perflab's output and k6's summary. */
+const measure = (baseUrl: string, mcpPath: string, name: string, ms: number) =>
+  runK6ToFiles(dir, name, {
+    TARGET: baseUrl,
+    MCP_PATH: mcpPath,
+    VUS: "2",
+    WARMUP: "0",
+    DURATION: String(DURATION),
+    TOOL: "sleep",
+    ARGS: JSON.stringify({ ms }),
+  });
+
+/** The perflab command as a CI job runs it: its exit code and what it printed. */
+async function perflab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const result = await promisify(execFile)(
+    process.execPath,
+    [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", inject("webUrl")],
+    {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      timeout: 120_000,
+    },
+  ).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: typeof error.code === "number" ? error.code : -1,
+      stdout: error.stdout ?? "",
+      stderr: error.stderr ?? "",
+    }),
+  );
+  return result;
+}
+
+const runIdOf = (stdout: string) => /uploaded run (\S+):/.exec(stdout)?.[1] ?? "";
+
+let fast = { out: "", summary: "" };
+let slow = { out: "", summary: "" };
+
+beforeAll(async () => {
+  const go = await startGoServer("verdict-test");
+  server = go.server;
+  const { baseUrl, mcpPath } = go;
+  dir = path.join(inject("tmpDir"), "verdict");
+  fast = await measure(baseUrl, mcpPath, "fast", 1);
+  slow = await measure(baseUrl, mcpPath, "slow", 50);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop(5_000);
+});
+
+describe("regression verdicts and the perflab command", () => {
+  it("uploads a baseline, then fails a slower upload judged against it, and passes the reverse", async () => {
+    const common = ["--server", "go", "--duration", String(DURATION), "--tool", "sleep"];
+    const base = await perflab("upload", fast.out, "--summary", fast.summary, ...common);
+    expect(base.code, base.stderr).toBe(0);
+    const baseId = runIdOf(base.stdout);
+    expect(baseId).not.toBe("");
+
+    const cand = await perflab(
+      "upload",
+      slow.out,
+      "--summary",
+      slow.summary,
+      ...common,
+      "--baseline",
+      baseId,
+    );
+    expect(cand.code, cand.stdout + cand.stderr).toBe(1);
+    expect(cand.stdout).toMatch(/verdict: FAIL/);
+    expect(cand.stdout).toMatch(/go\s+sleep\s+2 VUs\s+opsRps.*regressed/);
+    expect(cand.stdout).toMatch(/go\s+sleep\s+2 VUs\s+p99Ms.*regressed/);
+    const candId = runIdOf(cand.stdout);
+
+    // The API: the stored baseline by default, in the documented shape.
+    const response = await fetch(url(`/api/v1/runs/${candId}/verdict`));
+    const verdict = (await response.json()) as {
+      outcome: string;
+      baselineRunId: string;
+      checks: { metric: string; outcome: string; changePct: number; baseline: { n: number } }[];
+    };
+    expect(response.status, JSON.stringify(verdict)).toBe(200);
+    await expectConforms(verdict, "/api/v1/runs/{id}/verdict", "get", 200, "application/json");
+    expect(verdict).toMatchObject({ outcome: "fail", baselineRunId: baseId });
+    const ops = verdict.checks.find((c) => c.metric === "opsRps")!;
+    // 2 VUs sleeping 50 ms call at most 40 times a second; at 1 ms, hundreds.
+    expect(ops.changePct).toBeLessThan(-50);
+    expect(ops.baseline.n).toBe(1);
+
+    // The other way round it is an improvement: pass, exit 0, in JSON for scripts.
+    const reverse = await perflab("verdict", baseId, "--baseline", candId, "--json");
+    expect(reverse.code, reverse.stderr).toBe(0);
+    expect(JSON.parse(reverse.stdout)).toMatchObject({ outcome: "pass" });
+    expect(
+      (JSON.parse(reverse.stdout) as typeof verdict).checks.find((c) => c.metric === "opsRps")?.outcome,
+    ).toBe("improved");
+    // Even a 50 % tolerance fails a p99 that grew from a few ms to over 50 (even on a loaded machine).
+    const tolerant = await perflab("verdict", candId, "--tolerance", "50");
+    expect(tolerant.stdout).toMatch(/p99Ms.*regressed/);
+    expect(tolerant.code).toBe(1);
+
+    // Frozen behind a link from the command line.
+    const report = await perflab("report", candId, "--title", "slow sleep");
+    expect(report.code, report.stderr).toBe(0);
+    expect((await fetch(report.stdout.trim())).status).toBe(200);
+    // And its cells as CSV, the same bytes the API serves.
+    const csv = await perflab("export", candId);
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toBe(await (await fetch(url(`/api/v1/runs/${candId}/cells.csv`))).text());
+    expect(csv.stdout.split("\r\n")[1]).toContain(",go,mcp-tool-call,sleep,");
+  });
+
+  it("queues and waits for a matrix from the command line; nothing to match is inconclusive, exit 3", async () => {
+    const base = await perflab(
+      "upload",
+      fast.out,
+      "--server",
+      "go",
+      "--duration",
+      String(DURATION),
+      "--tool",
+      "sleep",
+    );
+    const baseId = runIdOf(base.stdout);
+    const result = await perflab(
+      "run",
+      ...["--server", "go", "--tool", "echo", "--args", '{"message":"hi"}', "--vus", "2"],
+      ...["--duration", "2", "--warmup", "0", "--cooldown", "0", "--baseline", baseId],
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/1\/1 cells done \(succeeded\)/);
+    expect(result.stdout).toMatch(/run \S+ succeeded/);
+    expect(result.stdout).toMatch(/0\s+go\s+2 VUs\s+1\s+succeeded/);
+    expect(result.stdout).toMatch(/verdict: INCONCLUSIVE/);
+    expect(result.stdout).toMatch(/only in the baseline: go · sleep · 2 VUs/);
+
+    // An unknown baseline is refused before anything is queued, naming the field.
+    const unknown = await perflab(
+      "run",
+      "--server",
+      "go",
+      "--tool",
+      "echo",
+      "--vus",
+      "1",
+      "--duration",
+      "1",
+      "--baseline",
+      "nope",
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/baselineRunId: no run has the id "nope"/);
+  });
+
+  it("refuses what it cannot judge, naming the field", async () => {
+    const problem = async (path: string, status: number, field?: string) => {
+      const response = await fetch(url(path));
+      const body = (await response.json()) as { errors?: { field: string }[] };
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      await expectConforms(body, "/api/v1/runs/{id}/verdict", "get", status, "application/problem+json");
+      if (field) expect(body.errors?.map((e) => e.field)).toContain(field);
+    };
+    const base = await perflab("upload", fast.out, "--server", "go", "--duration", String(DURATION));
+    const baseId = runIdOf(base.stdout);
+    await problem(`/api/v1/runs/${baseId}/verdict`, 422, "baseline");
+    await problem(`/api/v1/runs/${baseId}/verdict?baseline=${baseId}`, 422, "baseline");
+    await problem(`/api/v1/runs/${baseId}/verdict?baseline=nope`, 404, "baseline");
+    await problem(`/api/v1/runs/${baseId}/verdict?baseline=${baseId}&tolerance=-1`, 422, "tolerance");
+    await problem(`/api/v1/runs/nope/verdict?baseline=${baseId}`, 404);
+    // A run still queued has no verdict yet.
+    const { runId } = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 1, warmupSeconds: 0 }], {
+      enqueue: false,
+    });
+    await problem(`/api/v1/runs/${runId}/verdict?baseline=${baseId}`, 409);
+    await testDb().run.delete({ where: { id: runId } });
+  });
+});

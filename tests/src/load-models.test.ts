@@ -4,7 +4,7 @@
  * its rate and records no dropped call; one whose VU pool cannot keep the rate records the calls k6
  * dropped; a session per call costs four HTTP requests per tool call, DELETE included.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { api, testDb, waitForRun } from "./helpers.ts";
 
 type Summary = {
@@ -13,6 +13,12 @@ type Summary = {
   opsRps: number;
   requestsPerOp: number | null;
   droppedCalls: number | null;
+  drift: {
+    tenthSeconds: number;
+    opsRps: { first: number | null; last: number | null };
+    p99Ms: { first: number | null; last: number | null };
+    rssBytes: { first: number | null; slopePerHour: number | null };
+  } | null;
   operations: { method: string; tool: string; count: number; errors: number }[];
 };
 type RunDetail = {
@@ -76,6 +82,30 @@ describe("load models and session modes", () => {
     const inner = points.slice(1, -1);
     expect(inner.length).toBeGreaterThanOrEqual(2);
     for (const p of inner) expect(Math.abs(p.ops - 150)).toBeLessThanOrEqual(15);
+  });
+
+  it("gives a cell of 20 s and more its drift: the window's last tenth against its first", async () => {
+    const runId = await queue({
+      scenarios: [echo],
+      loadLevels: [{ rate: 100 }],
+      durationSec: 20,
+      warmupSec: 0,
+    });
+    const { cells } = await finished(runId);
+    const [cell] = cells;
+    expect(cell!.error).toBeNull();
+    const drift = cell!.summary!.drift!;
+    expect(drift.tenthSeconds).toBeCloseTo(1.9, 5);
+    // The open model holds 100 calls a second at both ends of the window.
+    expect(drift.opsRps.first).toBeGreaterThan(90);
+    expect(drift.opsRps.last).toBeGreaterThan(90);
+    expect(drift.p99Ms.first).toBeGreaterThan(0);
+    expect(drift.p99Ms.last).toBeGreaterThan(0);
+    expect(drift.rssBytes.first).toBeGreaterThan(1e6);
+    expect(Number.isFinite(drift.rssBytes.slopePerHour)).toBe(true);
+    // The CSV carries it too.
+    const csv = await (await fetch(`${inject("webUrl")}/api/v1/runs/${runId}/cells.csv`)).text();
+    expect(csv.split("\r\n")[0]).toContain("drift_p99_change_pct");
   });
 
   it("records the calls k6 dropped when the VU pool cannot keep the rate", async () => {

@@ -330,7 +330,10 @@ export async function runCell(
     void k6.done.then(() => {
       k6Ended = true;
     });
-    const aggregator = new CellAggregator({ operationMethod: entry.operationMethod });
+    const aggregator = new CellAggregator({
+      operationMethod: entry.operationMethod,
+      measuredSeconds: cell.durationSeconds,
+    });
     let loadStartT: number | null = null;
     const sink = new PointSink(
       { db, publisher: deps.publisher, log: cellLog },

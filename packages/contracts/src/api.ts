@@ -49,6 +49,12 @@ export const ZLatencyDto = z.object({
   p999: z.number().nullable(),
 });
 
+const ZDriftMeasure = z.object({
+  first: z.number().nullable().describe("Over the first tenth of the measured window."),
+  last: z.number().nullable().describe("Over the last tenth."),
+  changePct: z.number().nullable().describe("(last − first) ÷ first, in percent."),
+});
+
 export const ZCellSummaryDto = z.object({
   requests: z.number(),
   errors: z.number(),
@@ -67,6 +73,20 @@ export const ZCellSummaryDto = z.object({
   k6RssPeakBytes: z.number().nullable(),
   /** Open model: calls k6 dropped for want of a free VU (whole test); null for the closed model. */
   droppedCalls: z.number().nullable(),
+  /** The last tenth of the measured window against the first; null under 20 s (and before drift existed). */
+  drift: z
+    .object({
+      tenthSeconds: z.number(),
+      opsRps: ZDriftMeasure,
+      p99Ms: ZDriftMeasure,
+      rssBytes: ZDriftMeasure.extend({
+        slopePerHour: z
+          .number()
+          .nullable()
+          .describe("Least-squares trend of server RSS over the window, bytes per hour."),
+      }),
+    })
+    .nullable(),
   windowSeconds: z.number(),
 });
 

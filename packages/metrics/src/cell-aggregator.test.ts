@@ -31,6 +31,52 @@ function line(t: number, phase: string, latencyUs: number, requests: number, fai
   };
 }
 
+describe("drift over a long measured window", () => {
+  const resources = (t: number, rssBytes: number) => ({
+    t,
+    cpuPct: 50,
+    rssBytes,
+    k6CpuPct: 10,
+    k6RssBytes: 1e6,
+    hostCpuPct: 60,
+  });
+
+  it("compares the last tenth with the first: throughput, p99 from merged histograms, RSS and its trend", () => {
+    // 100 measured seconds after a 5-second warm-up: latency creeps from 2 ms to 4 ms over the last
+    // tenth, throughput falls from 100/s to 80/s there, and RSS grows 1 MB a second (3.6 GB an hour).
+    const agg = new CellAggregator({ measuredSeconds: 100 });
+    for (let t = 0; t < 5; t++) agg.addInterval(line(1000 + t, "warmup", 50_000, 10));
+    for (let i = 0; i < 100; i++) {
+      const t = 1005 + i;
+      agg.addResources(resources(t, 100e6 + i * 2 ** 20));
+      agg.addInterval(i >= 90 ? line(t, "measure", 4_000, 80) : line(t, "measure", 2_000, 100));
+    }
+    const { drift } = agg.summary({ durationSec: 100 });
+    expect(drift).not.toBeNull();
+    // Whole seconds only: the window's first and last wall-clock seconds are partial.
+    expect(drift!.tenthSeconds).toBeCloseTo(9.9, 5);
+    expect(drift!.opsRps).toMatchObject({ first: 100, last: 80 });
+    expect(drift!.opsRps.changePct).toBeCloseTo(-20, 5);
+    expect(drift!.p99Ms.first).toBeCloseTo(2, 1);
+    expect(drift!.p99Ms.last).toBeCloseTo(4, 1);
+    expect(drift!.p99Ms.changePct).toBeCloseTo(100, 0);
+    expect(drift!.rssBytes.slopePerHour! / 2 ** 20).toBeCloseTo(3600, 3);
+    // Means of seconds 1–10 and 90–99 of the window.
+    expect(drift!.rssBytes.first).toBeCloseTo(100e6 + 5.5 * 2 ** 20, 0);
+    expect(drift!.rssBytes.last).toBeCloseTo(100e6 + 94.5 * 2 ** 20, 0);
+  });
+
+  it("is left out for windows under 20 s, or when the window's length was not given", () => {
+    const short = new CellAggregator({ measuredSeconds: 10 });
+    const unknown = new CellAggregator();
+    for (const agg of [short, unknown]) {
+      for (let t = 0; t < 30; t++) agg.addInterval(line(t, "measure", 1_000, 10));
+    }
+    expect(short.summary({ durationSec: 10 }).drift).toBeNull();
+    expect(unknown.summary({ durationSec: 30 }).drift).toBeNull();
+  });
+});
+
 describe("CellAggregator", () => {
   it("excludes the warm-up window from the summary", () => {
     const agg = new CellAggregator();

@@ -80,7 +80,47 @@ export type CellSummaryData = {
   k6CpuPeakPct: number | null;
   k6RssPeakBytes: number | null;
   hostCpuAvgPct: number | null;
+  /** How the end of the measured window compares with its start; null for windows under 20 s. */
+  drift: Drift | null;
 };
+
+/** One measure over the first and the last tenth of the measured window. */
+export type DriftMeasure = { first: number | null; last: number | null; changePct: number | null };
+
+/**
+ * Drift over a long cell (a soak): the last tenth of the measured window against the first, for
+ * throughput, p99 (each tenth's merged histogram, never averaged seconds) and server RSS, with the
+ * RSS trend over the whole window (least-squares slope) — the memory growth and latency creep one
+ * number per cell hides.
+ */
+export type Drift = {
+  /** Length of each compared tenth. */
+  tenthSeconds: number;
+  opsRps: DriftMeasure;
+  p99Ms: DriftMeasure;
+  rssBytes: DriftMeasure & { slopePerHour: number | null };
+};
+
+/** The shortest measured window drift is computed for: a tenth of it is two seconds. */
+export const DRIFT_MIN_SECONDS = 20;
+
+const changePct = (first: number | null, last: number | null) =>
+  first === null || last === null || first === 0 ? null : ((last - first) / Math.abs(first)) * 100;
+
+/** Least-squares slope of y over x; null with fewer than two distinct x. */
+function slope(points: { x: number; y: number }[]): number | null {
+  if (points.length < 2) return null;
+  const n = points.length;
+  const mx = points.reduce((a, p) => a + p.x, 0) / n;
+  const my = points.reduce((a, p) => a + p.y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.x - mx) * (p.y - my);
+    den += (p.x - mx) ** 2;
+  }
+  return den === 0 ? null : num / den;
+}
 
 type SecondState = {
   t: number;
@@ -119,9 +159,33 @@ export class CellAggregator {
   private readonly measuredResources: ResourceSample[] = [];
   private measured = { requests: 0, errors: 0, ops: 0, dataSent: 0, dataReceived: 0 };
   private firstMeasuredT = Number.POSITIVE_INFINITY;
+  /** The measured window's length when known up front: drift needs its tenths as lines arrive. */
+  private readonly measuredSecondsPlanned: number | null;
+  /** Per tenth of the measured window: its seconds, operations and the merged histogram of its requests. */
+  private readonly tenths: { seconds: Set<number>; ops: number; hist: Histogram }[] = [];
 
-  constructor(options: { operationMethod?: string } = {}) {
+  constructor(options: { operationMethod?: string; measuredSeconds?: number } = {}) {
     this.operationMethod = options.operationMethod ?? DEFAULT_OPERATION_METHOD;
+    this.measuredSecondsPlanned = options.measuredSeconds ?? null;
+  }
+
+  /**
+   * The tenth of the measured window second `t` falls in, or null without drift. The window's first
+   * and last wall-clock seconds are cut by its start and end (k6 starts mid-second): the tenths are
+   * of the whole seconds between, so a tenth of a 20-second window is not half a second short.
+   */
+  private tenthOf(t: number) {
+    const length = this.measuredSecondsPlanned;
+    if (length === null || length < DRIFT_MIN_SECONDS || !Number.isFinite(this.firstMeasuredT)) return null;
+    const i = t - this.firstMeasuredT;
+    if (i < 1 || i > length - 1) return null;
+    const index = Math.min(9, Math.floor(((i - 1) * 10) / (length - 1)));
+    while (this.tenths.length <= index) {
+      this.tenths.push({ seconds: new Set(), ops: 0, hist: createLatencyHistogram() });
+    }
+    const tenth = this.tenths[index]!;
+    tenth.seconds.add(t);
+    return tenth;
   }
 
   addInterval(line: TK6IntervalLine): void {
@@ -154,6 +218,17 @@ export class CellAggregator {
       op.hist.add(hist);
     }
     second.measureRequests += measureRequestsInLine;
+    if (measureRequestsInLine > 0) {
+      this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
+      const tenth = this.tenthOf(line.t);
+      if (tenth) {
+        for (const group of line.groups) {
+          if (group.phase !== "measure") continue;
+          if (group.method === this.operationMethod) tenth.ops += group.requests;
+          tenth.hist.add(decodeHistogram(group.hist));
+        }
+      }
+    }
     second.dataSent += line.dataSent;
     second.dataReceived += line.dataReceived;
     if (measureRequestsInLine > 0) {
@@ -243,6 +318,42 @@ export class CellAggregator {
       k6CpuPeakPct: peak(k6Cpu),
       k6RssPeakBytes: peak(k6Rss),
       hostCpuAvgPct: avg(hostCpu),
+      drift: this.drift(durationSec),
+    };
+  }
+
+  private drift(durationSec: number): Drift | null {
+    if (this.measuredSecondsPlanned === null || durationSec < DRIFT_MIN_SECONDS || this.tenths.length === 0) {
+      return null;
+    }
+    const tenthSeconds = (durationSec - 1) / 10;
+    const first = this.tenths[0]!;
+    const last = this.tenths[9] ?? null;
+    const p99 = (tenth: { hist: Histogram } | null) =>
+      tenth && tenth.hist.totalCount > 0 ? latencyStats(tenth.hist).p99 : null;
+    const rate = (tenth: { ops: number; seconds: Set<number> } | null) =>
+      tenth && tenth.seconds.size > 0 ? tenth.ops / tenth.seconds.size : null;
+    // Server RSS by seconds since the window began: the tenths' means and the trend over all of it.
+    const rss = this.measuredResources
+      .filter((r) => r.rssBytes !== null && Number.isFinite(r.rssBytes))
+      .map((r) => ({ x: r.t - this.firstMeasuredT, y: r.rssBytes! }));
+    const meanWhere = (keep: (x: number) => boolean) => {
+      const ys = rss.filter((p) => keep(p.x)).map((p) => p.y);
+      return ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : null;
+    };
+    const rssFirst = meanWhere((x) => x >= 1 && x < 1 + tenthSeconds);
+    const rssLast = meanWhere((x) => x >= durationSec - 1 - tenthSeconds && x < durationSec);
+    const perSecond = slope(rss);
+    return {
+      tenthSeconds,
+      opsRps: { first: rate(first), last: rate(last), changePct: changePct(rate(first), rate(last)) },
+      p99Ms: { first: p99(first), last: p99(last), changePct: changePct(p99(first), p99(last)) },
+      rssBytes: {
+        first: rssFirst,
+        last: rssLast,
+        changePct: changePct(rssFirst, rssLast),
+        slopePerHour: perSecond === null ? null : perSecond * 3600,
+      },
     };
   }
 

@@ -38,5 +38,7 @@ export function cellSummaryRecord(s: CellSummaryData, k6Requests: number | null)
     histogram: s.histogram,
     dataSentBytes: BigInt(Math.round(s.dataSent)),
     dataReceivedBytes: BigInt(Math.round(s.dataReceived)),
+    // Left out when null: the Json column stays SQL NULL (Prisma refuses a plain null there).
+    ...(s.drift === null ? {} : { drift: s.drift as never }),
   };
 }

@@ -35,6 +35,29 @@ const columns: Column[] = [
   { label: "k6 CPU peak", value: (s) => formatPct(s.k6CpuPeakPct) },
 ];
 
+const signedPct = (value: number | null | undefined) =>
+  value === null || value === undefined ? "—" : `${value >= 0 ? "+" : ""}${value.toFixed(1)} %`;
+
+/**
+ * Shown when some cell measured 20 s or more: its last tenth against its first — p99 creep and
+ * memory growth (the RSS trend over the whole window, per hour), what a soak is run for.
+ */
+const driftColumns: Column[] = [
+  {
+    label: "p99 drift",
+    title: "p99 of the measured window's last tenth against its first (merged histograms)",
+    value: (s) => signedPct(s.drift?.p99Ms.changePct),
+  },
+  {
+    label: "RSS trend",
+    title: "Least-squares trend of server RSS over the measured window, per hour",
+    value: (s) => {
+      const slope = s.drift?.rssBytes.slopePerHour;
+      return slope === null || slope === undefined ? "—" : `${slope >= 0 ? "+" : ""}${formatMb(slope)}/h`;
+    },
+  },
+];
+
 /** Shown when some cell ran the open model, where a server that cannot keep the rate loses calls. */
 const droppedColumn: Column = {
   label: "Dropped",
@@ -46,9 +69,11 @@ const droppedColumn: Column = {
 export function SummaryTable({ cells }: { cells: CellDto[] }) {
   const done = cells.filter((c): c is CellDto & { summary: CellSummaryDto } => c.summary !== null);
   // Summaries frozen in reports before the open model existed have no droppedCalls at all.
-  const shown = done.some((c) => (c.summary.droppedCalls ?? null) !== null)
-    ? [...columns, droppedColumn]
-    : columns;
+  const shown = [
+    ...columns,
+    ...(done.some((c) => (c.summary.droppedCalls ?? null) !== null) ? [droppedColumn] : []),
+    ...(done.some((c) => (c.summary.drift ?? null) !== null) ? driftColumns : []),
+  ];
   return (
     <div className={`${panel} overflow-x-auto`}>
       <table className={table} data-testid="summary-table">

@@ -18,6 +18,7 @@ export const summary = (opsRps: number, p99: number | null, rssPeakBytes: number
   k6CpuPeakPct: null,
   k6RssPeakBytes: null,
   droppedCalls: null,
+  drift: null,
   windowSeconds: 10,
 });
 

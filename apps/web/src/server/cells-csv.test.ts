@@ -58,6 +58,7 @@ const base: CellDto = {
     k6CpuPeakPct: 99,
     k6RssPeakBytes: 100 * 1024 * 1024,
     droppedCalls: null,
+    drift: null,
     windowSeconds: 30,
   },
 };

@@ -69,6 +69,17 @@ const columns: Column[] = [
   ["k6_cpu_peak_pct", (c) => c.summary?.k6CpuPeakPct ?? null],
   ["k6_saturated", (c) => c.k6Saturated],
   ["dropped_calls", (c) => c.summary?.droppedCalls ?? null],
+  // The last tenth of the measured window against the first (windows of 20 s and more).
+  ["drift_ops_change_pct", (c) => c.summary?.drift?.opsRps.changePct ?? null],
+  ["drift_p99_change_pct", (c) => c.summary?.drift?.p99Ms.changePct ?? null],
+  ["drift_rss_change_pct", (c) => c.summary?.drift?.rssBytes.changePct ?? null],
+  [
+    "drift_rss_mb_per_h",
+    (c) => {
+      const slope = c.summary?.drift?.rssBytes.slopePerHour;
+      return slope === null || slope === undefined ? null : slope / 2 ** 20;
+    },
+  ],
   ["oom_killed", (c) => c.oomKilled],
   ["exit_code", (c) => c.exitCode],
   ["exit_signal", (c) => c.exitSignal],

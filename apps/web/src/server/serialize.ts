@@ -85,6 +85,7 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
     k6CpuPeakPct: summary.k6CpuPeakPct,
     k6RssPeakBytes: num(summary.k6RssPeakBytes),
     droppedCalls: num(summary.droppedCalls),
+    drift: (summary.drift ?? null) as CellSummaryDto["drift"],
     windowSeconds: summary.windowSeconds,
   };
 }

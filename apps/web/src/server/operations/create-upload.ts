@@ -45,8 +45,11 @@ const invalidBody = (message: string, detail: string) =>
  */
 export function parseK6Output(
   text: string,
-  /** The `method` tag of the scenario's operations (default MCP's tools/call). */
-  options: { operationMethod?: string } = {},
+  /**
+   * The `method` tag of the scenario's operations (default MCP's tools/call), and the measured
+   * window's length when known (it gives the summary its drift).
+   */
+  options: { operationMethod?: string; measuredSeconds?: number } = {},
 ): ParsedK6Output {
   const aggregator = new CellAggregator(options);
   let start: ParsedK6Output["start"] | null = null;
@@ -184,7 +187,7 @@ export async function createUpload({
   const operationMethod = isScenarioId(meta.scenario)
     ? scenarioCatalog[meta.scenario].operationMethod
     : DEFAULT_OPERATION_METHOD;
-  const output = parseK6Output(body, { operationMethod });
+  const output = parseK6Output(body, { operationMethod, measuredSeconds: meta.durationSec });
   const { start, aggregator } = output;
   const summary = aggregator.summary({ durationSec: meta.durationSec });
   if (summary.requests === 0) {

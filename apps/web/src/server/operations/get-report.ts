@@ -38,7 +38,13 @@ export async function getReport({
         ...cell,
         rate: cell.rate ?? null,
         maxVus: cell.maxVus ?? null,
-        summary: cell.summary ? { ...cell.summary, droppedCalls: cell.summary.droppedCalls ?? null } : null,
+        summary: cell.summary
+          ? {
+              ...cell.summary,
+              droppedCalls: cell.summary.droppedCalls ?? null,
+              drift: cell.summary.drift ?? null,
+            }
+          : null,
       })),
     },
   };

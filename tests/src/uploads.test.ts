@@ -183,6 +183,18 @@ describe("POST /api/v1/uploads", () => {
     await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
     expect(detail.run.spec.loadLevels).toEqual([{ rate: 100, maxVus: 2 }]);
     expect(detail.cells[0]).toMatchObject({ vus: null, rate: 100, maxVus: 2, summary: { droppedCalls: 7 } });
+
+    // The call named in full is stored as a lab run stores it: the same workload, so they compare.
+    const args = encodeURIComponent(JSON.stringify({ message: "hello" }));
+    const named = await upload(ndjson, `${baseQuery}&tool=echo&arguments=${args}&session=per-call`);
+    const namedRun = (await named.json()) as { runId: string };
+    expect(named.status, JSON.stringify(namedRun)).toBe(201);
+    const stored = (await (await fetch(url(`/api/v1/runs/${namedRun.runId}`))).json()) as RunDetail;
+    expect(stored.cells[0]!.params).toEqual({
+      tool: "echo",
+      arguments: { message: "hello" },
+      session: "per-call",
+    });
   });
 
   it("refuses bad uploads with the line or parameter named, and stores nothing", async () => {
@@ -217,6 +229,8 @@ describe("POST /api/v1/uploads", () => {
     await expectProblem(await upload("", baseQuery), 422, "(body)");
 
     await expectProblem(await upload(ndjson, `${baseQuery}&k6Requests=${k6Measured + 1}`), 422, "k6Requests");
+    await expectProblem(await upload(ndjson, `${baseQuery}&arguments=%7Boops`), 422, "arguments");
+    await expectProblem(await upload(ndjson, `${baseQuery}&session=per-request`), 422, "session");
     // One load model per upload, and the open model's fields only with its rate.
     await expectProblem(await upload(ndjson, `${baseQuery}&vus=2&rate=100`), 422, "vus");
     await expectProblem(await upload(ndjson, `${baseQuery}&maxVus=4`), 422, "maxVus");

@@ -153,6 +153,21 @@ describe("regression verdicts and the perflab command", () => {
     expect(result.stdout).toMatch(/verdict: INCONCLUSIVE/);
     expect(result.stdout).toMatch(/only in the baseline: go · sleep · 2 VUs/);
 
+    // An upload that names its call (--args) is the same workload as a lab run of that call: matched.
+    const named = await perflab(
+      ...["upload", fast.out, "--server", "go", "--duration", String(DURATION), "--tool", "sleep"],
+      ...["--args", '{"ms":1}'],
+    );
+    expect(named.code, named.stderr).toBe(0);
+    const matched = await perflab(
+      ...["run", "--server", "go", "--tool", "sleep", "--args", '{"ms":1}', "--vus", "2", "--json"],
+      ...["--duration", "2", "--warmup", "0", "--cooldown", "0", "--baseline", runIdOf(named.stdout)],
+    );
+    const judged = JSON.parse(matched.stdout) as { verdict: { outcome: string; checks: unknown[] } };
+    expect(judged.verdict.checks).toHaveLength(4);
+    expect(["pass", "fail"]).toContain(judged.verdict.outcome);
+    expect(matched.code).toBe(judged.verdict.outcome === "pass" ? 0 : 1);
+
     // An unknown baseline is refused before anything is queued, naming the field.
     const unknown = await perflab(
       "run",

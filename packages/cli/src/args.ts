@@ -52,6 +52,9 @@ const options = {
     summary: { type: "string" },
     scenario: { type: "string" },
     tool: { type: "string" },
+    args: { type: "string" },
+    session: { type: "string" },
+    route: { type: "string" },
     vus: { type: "string" },
     rate: { type: "string" },
     "max-vus": { type: "string" },
@@ -206,8 +209,10 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         server: str("server"),
         durationSec: str("duration"),
         warmupSec: str("warmup"),
-        scenario: str("scenario"),
-        tool: str("tool"),
+        scenario: str("scenario") ?? (str("route") !== undefined ? "http-route" : undefined),
+        tool: str("tool") ?? str("route"),
+        arguments: str("args"),
+        session: str("session"),
         vus: str("vus"),
         rate: str("rate"),
         maxVus: str("max-vus"),
@@ -301,7 +306,10 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   --summary <file>        k6's summary (SUMMARY_PATH): its request count guards against lost lines,
                           and an open-model script's dropped calls are read from it
   --vus <n> | --rate <n> [--max-vus <n>]   the load (default: the most VUs in the output)
-  --scenario, --tool, --driver, --name      what was measured
+  --tool <name> [--args '<json>'] [--session per-call]   the call (ARGS, SESSION), so the
+                          upload is the same workload as a lab run of it (and a verdict matches them)
+  --route <path>          an http-route.js upload instead of a tool
+  --scenario, --driver, --name              what was measured
   --baseline <run id>     judge the upload against this run (exit 1 on a regression)
   --tolerance <pct>       change not called a regression (default 10)
   --git-repo/--git-branch/--git-commit/--git-pr  (default: GitHub Actions' GITHUB_* variables)`,

@@ -101,7 +101,13 @@ function printVerdict(io: Io, verdict: Verdict): void {
         : c.scenario;
   const rows = [["server", "workload", "load", "metric", "baseline", "candidate", "change", "outcome"]];
   const show = (metric: string, v: number) =>
-    metric === "rssPeakBytes" ? mb(v) : metric === "p99Ms" ? `${fmt(v, 2)} ms` : fmt(v, 1);
+    metric === "rssPeakBytes"
+      ? mb(v)
+      : metric === "p99Ms"
+        ? `${fmt(v, 2)} ms`
+        : metric === "errorPct"
+          ? `${v.toFixed(2)} %`
+          : fmt(v, 1);
   for (const c of verdict.checks) {
     rows.push([
       c.server,
@@ -110,11 +116,16 @@ function printVerdict(io: Io, verdict: Verdict): void {
       c.metric,
       `${show(c.metric, c.baseline.mean)}${c.baseline.n > 1 ? ` (n=${c.baseline.n})` : ""}`,
       `${show(c.metric, c.candidate.mean)}${c.candidate.n > 1 ? ` (n=${c.candidate.n})` : ""}`,
-      `${c.changePct >= 0 ? "+" : ""}${c.changePct.toFixed(1)} %`,
+      `${c.changePct >= 0 ? "+" : ""}${c.changePct.toFixed(1)} ${c.metric === "errorPct" ? "pts" : "%"}`,
       `${c.outcome}${c.note ? ` (${c.note})` : ""}`,
     ]);
   }
   if (verdict.checks.length > 0) for (const line of table(rows)) io.out(line);
+  for (const f of verdict.failed) {
+    io.out(
+      `failed here, measured in the baseline: ${f.server} · ${what(f)} · ${level(f)} (${f.cells} cell${f.cells === 1 ? "" : "s"}${f.error ? `: ${f.error}` : ""})`,
+    );
+  }
   for (const u of verdict.unmatched) io.out(`only in the ${u.in}: ${u.server} · ${what(u)} · ${level(u)}`);
   for (const e of verdict.environment) {
     io.out(`warning: the runs differ in ${e.aspect}: ${e.variants.map((v) => v.label).join(" | ")}`);
@@ -187,17 +198,16 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         const body = await readFile(parsed.file, "utf8").catch((error: Error) => {
           throw new UsageError(`the k6 output ${parsed.file} could not be read: ${error.message}`);
         });
-        const counts = parsed.summaryFile
-          ? countsFromK6Summary(
-              JSON.parse(
-                await readFile(parsed.summaryFile, "utf8").catch((error: Error) => {
-                  throw new UsageError(
-                    `the k6 summary ${parsed.summaryFile} could not be read: ${error.message}`,
-                  );
-                }),
-              ),
-            )
-          : {};
+        let counts: ReturnType<typeof countsFromK6Summary> = {};
+        if (parsed.summaryFile) {
+          try {
+            counts = countsFromK6Summary(JSON.parse(await readFile(parsed.summaryFile, "utf8")));
+          } catch (error) {
+            throw new UsageError(
+              `the k6 summary ${parsed.summaryFile} could not be read: ${(error as Error).message}`,
+            );
+          }
+        }
         // Dropped calls belong to an open-model upload only; a closed script's zero is not sent.
         const query = new URLSearchParams({
           ...parsed.query,

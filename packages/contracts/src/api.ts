@@ -395,15 +395,17 @@ export const ZVerdictQuery = z.object({
     .max(64, "must be at most 64 characters")
     .optional()
     .describe("The run to judge against; defaults to the run's own baselineRunId."),
-  tolerance: z.coerce
-    .number({ error: "must be a number" })
-    .min(0, "must not be negative")
-    .max(100, "must be at most 100")
+  // An empty `tolerance=` is an error, not 0 (which z.coerce would make of it: no tolerance at all).
+  tolerance: z
+    .preprocess(
+      (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+      z.number({ error: "must be a number" }).min(0, "must not be negative").max(100, "must be at most 100"),
+    )
     .default(10)
     .describe("Percent of change on a metric that is not called a regression (default 10)."),
 });
 
-const ZVerdictMetric = z.enum(["opsRps", "p99Ms", "rssPeakBytes"]);
+const ZVerdictMetric = z.enum(["opsRps", "p99Ms", "rssPeakBytes", "errorPct"]);
 
 /** GET /api/v1/runs/{id}/verdict: a run judged against a baseline run, for CI. */
 export const ZVerdict = z.object({
@@ -412,7 +414,7 @@ export const ZVerdict = z.object({
   outcome: z
     .enum(["pass", "fail", "inconclusive"])
     .describe(
-      "fail: some check regressed; pass: none did; inconclusive: no server, workload and level matched.",
+      "fail: some check regressed, or cells with a result in the baseline failed; pass: neither; inconclusive: no server, workload and level matched.",
     ),
   tolerancePct: z.number(),
   checks: z.array(
@@ -422,11 +424,15 @@ export const ZVerdict = z.object({
       server: z.string(),
       ...comparisonLevel,
       metric: ZVerdictMetric.describe(
-        "Tool calls per second (higher is better), p99 ms and peak RSS bytes (lower is better).",
+        "Tool calls per second (higher is better); p99 ms, peak RSS bytes and failed requests per 100 (lower is better).",
       ),
       baseline: ZRoundStats,
       candidate: ZRoundStats,
-      changePct: z.number().describe("(candidate − baseline) ÷ baseline of the rounds' means, in percent."),
+      changePct: z
+        .number()
+        .describe(
+          "(candidate − baseline) ÷ baseline of the rounds' means, in percent; for errorPct the difference in percentage points (1 point is within tolerance).",
+        ),
       separation: z
         .enum(["apart", "overlap"])
         .nullable()
@@ -442,6 +448,20 @@ export const ZVerdict = z.object({
       note: z.string().nullable(),
     }),
   ),
+  failed: z
+    .array(
+      z.object({
+        scenario: z.string(),
+        params: z.record(z.string(), z.unknown()),
+        server: z.string(),
+        ...comparisonLevel,
+        cells: z.number().int(),
+        error: z.string().nullable().describe("The first failed cell's reason."),
+      }),
+    )
+    .describe(
+      "Server, workload and level with a result in the baseline whose cells failed in this run: a fail.",
+    ),
   unmatched: z
     .array(
       z.object({

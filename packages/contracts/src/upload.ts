@@ -34,6 +34,28 @@ export const ZUploadQuery = z.object({
     .describe(
       "The tool called (the route, for scenario=http-route); defaults to the tool tag of the output's operations.",
     ),
+  arguments: z
+    .string()
+    .max(64 * 1024, "must be at most 64 KiB")
+    .transform((text, ctx) => {
+      try {
+        const value: unknown = JSON.parse(text);
+        if (value !== null && typeof value === "object" && !Array.isArray(value))
+          return value as Record<string, unknown>;
+      } catch {
+        // Reported below.
+      }
+      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+      return z.NEVER;
+    })
+    .optional()
+    .describe(
+      "The tool's arguments as JSON (ARGS), so the upload is the same workload as a lab run of that call (and a verdict matches them).",
+    ),
+  session: z
+    .enum(["per-vu", "per-call"], { error: 'must be "per-vu" or "per-call"' })
+    .optional()
+    .describe("How the script used MCP sessions (SESSION): one per VU (default) or a new one per call."),
   vus: z.coerce
     .number({ error: "must be a number" })
     .int("must be a whole number")

@@ -61,9 +61,19 @@ describe("drift over a long measured window", () => {
     expect(drift!.p99Ms.last).toBeCloseTo(4, 1);
     expect(drift!.p99Ms.changePct).toBeCloseTo(100, 0);
     expect(drift!.rssBytes.slopePerHour! / 2 ** 20).toBeCloseTo(3600, 3);
-    // Means of seconds 1–10 and 90–99 of the window.
+    // Means of the tenths' whole seconds: 1–10 and 91–99 of the window.
     expect(drift!.rssBytes.first).toBeCloseTo(100e6 + 5.5 * 2 ** 20, 0);
-    expect(drift!.rssBytes.last).toBeCloseTo(100e6 + 94.5 * 2 ** 20, 0);
+    expect(drift!.rssBytes.last).toBeCloseTo(100e6 + 95 * 2 ** 20, 0);
+  });
+
+  it("counts a stall against the tenth it happened in: seconds without a request lower its rate", () => {
+    const agg = new CellAggregator({ measuredSeconds: 100 });
+    // The server stops answering for the last 5 of the window's 9 whole seconds of its last tenth.
+    for (let i = 0; i < 95; i++) agg.addInterval(line(2000 + i, "measure", 1_000, 100));
+    const { drift } = agg.summary({ durationSec: 100 });
+    expect(drift!.opsRps.first).toBe(100);
+    // Seconds 91–94 had 100 calls each, 95–99 none: 400 calls over 9 seconds.
+    expect(drift!.opsRps.last).toBeCloseTo(400 / 9, 5);
   });
 
   it("is left out for windows under 20 s, or when the window's length was not given", () => {

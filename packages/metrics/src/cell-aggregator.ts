@@ -331,8 +331,15 @@ export class CellAggregator {
     const last = this.tenths[9] ?? null;
     const p99 = (tenth: { hist: Histogram } | null) =>
       tenth && tenth.hist.totalCount > 0 ? latencyStats(tenth.hist).p99 : null;
-    const rate = (tenth: { ops: number; seconds: Set<number> } | null) =>
-      tenth && tenth.seconds.size > 0 ? tenth.ops / tenth.seconds.size : null;
+    // Over every whole second a tenth spans, those without a request included: a stall lowers it.
+    const span = (index: number) => {
+      let n = 0;
+      for (let i = 1; i <= durationSec - 1; i++)
+        if (Math.min(9, Math.floor(((i - 1) * 10) / (durationSec - 1))) === index) n++;
+      return n;
+    };
+    const rate = (tenth: { ops: number } | null, index: number) =>
+      tenth && span(index) > 0 ? tenth.ops / span(index) : null;
     // Server RSS by seconds since the window began: the tenths' means and the trend over all of it.
     const rss = this.measuredResources
       .filter((r) => r.rssBytes !== null && Number.isFinite(r.rssBytes))
@@ -342,11 +349,15 @@ export class CellAggregator {
       return ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : null;
     };
     const rssFirst = meanWhere((x) => x >= 1 && x < 1 + tenthSeconds);
-    const rssLast = meanWhere((x) => x >= durationSec - 1 - tenthSeconds && x < durationSec);
+    const rssLast = meanWhere((x) => x >= durationSec - tenthSeconds && x <= durationSec - 1);
     const perSecond = slope(rss);
     return {
       tenthSeconds,
-      opsRps: { first: rate(first), last: rate(last), changePct: changePct(rate(first), rate(last)) },
+      opsRps: {
+        first: rate(first, 0),
+        last: rate(last, 9),
+        changePct: changePct(rate(first, 0), rate(last, 9)),
+      },
       p99Ms: { first: p99(first), last: p99(last), changePct: changePct(p99(first), p99(last)) },
       rssBytes: {
         first: rssFirst,

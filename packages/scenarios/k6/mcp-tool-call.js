@@ -48,6 +48,10 @@ let nextId = 1;
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
   if (!initialized && !openSession(phase)) {
+    if (SESSION === "per-call") {
+      // A session the server opened before the handshake failed is ended too, not left to pile up.
+      closeSession(phase);
+    }
     return;
   }
   callTool(phase);

@@ -104,7 +104,7 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
                 {(cell.summary.droppedCalls ?? 0) > 0 && (
                   <span
                     data-testid={`dropped-${cell.index}`}
-                    title={`The server did not keep ${cell.rate ?? "the"} calls/s: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} calls and dropped them (raise maxVus if the server was not the cause).`}
+                    title={`The rate of ${cell.rate ?? "the"} calls/s was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} calls and dropped them, warm-up included (a slow start drops calls too; raise maxVus if the server was not the cause).`}
                     className="ml-2 rounded-full bg-rose-100 px-2 py-0.5 text-xs font-medium text-rose-800 ring-1 ring-inset ring-rose-300 dark:bg-rose-950 dark:text-rose-300 dark:ring-rose-800"
                   >
                     {formatInt(cell.summary.droppedCalls)} calls dropped

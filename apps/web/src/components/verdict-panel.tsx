@@ -4,10 +4,16 @@ import { levelLabel, workloadName } from "@/lib/labels";
 import type { VerdictDto } from "@/server/operations/get-verdict";
 import { link, panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
-const metricLabel = { opsRps: "ops/s", p99Ms: "p99", rssPeakBytes: "peak RSS" } as const;
+const metricLabel = { opsRps: "ops/s", p99Ms: "p99", rssPeakBytes: "peak RSS", errorPct: "errors" } as const;
 
 const show = (metric: keyof typeof metricLabel, value: number) =>
-  metric === "opsRps" ? formatRate(value) : metric === "p99Ms" ? formatMs(value) : formatMb(value);
+  metric === "opsRps"
+    ? formatRate(value)
+    : metric === "p99Ms"
+      ? formatMs(value)
+      : metric === "errorPct"
+        ? `${value.toFixed(2)} %`
+        : formatMb(value);
 
 const outcomeStyle: Record<VerdictDto["outcome"], string> = {
   pass: "bg-emerald-100 text-emerald-800 ring-emerald-300 dark:bg-emerald-950 dark:text-emerald-300 dark:ring-emerald-800",
@@ -79,7 +85,7 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
                   </td>
                   <td className={tdNum}>
                     {c.changePct >= 0 ? "+" : ""}
-                    {c.changePct.toFixed(1)} %
+                    {c.changePct.toFixed(1)} {c.metric === "errorPct" ? "pts" : "%"}
                   </td>
                   <td className={`${td} ${checkStyle[c.outcome]}`} title={c.note ?? undefined}>
                     {c.outcome}
@@ -91,8 +97,19 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
           </table>
         </div>
       )}
-      {(verdict.unmatched.length > 0 || verdict.environment.length > 0) && (
+      {(verdict.failed.length > 0 || verdict.unmatched.length > 0 || verdict.environment.length > 0) && (
         <ul className="list-inside list-disc text-sm text-zinc-600 dark:text-zinc-400">
+          {verdict.failed.map((f) => (
+            <li
+              key={`failed:${f.server}:${JSON.stringify(f.params)}:${f.vus}:${f.rate}`}
+              className="font-medium text-rose-700 dark:text-rose-400"
+              data-testid="verdict-failed"
+            >
+              Failed here, measured in the baseline: {f.server} · {workloadName(f)} · {levelLabel(f) ?? "—"} (
+              {f.cells === 1 ? "1 cell" : `${f.cells} cells`}
+              {f.error ? `: ${f.error}` : ""})
+            </li>
+          ))}
           {verdict.unmatched.map((u) => (
             <li key={`${u.in}:${u.server}:${JSON.stringify(u.params)}:${u.vus}:${u.rate}`}>
               Only in the {u.in === "baseline" ? "baseline" : "this run"}: {u.server} · {workloadName(u)} ·{" "}

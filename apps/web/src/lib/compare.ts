@@ -72,7 +72,7 @@ const toolOf = (cell: Pick<CellDto, "params">) => {
   return typeof tool === "string" ? tool : null;
 };
 
-const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
+export const workloadKey = (cell: Pick<CellDto, "scenario" | "params">) =>
   `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}`;
 
 /** A cell's (or group's) load level; an absent rate (a cell frozen in an old report) reads as none. */

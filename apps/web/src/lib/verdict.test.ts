@@ -96,7 +96,49 @@ describe("judgeRuns", () => {
       "candidate go fibonacci",
     ]);
     expect(judgeRuns(rounds("go", 10, [1000]), rounds("go", 50, [1000])).outcome).toBe("inconclusive");
-    // Failed cells have no result: nothing to judge them by.
-    expect(judgeRuns(rounds("go", 10, [1000]), [cell("go", 10, 1, null)]).outcome).toBe("inconclusive");
+    // A failed cell has no result to compare, but failing where the baseline measured is a fail.
+    expect(judgeRuns(rounds("go", 10, [1000]), [cell("go", 10, 1, null)]).outcome).toBe("fail");
+  });
+
+  it("fails a candidate that answers with errors, though it got faster doing so", () => {
+    resetCells();
+    const withErrors = (server: string, ops: number, errors: number) =>
+      cell(server, 10, 1, { ...summary(ops, 10, 50e6), requests: 10_000, errors });
+    const verdict = judgeRuns([withErrors("go", 1000, 5)], [withErrors("go", 1500, 900)]);
+    expect(verdict.checks.find((c) => c.metric === "opsRps")?.outcome).toBe("improved");
+    // 0.05 % → 9 %: 8.95 more failed requests in a hundred, beyond the 1-point tolerance.
+    const errors = verdict.checks.find((c) => c.metric === "errorPct")!;
+    expect(errors.outcome).toBe("regressed");
+    expect(errors.changePct).toBeCloseTo(8.95, 5);
+    expect(verdict.outcome).toBe("fail");
+    // Half a point more is within the tolerance.
+    expect(
+      judgeRuns([withErrors("go", 1000, 5)], [withErrors("go", 1000, 55)]).checks.find(
+        (c) => c.metric === "errorPct",
+      )?.outcome,
+    ).toBe("unchanged");
+  });
+
+  it("fails a candidate whose cells failed where the baseline has a result, and names them", () => {
+    resetCells();
+    const baseline = [...rounds("go", 10, [1000]), ...rounds("node", 10, [900])];
+    const crashed = { ...cell("node", 10, 1, null), error: "the server exited with code 137 (OOM-killed)" };
+    const verdict = judgeRuns(baseline, [...rounds("go", 10, [1000]), crashed]);
+    expect(verdict.outcome).toBe("fail");
+    expect(verdict.failed).toEqual([
+      expect.objectContaining({ server: "node", vus: 10, cells: 1, error: crashed.error }),
+    ]);
+    // A cancelled cell was stopped by someone, not by the server: not a failure.
+    const cancelled = { ...cell("node", 10, 1, null, "cancelled"), error: null };
+    expect(judgeRuns(baseline, [...rounds("go", 10, [1000]), cancelled]).outcome).toBe("pass");
+  });
+
+  it("does not judge a relative change from a baseline of 0", () => {
+    resetCells();
+    const verdict = judgeRuns(rounds("go", 10, [0]), rounds("go", 10, [50]));
+    expect(verdict.checks.find((c) => c.metric === "opsRps")).toMatchObject({
+      outcome: "unclear",
+      changePct: 0,
+    });
   });
 });

@@ -1,4 +1,13 @@
-import { type ComparisonGroup, type ComparisonLevel, compareCells, levelKey, type Stat } from "./compare";
+import { spreadOf } from "@perflab/metrics/stats";
+import {
+  type ComparisonGroup,
+  type ComparisonLevel,
+  compareCells,
+  levelKey,
+  levelOf,
+  type Stat,
+  workloadKey,
+} from "./compare";
 import type { CellDto } from "./dto";
 
 /** What a verdict checks per server, workload and load level, and which way is better. */
@@ -6,7 +15,15 @@ export const verdictMetrics = {
   opsRps: { label: "ops/s", better: "higher" },
   p99Ms: { label: "p99", better: "lower" },
   rssPeakBytes: { label: "peak RSS", better: "lower" },
+  /** Failed requests per 100 (HTTP failures and MCP errors): a faster server that fails is no faster. */
+  errorPct: { label: "errors", better: "lower" },
 } as const;
+
+/**
+ * Error rates are judged by how many more requests in a hundred fail, not by a relative change
+ * (0.01 % → 0.02 % doubles and means nothing; 0 % → 5 % is infinite and means everything).
+ */
+export const ERROR_TOLERANCE_POINTS = 1;
 export type VerdictMetric = keyof typeof verdictMetrics;
 
 /**
@@ -24,7 +41,10 @@ export type VerdictCheck = ComparisonLevel & {
   metric: VerdictMetric;
   baseline: Stat;
   candidate: Stat;
-  /** (candidate − baseline) ÷ baseline of the means, in percent; positive is more, not better. */
+  /**
+   * (candidate − baseline) ÷ baseline of the means, in percent; for errorPct the difference in
+   * percentage points. Positive is more, not better.
+   */
   changePct: number;
   separation: "apart" | "overlap" | null;
   outcome: CheckOutcome;
@@ -40,11 +60,27 @@ export type Unmatched = ComparisonLevel & {
   in: "baseline" | "candidate";
 };
 
+/**
+ * Candidate cells that ended without a result (failed: a crash, an OOM kill, a server that never
+ * became healthy) where the baseline has one: the regression that matters most.
+ */
+export type FailedInCandidate = ComparisonLevel & {
+  scenario: string;
+  params: Record<string, unknown>;
+  server: string;
+  cells: number;
+  error: string | null;
+};
+
 export type Verdict = {
-  /** fail: some check regressed; pass: none did; inconclusive: nothing of the two runs matched. */
+  /**
+   * fail: some check regressed, or a cell that had a result in the baseline failed; pass: neither;
+   * inconclusive: nothing of the two runs matched.
+   */
   outcome: "pass" | "fail" | "inconclusive";
   tolerancePct: number;
   checks: VerdictCheck[];
+  failed: FailedInCandidate[];
   unmatched: Unmatched[];
 };
 
@@ -52,6 +88,20 @@ export type Verdict = {
 export const DEFAULT_TOLERANCE_PCT = 10;
 
 type Keyed = { workload: { scenario: string; params: Record<string, unknown> }; group: ComparisonGroup };
+
+const keyOf = (cell: CellDto) =>
+  `${workloadKey(cell)}\u0000${cell.serverName}\u0000${levelKey(levelOf(cell))}`;
+
+/** Per server × workload × level, the rounds' share of failed requests, in percent. */
+function errorRates(cells: CellDto[]): Map<string, Stat> {
+  const byKey = new Map<string, number[]>();
+  for (const cell of cells) {
+    const s = cell.summary;
+    if (cell.status !== "succeeded" || !s || s.requests === 0) continue;
+    byKey.set(keyOf(cell), [...(byKey.get(keyOf(cell)) ?? []), (s.errors / s.requests) * 100]);
+  }
+  return new Map([...byKey].map(([key, values]) => [key, spreadOf(values)!]));
+}
 
 function keyedGroups(cells: CellDto[]): Map<string, Keyed> {
   const result = new Map<string, Keyed>();
@@ -76,12 +126,23 @@ function judge(
   tolerancePct: number,
   k6Saturated: boolean,
 ): Pick<VerdictCheck, "changePct" | "separation" | "outcome" | "note"> {
-  const changePct =
-    baseline.mean === 0 ? 0 : ((candidate.mean - baseline.mean) / Math.abs(baseline.mean)) * 100;
+  const points = metric === "errorPct";
   const sep = separation(baseline, candidate);
+  if (!points && baseline.mean === 0) {
+    // Nothing to take a share of (no operations counted: a scenario whose operations were not tagged).
+    return {
+      changePct: 0,
+      separation: sep,
+      outcome: candidate.mean === 0 ? "unchanged" : "unclear",
+      note: candidate.mean === 0 ? null : "the baseline's value is 0: no relative change to judge",
+    };
+  }
+  const changePct = points
+    ? candidate.mean - baseline.mean
+    : ((candidate.mean - baseline.mean) / Math.abs(baseline.mean)) * 100;
   const worse = verdictMetrics[metric].better === "higher" ? changePct < 0 : changePct > 0;
   const singleRound = baseline.n < 2 || candidate.n < 2;
-  if (Math.abs(changePct) <= tolerancePct) {
+  if (Math.abs(changePct) <= (points ? ERROR_TOLERANCE_POINTS : tolerancePct)) {
     return { changePct, separation: sep, outcome: "unchanged", note: null };
   }
   if (metric === "opsRps" && k6Saturated) {
@@ -120,6 +181,8 @@ export function judgeRuns(
 ): Verdict {
   const base = keyedGroups(baselineCells);
   const cand = keyedGroups(candidateCells);
+  const baseErrors = errorRates(baselineCells);
+  const candErrors = errorRates(candidateCells);
   const checks: VerdictCheck[] = [];
   const unmatched: Unmatched[] = [];
   const describe = ({ workload, group }: Keyed) => ({
@@ -137,8 +200,8 @@ export function judgeRuns(
     }
     const saturated = b.group.k6SaturatedRounds > 0 || c.group.k6SaturatedRounds > 0;
     for (const metric of Object.keys(verdictMetrics) as VerdictMetric[]) {
-      const baseline = b.group[metric];
-      const candidate = c.group[metric];
+      const baseline = metric === "errorPct" ? (baseErrors.get(key) ?? null) : b.group[metric];
+      const candidate = metric === "errorPct" ? (candErrors.get(key) ?? null) : c.group[metric];
       if (!baseline || !candidate) continue;
       checks.push({
         ...describe(c),
@@ -150,7 +213,19 @@ export function judgeRuns(
     }
   }
   for (const [key, c] of cand) if (!base.has(key)) unmatched.push({ ...describe(c), in: "candidate" });
-  const outcome =
-    checks.length === 0 ? "inconclusive" : checks.some((c) => c.outcome === "regressed") ? "fail" : "pass";
-  return { outcome, tolerancePct, checks, unmatched };
+  // Failed cells of the candidate where the baseline has a result (cancelled ones were stopped by
+  // someone, not by the server: they only go unmatched).
+  const failedByKey = new Map<string, FailedInCandidate>();
+  for (const cell of candidateCells) {
+    const key = keyOf(cell);
+    const b = base.get(key);
+    if (cell.status !== "failed" || !b) continue;
+    const entry = failedByKey.get(key) ?? { ...describe(b), cells: 0, error: cell.error };
+    entry.cells += 1;
+    failedByKey.set(key, entry);
+  }
+  const failed = [...failedByKey.values()];
+  const regressed = failed.length > 0 || checks.some((c) => c.outcome === "regressed");
+  const outcome = regressed ? "fail" : checks.length === 0 ? "inconclusive" : "pass";
+  return { outcome, tolerancePct, checks, failed, unmatched };
 }

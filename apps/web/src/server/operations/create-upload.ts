@@ -216,7 +216,19 @@ export async function createUpload({
     meta.rate === undefined
       ? { vus: meta.vus ?? Math.max(1, output.maxVus) }
       : { rate: meta.rate, maxVus: meta.maxVus ?? Math.max(1, output.maxVus) };
-  const params = tool ? (meta.scenario === "http-route" ? { route: tool } : { tool }) : {};
+  // Stored as the lab stores a matrix's parameters (the scenario's own schema: defaults filled, the
+  // default session left out), so an upload and a lab run of the same call are one workload.
+  const raw =
+    meta.scenario === "http-route"
+      ? { ...(tool ? { route: tool } : {}) }
+      : {
+          ...(tool ? { tool } : {}),
+          ...(meta.arguments ? { arguments: meta.arguments } : {}),
+          ...(meta.session ? { session: meta.session } : {}),
+        };
+  const entry = scenarioCatalog[meta.scenario as keyof typeof scenarioCatalog];
+  const parsed = entry?.params.safeParse(raw);
+  const params = (parsed?.success ? parsed.data : raw) as Record<string, unknown>;
   const git = {
     repo: meta.gitRepo,
     branch: meta.gitBranch,
@@ -274,7 +286,7 @@ export async function createUpload({
           serverName: meta.server,
           scenario: meta.scenario,
           loadLevel,
-          params,
+          params: params as Prisma.InputJsonValue,
           round: 1,
           durationSeconds: meta.durationSec,
           warmupSeconds: meta.warmupSec,

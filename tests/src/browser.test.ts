@@ -479,12 +479,12 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await page.goto(`${inject("webUrl")}/compare?runs=${before}`);
       expect(await page.getByTestId("empty-state").textContent()).toContain("Pick at least two runs");
 
-      // The run queued with a baseline: one check per metric of its one server and level, with a
+      // The run queued with a baseline: one check per metric (ops/s, p99, RSS, errors) of its one server and level, with a
       // link back to the baseline; whether one second of echo moved beyond 10 % is the machine's call.
       await page.goto(`${inject("webUrl")}/runs/${after}`);
       const verdict = page.getByTestId("verdict");
       expect(["pass", "fail"]).toContain(await verdict.getAttribute("data-outcome"));
-      expect(await verdict.locator("tbody tr").count()).toBe(3);
+      expect(await verdict.locator("tbody tr").count()).toBe(4);
       expect(await verdict.locator(`a[href="/runs/${before}"]`).count()).toBe(1);
       await page.goto(`${inject("webUrl")}/runs/${before}`);
       expect(await page.getByTestId("verdict").count()).toBe(0);

@@ -405,6 +405,14 @@ export const ZVerdictQuery = z.object({
     .describe("Percent of change on a metric that is not called a regression (default 10)."),
 });
 
+/** Which server, workload (scenario and parameters) and load level a verdict's entry is about. */
+const verdictWhere = {
+  scenario: z.string(),
+  params: z.record(z.string(), z.unknown()),
+  server: z.string(),
+  ...comparisonLevel,
+};
+
 const ZVerdictMetric = z.enum(["opsRps", "p99Ms", "rssPeakBytes", "errorPct"]);
 
 /** GET /api/v1/runs/{id}/verdict: a run judged against a baseline run, for CI. */
@@ -419,10 +427,7 @@ export const ZVerdict = z.object({
   tolerancePct: z.number(),
   checks: z.array(
     z.object({
-      scenario: z.string(),
-      params: z.record(z.string(), z.unknown()),
-      server: z.string(),
-      ...comparisonLevel,
+      ...verdictWhere,
       metric: ZVerdictMetric.describe(
         "Tool calls per second (higher is better); p99 ms, peak RSS bytes and failed requests per 100 (lower is better).",
       ),
@@ -451,10 +456,7 @@ export const ZVerdict = z.object({
   failed: z
     .array(
       z.object({
-        scenario: z.string(),
-        params: z.record(z.string(), z.unknown()),
-        server: z.string(),
-        ...comparisonLevel,
+        ...verdictWhere,
         cells: z.number().int(),
         error: z.string().nullable().describe("The first failed cell's reason."),
       }),
@@ -465,10 +467,7 @@ export const ZVerdict = z.object({
   unmatched: z
     .array(
       z.object({
-        scenario: z.string(),
-        params: z.record(z.string(), z.unknown()),
-        server: z.string(),
-        ...comparisonLevel,
+        ...verdictWhere,
         in: z.enum(["baseline", "candidate"]),
       }),
     )

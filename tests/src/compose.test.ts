@@ -111,10 +111,13 @@ type CellDto = {
 type RunDto = { run: { id: string; status: string; cellsDone: number }; cells: CellDto[] };
 
 /** POST /api/v1/matrices, then GET /api/v1/runs/<id> until the run ends. */
+/** The stack's web runs with PERFLAB_ACCESS=token: the token its own machine made (beforeAll). */
+let token = "";
+
 async function runMatrix(spec: object, timeoutMs: number): Promise<RunDto> {
   const created = await api<{ runId: string; cells: unknown[] }>("/api/v1/matrices", {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
     body: JSON.stringify(spec),
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -196,6 +199,8 @@ describe.each(implementations)(
         // Its own host id: its worker's lock, orphan reaping and containers never touch another worker's.
         PERFLAB_HOST_ID: project,
         LOG_LEVEL: "info",
+        // A shared lab that needs tokens, its first made as the README says.
+        PERFLAB_ACCESS: "token",
       };
       const started = Date.now();
       // up waits for Postgres and Redis to be healthy and for the migrations to finish.
@@ -212,6 +217,24 @@ describe.each(implementations)(
           throw new Error(`the web app did not answer at ${webUrl}\n${await logs()}`);
         await new Promise((r) => setTimeout(r, 1_000));
       }
+      const refused = await api("/api/v1/matrices", { method: "POST", body: "{}" });
+      expect(refused.status).toBe(401);
+      token = (
+        await exec(
+          composeCommand,
+          ["-p", project, "-f", composeFile, "exec", "-T", "web"].concat([
+            "node",
+            "--import",
+            "tsx",
+            "packages/db/src/token-cli.ts",
+            "create",
+            "--name",
+            "compose-test",
+          ]),
+          { env: composeEnv, timeout: 60_000 },
+        )
+      ).stdout.trim();
+      expect(token).toMatch(/^plab_[A-Za-z0-9_-]{43}$/);
       console.log(
         `compose stack ${project} up and web answering in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );

@@ -4,13 +4,14 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { createDb, type Db } from "@perflab/db";
+import { createApiToken, createDb, type Db, ensureDefaultWorkspace } from "@perflab/db";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Queue } from "bullmq";
+import { type Browser, chromium } from "playwright-core";
 import { expect, inject } from "vitest";
 import { localDriver } from "../../apps/worker/src/drivers/local.ts";
 import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
-import { freePort, repoRoot, startRedis } from "../../scripts/lib/services.ts";
+import { freePort, repoRoot, type Service, startRedis, startWeb } from "../../scripts/lib/services.ts";
 
 let db: Db | null = null;
 export function testDb(): Db {
@@ -221,4 +222,37 @@ export async function runK6ToFiles(
     },
   );
   return { out, summary };
+}
+
+/** Debian's Chromium, headless, as every browser test drives it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** A web app of a shared lab (PERFLAB_ACCESS=token) on the suite's Postgres and Redis. */
+export async function startTokenLab(): Promise<Service & { url: string }> {
+  return startWeb({
+    databaseUrl: inject("databaseUrl"),
+    redisUrl: inject("redisUrl"),
+    port: await freePort(),
+    env: { PERFLAB_ACCESS: "token" },
+  });
+}
+
+/** An API token of the lab's workspace, made straight in the database as `pnpm -s token create` does. */
+export async function tokenInDb(name: string, expiresAt: Date | null = null) {
+  const db = testDb();
+  return createApiToken(db, { workspaceId: (await ensureDefaultWorkspace(db)).id, name, expiresAt });
 }

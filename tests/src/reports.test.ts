@@ -84,8 +84,6 @@ describe("reports", () => {
       [{ runId, title: "x".repeat(201) }, "title"],
       [{ runId, description: ["no"] }, "description"],
       [{ runId, visibility: "everyone" }, "visibility"],
-      // No sign-in yet, so nothing could keep a private report private.
-      [{ runId, visibility: "private" }, "visibility"],
       [[runId], "(body)"],
     ];
     for (const [body, field] of cases) {
@@ -95,6 +93,10 @@ describe("reports", () => {
         JSON.stringify(body),
       ).toContain(field);
     }
+    // Only a token holder can open a private report, so making one without a token is refused too
+    // (tokens.test.ts makes one with a token).
+    const anonymousPrivate = await expectProblem(await postReport({ runId, visibility: "private" }), 401);
+    expect(anonymousPrivate.errors?.[0]?.field).toBe("visibility");
     const notJson = await expectProblem(await postReport("{runId:"), 400);
     expect(notJson.errors?.[0]?.field).toBe("(body)");
     expect(await reportCount()).toBe(before);

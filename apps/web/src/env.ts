@@ -14,6 +14,12 @@ export const env = createEnv({
     /** The driver the run form starts on (a shared lab running in containers picks docker). */
     PERFLAB_DEFAULT_DRIVER: z.enum(["local", "docker"]).default("local"),
     /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
+    /**
+     * Who may change things. open (the embedded default): anyone who reaches the lab; a token, when
+     * sent, must be valid and is recorded on what it creates. token (a shared lab): queueing,
+     * uploading, cancelling, sharing and managing tokens need an API token; reading stays open.
+     */
+    PERFLAB_ACCESS: z.enum(["open", "token"]).default("open"),
     PERFLAB_ROLLUP_MIN_SECONDS: z.coerce.number().int().nonnegative().default(600),
   },
   client: {},

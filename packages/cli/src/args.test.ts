@@ -138,6 +138,24 @@ describe("k6's summary", () => {
   });
 });
 
+describe("the API token", () => {
+  it("comes from --token, else PERFLAB_TOKEN, and is absent when neither is set", () => {
+    const argv = ["verdict", "r1"];
+    expect(parseCommand(argv, {})).toMatchObject({ global: { url: "http://127.0.0.1:3000" } });
+    expect((parseCommand(argv, {}) as { global: object }).global).not.toHaveProperty("token");
+    expect(parseCommand(argv, { PERFLAB_TOKEN: "plab_env" })).toMatchObject({
+      global: { token: "plab_env" },
+    });
+    expect(parseCommand([...argv, "--token", "plab_flag"], { PERFLAB_TOKEN: "plab_env" })).toMatchObject({
+      global: { token: "plab_flag" },
+    });
+    // An empty variable (a CI secret that is not set) is no token rather than an empty one.
+    expect((parseCommand(argv, { PERFLAB_TOKEN: "" }) as { global: object }).global).not.toHaveProperty(
+      "token",
+    );
+  });
+});
+
 describe("the command", () => {
   it("prints help with exit 0, and a usage error with exit 2", async () => {
     const lines: string[] = [];

@@ -7,6 +7,7 @@ export const DEFAULT_URL = "http://127.0.0.1:3000";
 
 const common = {
   url: { type: "string" },
+  token: { type: "string" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -99,7 +100,7 @@ function num(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
-export type Global = { url: string; json: boolean };
+export type Global = { url: string; json: boolean; token?: string };
 
 export type ParsedCommand =
   | { command: "help"; topic: CommandName | null }
@@ -139,6 +140,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
   const global: Global = {
     url: ((values.url as string | undefined) ?? env.PERFLAB_URL ?? DEFAULT_URL).replace(/\/+$/, ""),
     json: values.json === true,
+    ...defined({ token: (values.token as string | undefined) ?? (env.PERFLAB_TOKEN || undefined) }),
   };
   const tolerance = num("tolerance", values.tolerance as string | undefined);
   const str = (key: string) => values[key] as string | undefined;
@@ -275,7 +277,9 @@ commands:
   report    freeze a finished run behind a shareable link
   export    a run's (or a report's) cells as CSV, on standard output
 
-every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON)
+every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
+              --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
+              run, upload or share; the environment variable keeps it out of the process list)
 exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive`,
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])
                    --duration <s> [options]

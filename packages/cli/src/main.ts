@@ -20,10 +20,18 @@ const processIo: Io = {
 /** An API answer other than the one expected: its problem details, printed field by field. */
 class ApiError extends Error {}
 
+/** The request's headers with the token, when the command has one. */
+function withToken(global: Global, init: RequestInit = {}): RequestInit {
+  if (!global.token) return init;
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${global.token}`);
+  return { ...init, headers };
+}
+
 async function call<T>(global: Global, path: string, init?: RequestInit): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(`${global.url}${path}`, init);
+    response = await fetch(`${global.url}${path}`, withToken(global, init));
   } catch (error) {
     throw new ApiError(`perflab at ${global.url} could not be reached: ${(error as Error).cause ?? error}`);
   }
@@ -237,7 +245,7 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
       case "export": {
         let response: Response;
         try {
-          response = await fetch(`${parsed.global.url}${parsed.path}`);
+          response = await fetch(`${parsed.global.url}${parsed.path}`, withToken(parsed.global));
         } catch (error) {
           throw new ApiError(
             `perflab at ${parsed.global.url} could not be reached: ${(error as Error).cause ?? error}`,

@@ -7,4 +7,5 @@ export * from "./problem.ts";
 export * from "./report.ts";
 export * from "./scenarios.ts";
 export * from "./server-manifest.ts";
+export * from "./tokens.ts";
 export * from "./upload.ts";

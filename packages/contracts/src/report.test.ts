@@ -25,8 +25,13 @@ describe("create report request", () => {
     expect(errorsOf("r1")).toEqual([{ field: "(body)", message: "must be a JSON object" }]);
   });
 
-  it("refuses private reports while there is no sign-in", () => {
-    expect(errorsOf({ runId: "r", visibility: "private" })[0]?.message).toMatch(/sign-in/);
+  it("takes the three visibilities, private among them (the server checks who asks)", () => {
+    for (const visibility of ["private", "unlisted", "public"]) {
+      expect(ZCreateReport.parse({ runId: "r", visibility }).visibility).toBe(visibility);
+    }
+    expect(errorsOf({ runId: "r", visibility: "world" })[0]?.message).toBe(
+      "must be one of private, unlisted, public",
+    );
   });
 
   it("accepts only base64url slugs of at least 128 bits", () => {

@@ -1,10 +1,11 @@
 import { z } from "zod";
 
 /**
- * Who may open a report. Until perflab has sign-in nobody can be told apart, so a "private" report
- * could not be kept private: the API refuses it rather than serve it to anyone holding the link.
+ * Who may open a report: public and unlisted ones, anyone with the link (unlisted ones are kept out
+ * of lists); a private one, only a caller holding an API token of the report's workspace. Creating a
+ * private report therefore needs a token too (the server checks, as it knows who is asking).
  */
-export const reportVisibilities = ["unlisted", "public"] as const;
+export const reportVisibilities = ["private", "unlisted", "public"] as const;
 
 /** `POST /api/v1/reports`: freeze a finished run behind an unguessable permalink. */
 export const ZCreateReport = z.object(
@@ -21,12 +22,7 @@ export const ZCreateReport = z.object(
       .max(5_000, "must be at most 5000 characters")
       .optional(),
     visibility: z
-      .enum(reportVisibilities, {
-        error: (issue) =>
-          issue.input === "private"
-            ? "private reports need sign-in, which perflab does not have yet; use unlisted"
-            : `must be one of ${reportVisibilities.join(", ")}`,
-      })
+      .enum(reportVisibilities, { error: `must be one of ${reportVisibilities.join(", ")}` })
       .default("unlisted"),
   },
   { error: "must be a JSON object" },

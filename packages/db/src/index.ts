@@ -30,3 +30,11 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}) {
 export type Db = ReturnType<typeof createDb>;
 
 export { backfillRollups, ROLLUP_MIN_SECONDS, writeCellRollups } from "./rollups.ts";
+export {
+  createApiToken,
+  DEFAULT_WORKSPACE_SLUG,
+  ensureDefaultWorkspace,
+  hashToken,
+  newTokenSecret,
+  tokenShownPart,
+} from "./tokens.ts";

@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { SignInLink } from "./sign-in-form";
 import { buttonSecondary } from "./ui";
 
 /**
@@ -12,15 +13,18 @@ export function CancelRun({ runId }: { runId: string }) {
   const router = useRouter();
   const [state, setState] = useState<"idle" | "confirm" | "cancelling">("idle");
   const [error, setError] = useState<string | null>(null);
+  const [needsToken, setNeedsToken] = useState(false);
 
   async function cancel() {
     setState("cancelling");
     setError(null);
+    setNeedsToken(false);
     try {
       const response = await fetch(`/api/v1/runs/${runId}/cancel`, { method: "POST" });
       if (!response.ok) {
         const body = (await response.json().catch(() => null)) as { detail?: string } | null;
         setError(body?.detail ?? `The run was not cancelled (${response.status}).`);
+        setNeedsToken(response.status === 401);
         setState("idle");
         return;
       }
@@ -57,6 +61,12 @@ export function CancelRun({ runId }: { runId: string }) {
       {error && (
         <p role="alert" className="text-sm text-rose-600 dark:text-rose-400">
           {error}
+          {needsToken && (
+            <>
+              {" "}
+              <SignInLink className="font-medium underline" />
+            </>
+          )}
         </p>
       )}
     </div>

@@ -12,7 +12,7 @@ import {
   ZMatrixSpecInput,
 } from "@perflab/contracts";
 import { useRouter } from "next/navigation";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import {
   errorsFor,
   type FieldError,
@@ -22,6 +22,7 @@ import {
 } from "@/lib/form-errors";
 import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList } from "@/lib/matrix-preview";
 import { FieldGroup, FormField, inputClass } from "./form-field";
+import { SignInLink } from "./sign-in-form";
 import { buttonPrimary, panel } from "./ui";
 
 export type ScenarioOption = { id: string; title: string; description: string };
@@ -191,6 +192,13 @@ export function NewRunForm({
   const [attempted, setAttempted] = useState(false);
   const [submitting, setSubmitting] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  /** The API answered 401: this lab needs a token, or the sign-in's token stopped working. */
+  const [needsToken, setNeedsToken] = useState(false);
+  // The server's answer shows above the form, while the submit button is at its foot: bring it into view.
+  const alertRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (failure) alertRef.current?.scrollIntoView({ block: "nearest" });
+  }, [failure]);
 
   const tools = commonTools(servers, form.servers);
 
@@ -220,6 +228,7 @@ export function NewRunForm({
     event.preventDefault();
     setAttempted(true);
     setFailure(null);
+    setNeedsToken(false);
     const { spec, errors: clientErrors } = validate(form);
     setErrors(clientErrors);
     if (!spec) return;
@@ -235,7 +244,9 @@ export function NewRunForm({
         router.push(`/runs/${body.runId}`);
         return;
       }
-      setErrors(Array.isArray(body?.errors) ? body.errors : []);
+      // A 401's errors are about the credential, not a field of the form.
+      setNeedsToken(response.status === 401);
+      setErrors(response.status !== 401 && Array.isArray(body?.errors) ? body.errors : []);
       setFailure(body?.detail ?? body?.title ?? `The server answered ${response.status}.`);
     } catch {
       setFailure("The server could not be reached.");
@@ -302,11 +313,22 @@ export function NewRunForm({
     <form onSubmit={submit} noValidate className={`${panel} space-y-6 p-6`} data-testid="new-run-form">
       {(failure || formLevel.length > 0) && (
         <div
+          ref={alertRef}
           role="alert"
           className="rounded-md border border-rose-300 bg-rose-50 px-4 py-3 text-sm text-rose-800 dark:border-rose-800 dark:bg-rose-950 dark:text-rose-200"
           data-testid="form-error"
         >
-          {failure && <p>{failure}</p>}
+          {failure && (
+            <p>
+              {failure}
+              {needsToken && (
+                <>
+                  {" "}
+                  <SignInLink className="font-medium underline" />
+                </>
+              )}
+            </p>
+          )}
           {mergeByField(formLevel).map((e) => (
             <p key={e.field} data-testid={`error-${e.field}`}>
               <span className="font-mono">{e.field}</span>: {e.message}

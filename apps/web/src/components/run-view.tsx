@@ -18,7 +18,16 @@ import { ShareReport } from "./share-report";
  * The live part of a run page. It follows the run's server-sent events (never polls) and asks the
  * server component for fresh data when a cell or the run finishes, so summaries appear.
  */
-export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
+export function RunView({
+  run,
+  cells,
+  signedIn = false,
+}: {
+  run: RunDto;
+  cells: CellDto[];
+  /** The dashboard is signed in with a token (private reports need one). */
+  signedIn?: boolean;
+}) {
   const router = useRouter();
   const [state, dispatch] = useReducer(reduceRunState, { run, cells, points: {} });
   const [picked, setPicked] = useState<string | null>(null);
@@ -82,7 +91,7 @@ export function RunView({ run, cells }: { run: RunDto; cells: CellDto[] }) {
         actions={
           <div className="flex flex-wrap items-start gap-2">
             {terminalRunStatuses.includes(state.run.status) ? (
-              <ShareReport runId={state.run.id} />
+              <ShareReport runId={state.run.id} signedIn={signedIn} />
             ) : (
               <CancelRun runId={state.run.id} />
             )}

@@ -1,18 +1,32 @@
 "use client";
 
+import { reportVisibilities } from "@perflab/contracts";
 import { useRef, useState } from "react";
 import type { CreatedReportDto } from "@/lib/report-dto";
+import { SignInLink } from "./sign-in-form";
 import { buttonSecondary, link } from "./ui";
+
+type Visibility = (typeof reportVisibilities)[number];
+
+const visibilityLabels: Record<Visibility, string> = {
+  private: "Private (token holders only)",
+  unlisted: "Unlisted (anyone with the link)",
+  public: "Public",
+};
 
 type State =
   | { kind: "idle" }
   | { kind: "creating" }
   | { kind: "created"; url: string; copied: boolean }
-  | { kind: "error"; message: string };
+  | { kind: "error"; message: string; signIn: boolean };
 
-/** Freezes the finished run into a report and shows its permalink with a copy button. */
-export function ShareReport({ runId }: { runId: string }) {
+/**
+ * Freezes the finished run into a report and shows its permalink with a copy button. A private
+ * report needs the sharer's token, so that choice waits for a sign-in.
+ */
+export function ShareReport({ runId, signedIn = false }: { runId: string; signedIn?: boolean }) {
   const [state, setState] = useState<State>({ kind: "idle" });
+  const [visibility, setVisibility] = useState<Visibility>("unlisted");
   const input = useRef<HTMLInputElement>(null);
 
   async function share() {
@@ -21,7 +35,7 @@ export function ShareReport({ runId }: { runId: string }) {
       const response = await fetch("/api/v1/reports", {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ runId }),
+        body: JSON.stringify({ runId, visibility }),
       });
       const body = (await response.json().catch(() => null)) as
         | (CreatedReportDto & { detail?: string })
@@ -30,13 +44,18 @@ export function ShareReport({ runId }: { runId: string }) {
         setState({
           kind: "error",
           message: body?.detail ?? `The report was not created (${response.status}).`,
+          signIn: response.status === 401,
         });
         return;
       }
       // The browser knows the address it reached us by, even behind a proxy.
       setState({ kind: "created", url: `${window.location.origin}/r/${body.slug}`, copied: false });
     } catch {
-      setState({ kind: "error", message: "The report was not created: the server did not answer." });
+      setState({
+        kind: "error",
+        message: "The report was not created: the server did not answer.",
+        signIn: false,
+      });
     }
   }
 
@@ -82,6 +101,22 @@ export function ShareReport({ runId }: { runId: string }) {
   }
   return (
     <div className="flex flex-wrap items-center gap-2">
+      <label htmlFor="report-visibility" className="sr-only">
+        Visibility
+      </label>
+      <select
+        id="report-visibility"
+        value={visibility}
+        onChange={(e) => setVisibility(e.target.value as Visibility)}
+        data-testid="share-visibility"
+        className="rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm shadow-sm dark:border-zinc-700 dark:bg-zinc-900"
+      >
+        {reportVisibilities.map((v) => (
+          <option key={v} value={v} disabled={v === "private" && !signedIn}>
+            {v === "private" && !signedIn ? `${visibilityLabels[v]}: sign in first` : visibilityLabels[v]}
+          </option>
+        ))}
+      </select>
       <button
         type="button"
         className={buttonSecondary}
@@ -95,6 +130,12 @@ export function ShareReport({ runId }: { runId: string }) {
       {state.kind === "error" && (
         <span role="alert" className="text-sm text-rose-600 dark:text-rose-400" data-testid="share-error">
           {state.message}
+          {state.signIn && (
+            <>
+              {" "}
+              <SignInLink className="font-medium underline" />
+            </>
+          )}
         </span>
       )}
     </div>

@@ -2,6 +2,7 @@ import type { TProblem } from "@perflab/contracts";
 
 export type AppErrorCode =
   | "bad_request"
+  | "unauthorized"
   | "invalid"
   | "not_found"
   | "conflict"
@@ -12,6 +13,7 @@ export type AppErrorCode =
 
 const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
   bad_request: { status: 400, title: "Bad request" },
+  unauthorized: { status: 401, title: "Unauthorized" },
   invalid: { status: 422, title: "Invalid input" },
   not_found: { status: 404, title: "Not found" },
   conflict: { status: 409, title: "Conflict" },

@@ -9,6 +9,8 @@ export function problemResponse(problem: TProblem): Response {
     status: problem.status,
     headers: {
       "content-type": PROBLEM_TYPE,
+      // RFC 9110: a 401 says how to authenticate.
+      ...(problem.status === 401 ? { "www-authenticate": 'Bearer realm="perflab"' } : {}),
       ...(problem.requestId ? { "x-request-id": problem.requestId } : {}),
     },
   });

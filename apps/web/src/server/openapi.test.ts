@@ -21,8 +21,22 @@ describe("OpenAPI document", () => {
       "/api/v1/runs/{id}/events",
       "/api/v1/runs/{id}/verdict",
       "/api/v1/servers",
+      "/api/v1/session",
+      "/api/v1/tokens",
+      "/api/v1/tokens/{id}",
       "/api/v1/uploads",
     ]);
+  });
+
+  it("says which operations take an API token, and that an open lab takes none", () => {
+    expect(doc.components?.securitySchemes?.apiToken).toMatchObject({ type: "http", scheme: "bearer" });
+    const post = (path: string) => doc.paths?.[path]?.post;
+    for (const path of ["/api/v1/matrices", "/api/v1/uploads", "/api/v1/reports", "/api/v1/tokens"]) {
+      expect(post(path)?.security, path).toEqual([{ apiToken: [] }, {}]);
+      expect(post(path)?.responses, path).toHaveProperty("401");
+    }
+    // Reading runs needs nothing.
+    expect(doc.paths?.["/api/v1/runs"]?.get?.security).toBeUndefined();
   });
 
   it("takes the run list's query parameters from the zod schema", () => {

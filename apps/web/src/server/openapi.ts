@@ -4,8 +4,10 @@ import {
   ZCancelledRun,
   ZCellDto,
   ZCreatedRun,
+  ZCreatedToken,
   ZCreatedUpload,
   ZCreateReport,
+  ZCreateToken,
   ZLiveCellStatus,
   ZLivePoint,
   ZLiveRunStatus,
@@ -20,6 +22,10 @@ import {
   ZRunsComparison,
   ZRunsComparisonQuery,
   ZServerList,
+  ZSession,
+  ZSignIn,
+  ZTokenDto,
+  ZTokenList,
   ZUploadQuery,
   ZVerdict,
   ZVerdictQuery,
@@ -91,10 +97,26 @@ function buildDocument() {
   });
   const runId = z.object({ id: z.string().describe("The run id, as returned by POST /api/v1/matrices.") });
 
+  registry.registerComponent("securitySchemes", "apiToken", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An API token (`plab_` and 43 characters), from Settings → API tokens or `pnpm -s token create`. " +
+      "With `PERFLAB_ACCESS=token` every request that changes something needs one; reading stays open. " +
+      "In an open lab a token is optional, but one that is sent must be valid, and runs record it.",
+  });
+  /** Requests that change something: a token, or (in an open lab) none. */
+  const writer: Record<string, string[]>[] = [{ apiToken: [] }, {}];
+  const refused = problem(
+    "The API token was refused (unknown, revoked or expired; `errors[].field` says where it came from), " +
+      "or the lab needs one and none was sent.",
+  );
+
   registry.registerPath({
     method: "post",
     path: "/api/v1/matrices",
     operationId: "createMatrixRun",
+    security: writer,
     summary: "Queue a run of a benchmark matrix",
     description:
       "Validates the matrix against the server catalog, stores the run and its cells and queues one job per cell. " +
@@ -112,6 +134,7 @@ function buildDocument() {
         "The matrix is invalid; `errors` names each field, e.g. `loadLevels.0.vus` or " +
           "`scenarios.0.params.arguments` (tool arguments are at most 64 KiB as JSON).",
       ),
+      401: refused,
       500: problem("Unexpected server error."),
       503: problem("The job queue is unavailable; the run was not created."),
     },
@@ -139,6 +162,7 @@ function buildDocument() {
     method: "post",
     path: "/api/v1/runs/{id}/cancel",
     operationId: "cancelRun",
+    security: writer,
     summary: "Cancel a queued or running run",
     description:
       "Queued cells end `cancelled` at once and their jobs are removed; a running cell is stopped by its worker " +
@@ -152,6 +176,7 @@ function buildDocument() {
       },
       404: problem("No run has this id."),
       409: problem("The run has already ended."),
+      401: refused,
       500: problem("Unexpected server error."),
     },
   });
@@ -323,8 +348,11 @@ function buildDocument() {
     method: "post",
     path: "/api/v1/reports",
     operationId: "createReport",
+    security: writer,
     summary: "Freeze a finished run behind an unguessable permalink",
-    description: `Visibility is one of ${reportVisibilities.join(", ")}.`,
+    description:
+      `Visibility is one of ${reportVisibilities.join(", ")}. A private report opens only for a caller ` +
+      "with a token of its workspace, so creating one needs a token too (a 401 names `visibility`).",
     request: {
       body: {
         required: true,
@@ -342,6 +370,7 @@ function buildDocument() {
       413: problem("The body is larger than 1 MiB."),
       409: problem("The run has not finished yet."),
       422: problem("The request is invalid; `errors` names each field."),
+      401: refused,
       500: problem("Unexpected server error."),
     },
   });
@@ -350,6 +379,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/reports/{slug}",
     operationId: "getReport",
+    security: writer,
     summary: "A report: the run and cells as frozen when it was created",
     request: { params: z.object({ slug: z.string().describe("The report's slug, from its URL.") }) },
     responses: {
@@ -358,7 +388,10 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: named("Report", ZReportDoc) } },
       },
-      404: problem("No report lives at this address, or it has expired."),
+      401: problem("The token sent was refused (a private report needs a valid one)."),
+      404: problem(
+        "No report lives at this address, it has expired, or it is private and no token of its workspace was sent.",
+      ),
       500: problem("Unexpected server error."),
     },
   });
@@ -367,11 +400,15 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/reports/{slug}/cells.csv",
     operationId: "exportReportCells",
+    security: writer,
     summary: "A report's cells as CSV, as frozen when it was created",
     request: { params: z.object({ slug: z.string().describe("The report's slug, from its URL.") }) },
     responses: {
       200: csv("The frozen cells, the same columns as a run's export."),
-      404: problem("No report lives at this address, or it has expired."),
+      401: problem("The token sent was refused (a private report needs a valid one)."),
+      404: problem(
+        "No report lives at this address, it has expired, or it is private and no token of its workspace was sent.",
+      ),
       500: problem("Unexpected server error."),
     },
   });
@@ -380,6 +417,7 @@ function buildDocument() {
     method: "post",
     path: "/api/v1/uploads",
     operationId: "uploadK6Results",
+    security: writer,
     summary: "Store a CI job's k6 results as a finished run",
     description:
       "The body is the NDJSON perflab's k6 writes with `--out perflab=<file>` (a start line, one line per " +
@@ -410,8 +448,112 @@ function buildDocument() {
         "A query parameter or the k6 output is invalid; `errors[].field` names the parameter, or the " +
           "line as `line <n>` (1-based), or `(body)` when the start or end line is missing.",
       ),
+      401: refused,
       500: problem("Unexpected server error."),
     },
+  });
+
+  const Token = named("Token", ZTokenDto);
+  const Session = named("Session", ZSession);
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/tokens",
+    operationId: "listTokens",
+    summary: "The workspace's API tokens (never their secrets)",
+    security: writer,
+    responses: {
+      200: {
+        description: "Newest first.",
+        headers,
+        content: { "application/json": { schema: named("TokenList", ZTokenList) } },
+      },
+      401: refused,
+      500: problem("Unexpected server error."),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/tokens",
+    operationId: "createToken",
+    summary: "Create an API token; its secret is in this response only",
+    description: "perflab keeps the secret's SHA-256 and its first 12 characters, nothing else.",
+    security: writer,
+    request: {
+      body: {
+        required: true,
+        content: { "application/json": { schema: named("CreateToken", ZCreateToken) } },
+      },
+    },
+    responses: {
+      201: {
+        description: "The token and its secret.",
+        headers,
+        content: { "application/json": { schema: named("CreatedToken", ZCreatedToken) } },
+      },
+      400: problem("The body is not valid JSON."),
+      401: refused,
+      422: problem("The request is invalid; `errors` names each field (`name`, `expiresInDays`)."),
+      500: problem("Unexpected server error."),
+    },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: "/api/v1/tokens/{id}",
+    operationId: "revokeToken",
+    summary: "Revoke an API token at once (it stays listed, as revoked)",
+    security: writer,
+    request: { params: z.object({ id: z.string().describe("The token's id.") }) },
+    responses: {
+      200: {
+        description: "The revoked token; revoking twice changes nothing.",
+        headers,
+        content: { "application/json": { schema: Token } },
+      },
+      401: refused,
+      404: problem("No token of this workspace has this id."),
+      500: problem("Unexpected server error."),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/session",
+    operationId: "getSession",
+    summary: "The lab's access mode and the token this request authenticated with",
+    security: writer,
+    responses: {
+      200: {
+        description: "`token` is null without a credential.",
+        headers,
+        content: { "application/json": { schema: Session } },
+      },
+      401: refused,
+      500: problem("Unexpected server error."),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/session",
+    operationId: "signIn",
+    summary: "Sign the dashboard in with a token",
+    description:
+      "Sets the token in an HttpOnly, SameSite=Strict cookie (Secure over https) for at most 30 days.",
+    request: {
+      body: { required: true, content: { "application/json": { schema: named("SignIn", ZSignIn) } } },
+    },
+    responses: {
+      200: { description: "Signed in.", headers, content: { "application/json": { schema: Session } } },
+      400: problem("The body is not valid JSON."),
+      401: problem("The token was refused; `errors[].field` is `token`."),
+      422: problem("The request is invalid; `errors` names the field."),
+      500: problem("Unexpected server error."),
+    },
+  });
+  registry.registerPath({
+    method: "delete",
+    path: "/api/v1/session",
+    operationId: "signOut",
+    summary: "Sign the dashboard out (the token stays valid; revoke it to stop it everywhere)",
+    responses: { 204: { description: "The sign-in cookie is cleared.", headers } },
   });
 
   registry.registerPath({

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { fieldErrors, ZCreateReport } from "@perflab/contracts";
 import type { Db, Prisma } from "@perflab/db";
 import { type CreatedReportDto, REPORT_POINTS_PER_CELL, type ReportSnapshotDto } from "../../lib/report-dto";
+import type { Caller } from "../auth";
 import { AppError } from "../errors";
 import { serializeReportCell, serializeRun } from "../serialize";
 import { getCellPoints } from "./get-cell-points";
@@ -23,9 +24,12 @@ export async function createReport({
   db,
   input,
   origin,
+  caller = null,
 }: {
   db: Db;
   input: unknown;
+  /** The token the request authenticated with; a private report needs one. */
+  caller?: Caller | null;
   /** Scheme and host the permalink is built on, e.g. http://127.0.0.1:3000. */
   origin: string;
 }): Promise<CreatedReportDto> {
@@ -34,6 +38,18 @@ export async function createReport({
     throw new AppError("invalid", "The report request is invalid.", fieldErrors(parsed.error));
   }
   const { runId, title, description, visibility } = parsed.data;
+  if (visibility === "private" && !caller) {
+    throw new AppError(
+      "unauthorized",
+      "A private report can be opened only with an API token, so making one needs a token too.",
+      [
+        {
+          field: "visibility",
+          message: "private needs an API token (sign in, or send Authorization: Bearer)",
+        },
+      ],
+    );
+  }
 
   const report = await db.$transaction(
     async (tx) => {
@@ -41,7 +57,7 @@ export async function createReport({
         where: { id: runId },
         include: { cells: { orderBy: { index: "asc" }, include: { summary: true } } },
       });
-      if (!run) {
+      if (!run || (caller && caller.workspaceId !== run.workspaceId)) {
         throw new AppError("not_found", `Run "${runId}" does not exist.`, [
           { field: "runId", message: "no such run" },
         ]);

@@ -5,12 +5,12 @@ import {
   fieldErrors,
   type TMatrixSpec,
 } from "@perflab/contracts";
-import type { Db, Prisma } from "@perflab/db";
+import { type Db, ensureDefaultWorkspace, type Prisma } from "@perflab/db";
 import type { CreatedRunDto } from "../../lib/dto";
+import type { Caller } from "../auth";
 import { AppError } from "../errors";
 import { type CellQueue, enqueueCells } from "../queue";
 import { assertBaselineExists } from "./baseline";
-import { ensureDefaultWorkspace } from "./ensure-default-workspace";
 
 export type CreateRunParams = {
   db: Db;
@@ -18,6 +18,8 @@ export type CreateRunParams = {
   catalog: CatalogView;
   input: unknown;
   source: "ui" | "api";
+  /** The token the request authenticated with: the run is recorded as its. */
+  caller?: Caller | null;
 };
 
 function defaultName(spec: TMatrixSpec): string {
@@ -35,6 +37,7 @@ export async function createRun({
   catalog,
   input,
   source,
+  caller = null,
 }: CreateRunParams): Promise<CreatedRunDto> {
   const parsed = createMatrixSpecSchema(catalog).safeParse(input);
   if (!parsed.success) {
@@ -43,13 +46,14 @@ export async function createRun({
   const spec = parsed.data;
   if (spec.baselineRunId !== undefined) await assertBaselineExists(db, spec.baselineRunId, "baselineRunId");
   const plans = expandMatrix(spec);
-  const workspace = await ensureDefaultWorkspace({ db });
+  const workspace = caller ? { id: caller.workspaceId } : await ensureDefaultWorkspace(db);
   const pr = spec.git?.pr && /^\d+$/.test(spec.git.pr) ? Number(spec.git.pr) : null;
 
   const { run, cells } = await db.$transaction(async (tx) => {
     const run = await tx.run.create({
       data: {
         workspaceId: workspace.id,
+        apiTokenId: caller?.tokenId ?? null,
         source,
         status: "queued",
         name: spec.name || defaultName(spec),

@@ -8,16 +8,16 @@ import {
   ZK6OutputLine,
   ZUploadQueryChecked,
 } from "@perflab/contracts";
-import { type Db, type Prisma, writeCellRollups } from "@perflab/db";
+import { type Db, ensureDefaultWorkspace, type Prisma, writeCellRollups } from "@perflab/db";
 import {
   CellAggregator,
   cellSummaryRecord,
   DEFAULT_OPERATION_METHOD,
   type SecondPoint,
 } from "@perflab/metrics";
+import type { Caller } from "../auth";
 import { AppError } from "../errors";
 import { assertBaselineExists } from "./baseline";
-import { ensureDefaultWorkspace } from "./ensure-default-workspace";
 
 /** The largest k6 output an upload may carry: about a day of per-second lines with a few groups. */
 export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
@@ -167,8 +167,11 @@ export async function createUpload({
   body,
   origin,
   rollupMinSeconds,
+  caller = null,
 }: {
   db: Db;
+  /** The token the request authenticated with: the run is recorded as its. */
+  caller?: Caller | null;
   /** The query string's parameters, as strings. */
   query: Record<string, string>;
   /** The NDJSON body. */
@@ -255,13 +258,14 @@ export async function createUpload({
   const finishedAt = new Date(Math.max(start.t, (output.lastT + 1) * 1000));
   const loadStartT = Math.floor(start.t / 1000);
   if (meta.baselineRunId !== undefined) await assertBaselineExists(db, meta.baselineRunId, "baselineRunId");
-  const workspace = await ensureDefaultWorkspace({ db });
+  const workspace = caller ? { id: caller.workspaceId } : await ensureDefaultWorkspace(db);
 
   const { runId, cellId } = await db.$transaction(
     async (tx) => {
       const run = await tx.run.create({
         data: {
           workspaceId: workspace.id,
+          apiTokenId: caller?.tokenId ?? null,
           source: "api",
           status: "succeeded",
           name,

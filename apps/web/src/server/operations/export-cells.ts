@@ -1,4 +1,5 @@
 import type { Db } from "@perflab/db";
+import type { Caller } from "../auth";
 import { cellsCsv } from "../cells-csv";
 import { AppError } from "../errors";
 import { serializeReportCell } from "../serialize";
@@ -15,7 +16,15 @@ export async function exportRunCsv({ db, runId }: { db: Db; runId: string }): Pr
 }
 
 /** A report's cells as CSV, from its frozen snapshot: the same rows whatever became of the run. */
-export async function exportReportCsv({ db, slug }: { db: Db; slug: string }): Promise<string> {
-  const report = await getReport({ db, slug });
+export async function exportReportCsv({
+  db,
+  slug,
+  caller = null,
+}: {
+  db: Db;
+  slug: string;
+  caller?: Caller | null;
+}): Promise<string> {
+  const report = await getReport({ db, slug, caller });
   return cellsCsv(report.snapshot.run.id, report.snapshot.cells);
 }

@@ -1,25 +1,30 @@
 import { REPORT_SLUG } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { ReportDto, ReportSnapshotDto } from "../../lib/report-dto";
+import type { Caller } from "../auth";
 import { AppError } from "../errors";
 
 /**
- * A report exactly as frozen at creation. Unknown, expired and private reports are all "not found":
- * without sign-in nobody may read a private one, and a 404 does not confirm that a slug exists.
+ * A report exactly as frozen at creation. Unknown and expired reports, and private ones asked for
+ * without a token of their workspace, are all "not found": a 404 does not confirm that a slug exists.
  */
 export async function getReport({
   db,
   slug,
+  caller = null,
   now = new Date(),
 }: {
   db: Db;
   slug: string;
+  /** The token the request authenticated with, if any: only it can open a private report. */
+  caller?: Caller | null;
   now?: Date;
 }): Promise<ReportDto> {
   const notFound = new AppError("not_found", "No report lives at this address, or it has expired.");
   if (!REPORT_SLUG.test(slug)) throw notFound;
   const report = await db.report.findUnique({ where: { slug } });
-  if (!report || report.visibility === "private") throw notFound;
+  if (!report) throw notFound;
+  if (report.visibility === "private" && caller?.workspaceId !== report.workspaceId) throw notFound;
   if (report.expiresAt && report.expiresAt <= now) throw notFound;
   const selection = report.selection as { runId?: unknown } | null;
   const snapshot = report.snapshot as unknown as ReportSnapshotDto;

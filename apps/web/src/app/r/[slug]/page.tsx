@@ -14,6 +14,7 @@ import { formatDateTime } from "@/lib/format";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { getReport } from "@/server/operations/get-report";
+import { pageCaller } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 
@@ -22,7 +23,7 @@ type Props = { params: Promise<{ slug: string }> };
 /** One read per request, shared by the metadata and the page. */
 const load = cache(async (slug: string) => {
   try {
-    return await getReport({ db: getDb(), slug });
+    return await getReport({ db: getDb(), slug, caller: await pageCaller() });
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") notFound();
     throw error;

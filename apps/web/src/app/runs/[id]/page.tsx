@@ -8,6 +8,7 @@ import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { getRun } from "@/server/operations/get-run";
 import { getVerdict } from "@/server/operations/get-verdict";
+import { pageCaller } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 
@@ -42,11 +43,12 @@ async function verdictOf(runId: string) {
 export default async function RunPage({ params }: Props) {
   const { id } = await params;
   const { run, cells } = await load(id);
+  const caller = await pageCaller();
   const verdict =
     run.baselineRunId && !["queued", "running"].includes(run.status) ? await verdictOf(run.id) : null;
   return (
     <div className="space-y-8">
-      <RunView run={run} cells={cells} />
+      <RunView run={run} cells={cells} signedIn={caller !== null} />
       {verdict && <VerdictPanel verdict={verdict} />}
       <RunSummary cells={cells} />
     </div>

@@ -1,3 +1,5 @@
+import { env } from "@/env";
+import { authorizeWrite } from "@/server/auth";
 import { getServerCatalog, toCatalogView } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { jsonResponse, readJsonBody, withProblems } from "@/server/http";
@@ -11,9 +13,11 @@ export const dynamic = "force-dynamic";
 const CLIENT_HEADER = "x-perflab-client";
 
 export const POST = withProblems(async (request, _context, requestId) => {
+  const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   const input = await readJsonBody(request);
   const created = await createRun({
     db: getDb(),
+    caller,
     queue: getCellQueue(),
     catalog: toCatalogView(getServerCatalog()),
     input,

@@ -1,4 +1,5 @@
 import { env } from "@/env";
+import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { readTextBody, requestOrigin, withProblems } from "@/server/http";
@@ -18,6 +19,7 @@ export const POST = withProblems(async (request, _context, requestId) => {
       { field: "content-type", message: "must be application/x-ndjson (or application/json)" },
     ]);
   }
+  const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   const body = await readTextBody(request, UPLOAD_MAX_BYTES);
   const query = Object.fromEntries(new URL(request.url).searchParams.entries());
   const created = await createUpload({
@@ -26,6 +28,7 @@ export const POST = withProblems(async (request, _context, requestId) => {
     body,
     origin: requestOrigin(request),
     rollupMinSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS,
+    caller,
   });
   return Response.json(created, {
     status: 201,

@@ -1,3 +1,4 @@
+import { authenticate } from "@/server/auth";
 import { csvResponse } from "@/server/cells-csv";
 import { getDb } from "@/server/db";
 import { withProblems } from "@/server/http";
@@ -8,8 +9,8 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ slug: string }> };
 
-export const GET = withProblems<Context>(async (_request, context, requestId) => {
+export const GET = withProblems<Context>(async (request, context, requestId) => {
   const { slug } = await context.params;
-  const csv = await exportReportCsv({ db: getDb(), slug });
+  const csv = await exportReportCsv({ db: getDb(), slug, caller: await authenticate(getDb(), request) });
   return csvResponse(csv, `perflab-report-${slug}.csv`, requestId);
 });

@@ -1,0 +1,50 @@
+import { fieldErrors, type TSession, ZSignIn } from "@perflab/contracts";
+import { env } from "@/env";
+import { authenticate, serializeToken, TOKEN_COOKIE, verifySecret } from "@/server/auth";
+import { getDb } from "@/server/db";
+import { AppError } from "@/server/errors";
+import { jsonResponse, readJsonBody, requestOrigin, withProblems } from "@/server/http";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** A signed-in dashboard keeps its token at most this long (less when the token expires sooner). */
+const SESSION_MAX_SECONDS = 30 * 86_400;
+
+/** The lab's access mode and the token this request authenticated with, if any. */
+export const GET = withProblems(async (request, _context, requestId) => {
+  const caller = await authenticate(getDb(), request);
+  const token = caller ? await getDb().apiToken.findUnique({ where: { id: caller.tokenId } }) : null;
+  const session: TSession = { access: env.PERFLAB_ACCESS, token: token ? serializeToken(token) : null };
+  return jsonResponse(session, { requestId });
+});
+
+/**
+ * Signs the dashboard in with a token: checked, then kept in an HttpOnly, SameSite=Strict cookie
+ * (Secure over https), so page scripts never read it and other sites cannot send it.
+ */
+export const POST = withProblems(async (request, _context, requestId) => {
+  const parsed = ZSignIn.safeParse(await readJsonBody(request));
+  if (!parsed.success)
+    throw new AppError("invalid", "The sign-in request is invalid.", fieldErrors(parsed.error));
+  const token = await verifySecret(getDb(), parsed.data.token, "token");
+  const untilExpiry = token.expiresAt
+    ? Math.floor((token.expiresAt.getTime() - Date.now()) / 1000)
+    : Infinity;
+  const maxAge = Math.max(1, Math.min(SESSION_MAX_SECONDS, untilExpiry));
+  const secure = requestOrigin(request).startsWith("https:") ? "; Secure" : "";
+  const session: TSession = { access: env.PERFLAB_ACCESS, token: serializeToken(token) };
+  const response = jsonResponse(session, { requestId });
+  response.headers.append(
+    "set-cookie",
+    `${TOKEN_COOKIE}=${encodeURIComponent(parsed.data.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
+  );
+  return response;
+});
+
+/** Signs the dashboard out (the token itself stays valid: revoke it to stop it everywhere). */
+export const DELETE = withProblems(async (_request, _context, requestId) => {
+  const response = new Response(null, { status: 204, headers: { "x-request-id": requestId } });
+  response.headers.append("set-cookie", `${TOKEN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
+  return response;
+});

@@ -1,0 +1,49 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PageTitle } from "@/components/page-title";
+import { TokenManager } from "@/components/token-manager";
+import { buttonPrimary, panel } from "@/components/ui";
+import { env } from "@/env";
+import { getDb } from "@/server/db";
+import { listTokens } from "@/server/operations/tokens";
+import { pageCaller } from "@/server/session";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "API tokens" };
+
+export default async function TokensPage() {
+  const caller = await pageCaller();
+  // Managing tokens takes a token wherever writing does: the API would answer 401, so list nothing.
+  if (env.PERFLAB_ACCESS === "token" && !caller) {
+    return (
+      <div className="max-w-3xl">
+        <PageTitle title="API tokens" />
+        <div
+          className={`${panel} flex flex-col items-center gap-3 px-6 py-16 text-center`}
+          data-testid="tokens-sign-in"
+        >
+          <h2 className="text-lg font-semibold">Sign in with an API token to manage tokens</h2>
+          <p className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">
+            This lab needs a token for any change, managing tokens included. The first one comes from{" "}
+            <code className="whitespace-nowrap font-mono">pnpm -s token create --name &lt;name&gt;</code> on
+            the lab&apos;s machine.
+          </p>
+          <Link href="/sign-in?next=%2Fsettings%2Ftokens" className={`${buttonPrimary} mt-2`}>
+            Sign in
+          </Link>
+        </div>
+      </div>
+    );
+  }
+  const tokens = await listTokens({ db: getDb(), caller });
+  return (
+    <div>
+      <PageTitle title="API tokens" />
+      <p className="mb-6 max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">
+        Tokens let CI jobs and the CLI queue runs and upload results, and sign this dashboard in. perflab
+        keeps only a hash of each: a lost token cannot be shown again, only revoked and replaced.
+      </p>
+      <TokenManager initialTokens={tokens} currentTokenId={caller?.tokenId ?? null} />
+    </div>
+  );
+}

@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+import { TOKEN_PATTERN, TOKEN_PREFIX, TOKEN_SHOWN_CHARS } from "@perflab/contracts";
+import { hashToken, newTokenSecret, tokenShownPart } from "@perflab/db";
+import { describe, expect, it } from "vitest";
+import { credentialOf, TOKEN_COOKIE, tokenState } from "./auth";
+import { AppError } from "./errors";
+
+const request = (headers: Record<string, string>) => new Request("http://127.0.0.1/api/v1/runs", { headers });
+
+describe("token secrets", () => {
+  it("are plab_ and 256 random bits; only their SHA-256 and first characters are kept", () => {
+    const a = newTokenSecret();
+    const b = newTokenSecret();
+    expect(a).toMatch(TOKEN_PATTERN);
+    expect(a.startsWith(TOKEN_PREFIX)).toBe(true);
+    expect(a).not.toBe(b);
+    expect(Buffer.from(a.slice(TOKEN_PREFIX.length), "base64url")).toHaveLength(32);
+    expect(hashToken(a)).toBe(createHash("sha256").update(a).digest("hex"));
+    expect(tokenShownPart(a)).toBe(a.slice(0, TOKEN_SHOWN_CHARS));
+    // What is shown keeps almost all of the secret's bits hidden.
+    expect(TOKEN_SHOWN_CHARS - TOKEN_PREFIX.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe("a request's credential", () => {
+  it("is the Bearer token of the Authorization header, else the sign-in cookie, else none", () => {
+    expect(credentialOf(request({ authorization: "Bearer plab_abc" }))).toEqual({
+      secret: "plab_abc",
+      field: "authorization",
+    });
+    expect(credentialOf(request({ authorization: "bearer  plab_abc " }))?.secret).toBe("plab_abc");
+    expect(credentialOf(request({ cookie: `theme=dark; ${TOKEN_COOKIE}=plab_c%2Dd` }))).toEqual({
+      secret: "plab_c-d",
+      field: "cookie",
+    });
+    // The header wins over the cookie: a CI job's explicit token is the one that counts.
+    expect(
+      credentialOf(request({ authorization: "Bearer plab_h", cookie: `${TOKEN_COOKIE}=plab_c` }))?.secret,
+    ).toBe("plab_h");
+    expect(credentialOf(request({ cookie: "theme=dark" }))).toBeNull();
+    expect(credentialOf(request({}))).toBeNull();
+  });
+
+  it("refuses an Authorization header of another scheme with a 401 naming the header", () => {
+    for (const authorization of ["Basic dXNlcjpwYXNz", "Bearer", "plab_abc", "Bearer a b"]) {
+      try {
+        credentialOf(request({ authorization }));
+        expect.unreachable(`"${authorization}" was accepted`);
+      } catch (error) {
+        expect(error).toBeInstanceOf(AppError);
+        expect((error as AppError).status).toBe(401);
+        expect((error as AppError).errors?.[0]?.field).toBe("authorization");
+      }
+    }
+  });
+});
+
+describe("a stored token's state", () => {
+  const now = new Date("2026-11-24T12:00:00Z");
+  it("is revoked, expired (at its expiry instant) or active", () => {
+    expect(tokenState({ revokedAt: null, expiresAt: null }, now)).toBe("active");
+    expect(tokenState({ revokedAt: null, expiresAt: new Date("2026-11-24T12:00:01Z") }, now)).toBe("active");
+    expect(tokenState({ revokedAt: null, expiresAt: now }, now)).toBe("expired");
+    expect(tokenState({ revokedAt: now, expiresAt: new Date("2027-01-01Z") }, now)).toBe("revoked");
+  });
+});

@@ -1,0 +1,232 @@
+/**
+ * API tokens in the dashboard, in real Chromium: a lab with PERFLAB_ACCESS=token refuses the run
+ * form until the browser signs in with a token; the settings page creates a token (its secret shown
+ * once) and revokes it, after which the API refuses it. An open lab manages tokens without a sign-in.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { TOKEN_PATTERN } from "@perflab/contracts";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Service } from "../../scripts/lib/services.ts";
+import { launchChromium, startTokenLab, testDb, tokenInDb, waitForRun } from "./helpers.ts";
+
+let browser: Browser;
+const started: Service[] = [];
+const runIds: string[] = [];
+const tokenIds: string[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  const db = testDb();
+  await db.run.deleteMany({ where: { id: { in: runIds } } });
+  await db.apiToken.deleteMany({ where: { id: { in: tokenIds } } });
+});
+
+/** On failure, keep a screenshot beside the test results to see what the user saw. */
+async function withPage(name: string, fn: (page: Page) => Promise<void>) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await fn(page);
+  } catch (error) {
+    const dir = path.join(import.meta.dirname, "../test-results");
+    await mkdir(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    await page.close();
+  }
+}
+
+const unique = () => randomBytes(4).toString("hex");
+
+/** A token made on the lab's machine, as `pnpm -s token create` does; removed after the file. */
+async function madeToken(name: string) {
+  const created = await tokenInDb(name);
+  tokenIds.push(created.token.id);
+  return created;
+}
+
+/** The smallest run of the go server: one VU for 3 s, no warm-up. */
+async function fillRunForm(page: Page, name: string) {
+  await page.getByTestId("new-run-form").waitFor();
+  await page.getByLabel("Name (optional)").fill(name);
+  await page.getByRole("button", { name: "Clear the server selection" }).click();
+  await page.getByTestId("server-go").check();
+  await page.getByLabel("Virtual users").fill("1");
+  await page.getByLabel("Duration (s)").fill("3");
+  await page.getByLabel("Warm-up (s)").fill("0");
+}
+
+const tokenRow = (page: Page, prefix: string) => page.getByTestId("token-row").filter({ hasText: prefix });
+
+describe("API tokens in the dashboard (real Chromium)", () => {
+  it("in a token lab: refuses the run form, signs in, queues, creates and revokes a token, signs out", async () => {
+    const web = await startTokenLab();
+    started.push(web);
+    const db = testDb();
+    const runName = `tokens-browser-${unique()}`;
+
+    await withPage("tokens-lab", async (page) => {
+      const header = page.getByTestId("session");
+
+      // Without a sign-in the settings page lists nothing and says how to get in.
+      await page.goto(`${web.url}/settings/tokens`);
+      await page.getByTestId("tokens-sign-in").waitFor();
+      expect(await page.getByTestId("tokens-table").count()).toBe(0);
+
+      // The run form's 401 names the problem and links to the sign-in, coming back here.
+      await page.goto(`${web.url}/runs/new`);
+      expect(await header.getByTestId("sign-in-link").count()).toBe(1);
+      await fillRunForm(page, runName);
+      await page.getByTestId("submit-run").click();
+      const formError = page.getByTestId("form-error");
+      await formError.waitFor({ timeout: 15_000 });
+      expect(await formError.textContent()).toMatch(/needs an API token/);
+      const signIn = formError.getByTestId("sign-in-link");
+      expect(await signIn.getAttribute("href")).toBe("/sign-in?next=%2Fruns%2Fnew");
+      expect(await db.run.count({ where: { name: runName } })).toBe(0);
+
+      // The first token comes from the lab's machine; a wrong one is refused beside the field.
+      const { secret, token } = await madeToken(`lab-admin-${unique()}`);
+      await signIn.click();
+      await page.waitForURL(/\/sign-in\?next=/);
+      await page.getByLabel("API token").fill(`plab_${"A".repeat(43)}`);
+      await page.getByTestId("sign-in-submit").click();
+      await expect
+        .poll(() =>
+          page
+            .getByTestId("error-token")
+            .textContent()
+            .catch(() => null),
+        )
+        .toMatch(/not a token of this lab/);
+      expect(await page.getByLabel("API token").getAttribute("type")).toBe("password");
+      await page.getByLabel("API token").fill(secret);
+      await page.getByTestId("sign-in-submit").click();
+      await page.waitForURL(`${web.url}/runs/new`);
+      await expect
+        .poll(() =>
+          header
+            .getByTestId("signed-in-as")
+            .textContent()
+            .catch(() => null),
+        )
+        .toBe(`Signed in as ${token.name}`);
+      expect(await header.getByTestId("sign-in-link").count()).toBe(0);
+
+      // Signed in, the same form queues the run (the cookie is the credential), and the run cancels.
+      await fillRunForm(page, runName);
+      await page.getByTestId("submit-run").click();
+      // Already on /runs/new: wait for a run's own page.
+      await page.waitForURL(/\/runs\/(?!new$)[^/]+$/, { timeout: 15_000 });
+      const runId = new URL(page.url()).pathname.split("/").at(-1)!;
+      runIds.push(runId);
+      const run = await db.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run.name).toBe(runName);
+      expect(run.apiTokenId).toBe(token.id);
+      await page.getByTestId("cancel-button").click();
+      await page.getByTestId("cancel-confirm").click();
+      expect((await waitForRun(runId, 30_000)).status).toBe("cancelled");
+
+      // Settings → a new token: its secret once, with how to use it.
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Tokens" }).click();
+      await page.waitForURL(`${web.url}/settings/tokens`);
+      await page.getByLabel("Name", { exact: true }).fill("ci");
+      await page.getByTestId("create-token").click();
+      const ciSecret = await page.getByTestId("token-secret").inputValue({ timeout: 15_000 });
+      expect(ciSecret).toMatch(/^plab_[A-Za-z0-9_-]{43}$/);
+      expect(ciSecret).toMatch(TOKEN_PATTERN);
+      const created = await page.getByTestId("token-created").textContent();
+      expect(created).toMatch(/will not be shown again/);
+      expect(created).toMatch(/PERFLAB_TOKEN/);
+      expect(created).toMatch(/Authorization: Bearer/);
+      const ciPrefix = ciSecret.slice(0, 12);
+      tokenIds.push((await db.apiToken.findFirstOrThrow({ where: { prefix: ciPrefix } })).id);
+
+      // Reloaded, the secret is gone for good; the list shows the token by its first characters.
+      await page.reload();
+      await tokenRow(page, ciPrefix).waitFor();
+      expect(await page.getByTestId("token-secret").count()).toBe(0);
+      expect(await page.content()).not.toContain(ciSecret);
+      const row = tokenRow(page, ciPrefix);
+      expect(await row.getAttribute("data-token-name")).toBe("ci");
+      expect(await row.getByTestId("token-prefix").textContent()).toBe(`${ciPrefix}…`);
+      expect(await row.getByTestId("token-state").getAttribute("data-state")).toBe("active");
+      // The signed-in token was used just now; "ci" never was.
+      expect(await row.textContent()).toMatch(/never/);
+      expect(await tokenRow(page, token.prefix).textContent()).toMatch(/this browser/);
+
+      // Revoked (after a confirmation), it is refused by the API straight away.
+      await row.getByTestId("revoke-button").click();
+      await row.getByTestId("revoke-confirm").click();
+      await expect.poll(() => row.getByTestId("token-state").getAttribute("data-state")).toBe("revoked");
+      expect(await row.getByTestId("revoke-button").count()).toBe(0);
+      const upload = await fetch(`${web.url}/api/v1/uploads`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ciSecret}`, "content-type": "application/x-ndjson" },
+        body: "",
+      });
+      expect(upload.status).toBe(401);
+      const problem = (await upload.json()) as { errors?: { field: string; message: string }[] };
+      expect(problem.errors?.[0]).toMatchObject({
+        field: "authorization",
+        message: expect.stringMatching(/revoked/),
+      });
+
+      // Signed out, the header offers the sign-in again and the settings page is closed.
+      await header.getByTestId("sign-out").click();
+      await header.getByTestId("sign-in-link").waitFor({ timeout: 15_000 });
+      expect(await header.getByTestId("signed-in-as").count()).toBe(0);
+      await page.getByTestId("tokens-sign-in").waitFor({ timeout: 15_000 });
+    });
+  }, 90_000);
+
+  it("in an open lab: lists the workspace's tokens and creates one without a sign-in", async () => {
+    const webUrl = inject("webUrl");
+    const listed = await madeToken(`listed-${unique()}`);
+    await withPage("tokens-open", async (page) => {
+      await page.goto(`${webUrl}/settings/tokens`);
+      const row = tokenRow(page, listed.token.prefix);
+      await row.waitFor();
+      expect(await row.getAttribute("data-token-name")).toBe(listed.token.name);
+      expect(await row.getByTestId("token-state").getAttribute("data-state")).toBe("active");
+      // Last used and expires: both never.
+      expect((await row.textContent())?.match(/never/g)).toHaveLength(2);
+      // An open lab with no sign-in shows no sign-in controls.
+      expect(await page.getByTestId("session").getByTestId("sign-in-link").count()).toBe(0);
+
+      // A field error beside the field, then a token that expires in 30 days.
+      await page.getByTestId("create-token").click();
+      await expect
+        .poll(() =>
+          page
+            .getByTestId("error-name")
+            .textContent()
+            .catch(() => null),
+        )
+        .toMatch(/must not be empty/);
+      const name = `open-${unique()}`;
+      await page.getByLabel("Name", { exact: true }).fill(name);
+      await page.getByLabel("Expires").selectOption("30");
+      await page.getByTestId("create-token").click();
+      const secret = await page.getByTestId("token-secret").inputValue({ timeout: 15_000 });
+      expect(secret).toMatch(TOKEN_PATTERN);
+      const stored = await testDb().apiToken.findFirstOrThrow({ where: { prefix: secret.slice(0, 12) } });
+      tokenIds.push(stored.id);
+      expect(stored.name).toBe(name);
+      const days = (stored.expiresAt!.getTime() - Date.now()) / 86_400_000;
+      expect(days).toBeGreaterThan(29.9);
+      expect(days).toBeLessThanOrEqual(30);
+      const newRow = tokenRow(page, secret.slice(0, 12));
+      expect(await newRow.getByTestId("token-state").getAttribute("data-state")).toBe("active");
+      expect((await newRow.textContent())?.match(/never/g)).toHaveLength(1);
+    });
+  });
+});

@@ -1,0 +1,389 @@
+/**
+ * API tokens against the real stack: the first token made on the lab's machine (`pnpm -s token
+ * create`), a web app with PERFLAB_ACCESS=token that refuses changes without one and writes nothing,
+ * uploads and queued runs recorded with the token that made them, revoked and expired tokens refused
+ * (in an open lab too), the dashboard's sign-in cookie, private reports and the CLI's --token.
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
+import { repoRoot, type Service } from "../../scripts/lib/services.ts";
+import { runK6ToFiles, startGoServer, startTokenLab, testDb, tokenInDb, until } from "./helpers.ts";
+
+type Problem = { status: number; detail?: string; errors?: { field: string; message: string }[] };
+
+const TOKEN = /^plab_[A-Za-z0-9_-]{43}$/;
+const started: Service[] = [];
+let server: RunningServer | null = null;
+/** The web app of a shared lab: PERFLAB_ACCESS=token. */
+let lab = "";
+/** The suite's web app: an open lab. */
+const open = () => inject("webUrl");
+let ndjson = "";
+const uploadQuery = "server=go&warmupSec=0&durationSec=2&tool=echo";
+
+async function request(base: string, pathname: string, init: RequestInit & { token?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.token) headers.set("authorization", `Bearer ${init.token}`);
+  const response = await fetch(`${base}${pathname}`, { ...init, headers });
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Not JSON (a page, or an empty 204): the status says enough.
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+const upload = (base: string, token?: string) =>
+  request(base, `/api/v1/uploads?${uploadQuery}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-ndjson" },
+    body: ndjson,
+    token,
+  });
+
+async function tokenCli(...args: string[]) {
+  return promisify(execFile)(process.execPath, ["--import", "tsx", "packages/db/src/token-cli.ts", ...args], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      DATABASE_URL: inject("databaseUrl"),
+    },
+    timeout: 60_000,
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: e.code ?? -1,
+      stdout: e.stdout ?? "",
+      stderr: e.stderr ?? "",
+    }),
+  );
+}
+
+beforeAll(async () => {
+  const web = await startTokenLab();
+  started.push(web);
+  lab = web.url;
+  const go = await startGoServer("tokens-test");
+  server = go.server;
+  const files = await runK6ToFiles(path.join(inject("tmpDir"), "tokens"), "out", {
+    TARGET: go.baseUrl,
+    MCP_PATH: go.mcpPath,
+    VUS: "1",
+    WARMUP: "0",
+    DURATION: "2",
+    TOOL: "echo",
+    ARGS: JSON.stringify({ message: "token" }),
+  });
+  ndjson = await readFile(files.out, "utf8");
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop(5_000);
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+});
+
+describe("the first token, made on the lab's machine", () => {
+  it("is printed once, alone on stdout, and only its SHA-256 and first characters are stored", async () => {
+    const created = await tokenCli("create", "--name", "bootstrap", "--expires-in-days", "30");
+    expect(created.code, created.stderr).toBe(0);
+    const secret = created.stdout.trim();
+    expect(secret).toMatch(TOKEN);
+    expect(created.stderr).toMatch(/only time it is shown/);
+    const row = await testDb().apiToken.findUniqueOrThrow({
+      where: { tokenHash: createHash("sha256").update(secret).digest("hex") },
+    });
+    expect(row).toMatchObject({ name: "bootstrap", prefix: secret.slice(0, 12), revokedAt: null });
+    expect(JSON.stringify(row)).not.toContain(secret.slice(12));
+    expect(row.expiresAt!.getTime() - Date.now()).toBeGreaterThan(29.9 * 86_400_000);
+
+    const listed = await tokenCli("list");
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${row.id}\\t${secret.slice(0, 12)}\\tactive\\tbootstrap`, "m"),
+    );
+    expect(listed.stdout).not.toContain(secret.slice(12));
+
+    const bad = await tokenCli("create");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--name is required/);
+    expect((await tokenCli("create", "--name", "x", "--expires-in-days", "0")).stderr).toMatch(
+      /--expires-in-days must be a whole number from 1 to 365/,
+    );
+
+    const revoked = await tokenCli("revoke", row.id);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect((await testDb().apiToken.findUniqueOrThrow({ where: { id: row.id } })).revokedAt).not.toBeNull();
+    expect((await tokenCli("revoke", "no-such-token")).stderr).toMatch(/no token has the id "no-such-token"/);
+  }, 60_000);
+});
+
+describe("a lab with PERFLAB_ACCESS=token", () => {
+  it("refuses every change without a token with a 401 naming the header, and writes nothing", async () => {
+    const db = testDb();
+    const runsBefore = await db.run.count();
+    const tokensBefore = await db.apiToken.count();
+    const spec = {
+      name: "tokens: refused",
+      servers: ["go"],
+      scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "x" } } }],
+      loadLevels: [{ vus: 1 }],
+      durationSec: 1,
+      warmupSec: 0,
+    };
+    const refused = [
+      await request(lab, "/api/v1/matrices", { method: "POST", body: JSON.stringify(spec) }),
+      await upload(lab),
+      await request(lab, "/api/v1/reports", { method: "POST", body: JSON.stringify({ runId: "x" }) }),
+      await request(lab, "/api/v1/runs/x/cancel", { method: "POST" }),
+      await request(lab, "/api/v1/tokens", { method: "POST", body: JSON.stringify({ name: "sneaky" }) }),
+      await request(lab, "/api/v1/tokens"),
+      await request(lab, "/api/v1/tokens/x", { method: "DELETE" }),
+    ];
+    for (const r of refused) {
+      expect(r.status).toBe(401);
+      expect(r.headers.get("content-type")).toBe("application/problem+json");
+      expect(r.headers.get("www-authenticate")).toBe('Bearer realm="perflab"');
+      expect((r.body as Problem).errors).toEqual([
+        {
+          field: "authorization",
+          message: expect.stringMatching(/this lab needs an API token: send Authorization: Bearer/),
+        },
+      ]);
+    }
+    expect(await db.run.count()).toBe(runsBefore);
+    expect(await db.apiToken.count()).toBe(tokensBefore);
+
+    // Reading stays open.
+    expect((await request(lab, "/api/v1/runs")).status).toBe(200);
+    expect((await request(lab, "/api/v1/servers")).status).toBe(200);
+    expect((await request(lab, "/api/v1/session")).body).toEqual({ access: "token", token: null });
+  });
+
+  it("takes an upload and a queued run with a token, and records the token on them", async () => {
+    const { token, secret } = await tokenInDb("ci");
+
+    const uploaded = await upload(lab, secret);
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const run = await testDb().run.findUniqueOrThrow({ where: { id: uploaded.body.runId as string } });
+    expect(run).toMatchObject({ source: "api", apiTokenId: token.id, status: "succeeded" });
+    const used = await testDb().apiToken.findUniqueOrThrow({ where: { id: token.id } });
+    expect(used.lastUsedAt).not.toBeNull();
+
+    const queued = await request(lab, "/api/v1/matrices", {
+      method: "POST",
+      token: secret,
+      body: JSON.stringify({
+        name: "tokens: queued",
+        servers: ["go"],
+        scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "x" } } }],
+        loadLevels: [{ vus: 1 }],
+        durationSec: 1,
+        warmupSec: 0,
+      }),
+    });
+    expect(queued.status, queued.text).toBe(201);
+    const runId = queued.body.runId as string;
+    expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).apiTokenId).toBe(token.id);
+    // Cancelling needs the token as well; without it the run goes on.
+    expect((await request(lab, `/api/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(401);
+    const cancelled = await request(lab, `/api/v1/runs/${runId}/cancel`, { method: "POST", token: secret });
+    expect([202, 409]).toContain(cancelled.status);
+    await until(
+      async () => {
+        const r = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+        return ["cancelled", "succeeded", "failed"].includes(r.status) ? r : null;
+      },
+      60_000,
+      "the queued run to end",
+    );
+  }, 90_000);
+
+  it("the CLI sends --token (or PERFLAB_TOKEN), and says what was refused without it", async () => {
+    const { token, secret } = await tokenInDb("cli");
+    const file = path.join(inject("tmpDir"), "tokens", "out.ndjson");
+    const cli = (env: Record<string, string>, ...args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", lab, "--json"],
+        { cwd: repoRoot, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env } },
+      ).then(
+        (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+        (e: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: e.code ?? -1,
+          stdout: e.stdout ?? "",
+          stderr: e.stderr ?? "",
+        }),
+      );
+    const args = ["upload", file, "--server", "go", "--duration", "2", "--warmup", "0", "--tool", "echo"];
+
+    const without = await cli({}, ...args);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toMatch(
+      /401 This lab needs an API token[\s\S]*authorization: this lab needs an API token/,
+    );
+
+    const viaEnv = await cli({ PERFLAB_TOKEN: secret }, ...args);
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    const viaFlag = await cli({}, ...args, "--token", secret);
+    expect(viaFlag.code, viaFlag.stderr).toBe(0);
+    for (const out of [viaEnv.stdout, viaFlag.stdout]) {
+      const runId = (JSON.parse(out) as { runId: string }).runId;
+      expect((await testDb().run.findUniqueOrThrow({ where: { id: runId } })).apiTokenId).toBe(token.id);
+    }
+  }, 60_000);
+});
+
+describe("a token that is sent is checked, in an open lab too", () => {
+  it("refuses a malformed, unknown, revoked or expired token, naming the header", async () => {
+    const revoked = await tokenInDb("old");
+    await testDb().apiToken.update({ where: { id: revoked.token.id }, data: { revokedAt: new Date() } });
+    const expired = await tokenInDb("lapsed", new Date(Date.now() - 1_000));
+    const unknown = `plab_${"A".repeat(43)}`;
+    const cases: [string | undefined, Record<string, string>, RegExp][] = [
+      ["garbage", {}, /is not a perflab API token/],
+      [unknown, {}, /is not a token of this lab/],
+      [revoked.secret, {}, /token "old" was revoked/],
+      [expired.secret, {}, /token "lapsed" expired/],
+      [undefined, { authorization: "Basic dXNlcjpwYXNz" }, /must be "Bearer " followed by an API token/],
+    ];
+    const runsBefore = await testDb().run.count();
+    for (const [token, headers, message] of cases) {
+      const r = await request(open(), `/api/v1/uploads?${uploadQuery}`, {
+        method: "POST",
+        headers: { "content-type": "application/x-ndjson", ...headers },
+        body: ndjson,
+        token,
+      });
+      expect(r.status).toBe(401);
+      expect((r.body as Problem).errors?.[0]).toEqual({
+        field: "authorization",
+        message: expect.stringMatching(message),
+      });
+      expect((r.body as Problem).detail).toMatch(/^API token refused \(the Authorization header\): /);
+    }
+    expect(await testDb().run.count()).toBe(runsBefore);
+    // Without a token an open lab takes the upload.
+    expect((await upload(open())).status).toBe(201);
+  });
+});
+
+describe("the tokens API", () => {
+  it("creates a token (its secret once), lists tokens without secrets, revokes; bad input names the field", async () => {
+    const invalid: [unknown, string][] = [
+      [{ name: "" }, "name"],
+      [{ name: "x".repeat(101) }, "name"],
+      [{ name: "x", expiresInDays: 0 }, "expiresInDays"],
+      [{ name: "x", expiresInDays: 1.5 }, "expiresInDays"],
+      [{ name: "x", scope: "all" }, "scope"],
+    ];
+    for (const [body, field] of invalid) {
+      const r = await request(open(), "/api/v1/tokens", { method: "POST", body: JSON.stringify(body) });
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      expect((r.body as Problem).errors?.[0]?.field).toBe(field);
+    }
+
+    const created = await request(open(), "/api/v1/tokens", {
+      method: "POST",
+      body: JSON.stringify({ name: "nightly", expiresInDays: 90 }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    const { token, secret } = created.body as {
+      token: { id: string; prefix: string; state: string };
+      secret: string;
+    };
+    expect(secret).toMatch(TOKEN);
+    expect(token).toMatchObject({ prefix: secret.slice(0, 12), state: "active", lastUsedAt: null });
+
+    const listed = await request(open(), "/api/v1/tokens");
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain(secret.slice(12));
+    expect((listed.body.tokens as { id: string }[]).map((t) => t.id)).toContain(token.id);
+
+    // The new token works at once, in the token lab as well.
+    expect((await request(lab, "/api/v1/tokens", { token: secret })).status).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const revoked = await request(lab, `/api/v1/tokens/${token.id}`, { method: "DELETE", token: secret });
+      // The second time the token itself is revoked: it no longer authenticates.
+      if (i === 0) expect(revoked.body).toMatchObject({ id: token.id, state: "revoked" });
+      else expect(revoked.status).toBe(401);
+    }
+    // Revoking again (with another token) changes nothing; an unknown id is a 404.
+    const again = await request(open(), `/api/v1/tokens/${token.id}`, { method: "DELETE" });
+    expect(again.body).toMatchObject({ state: "revoked" });
+    expect((await request(open(), "/api/v1/tokens/nope", { method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("the dashboard's sign-in and private reports", () => {
+  it("signs in with a token cookie; a private report opens only with a token", async () => {
+    const { secret } = await tokenInDb("laptop");
+
+    const bad = await request(lab, "/api/v1/session", {
+      method: "POST",
+      body: JSON.stringify({ token: "nope" }),
+    });
+    expect(bad.status).toBe(401);
+    expect((bad.body as Problem).errors?.[0]?.field).toBe("token");
+    const empty = await request(lab, "/api/v1/session", {
+      method: "POST",
+      body: JSON.stringify({ token: "" }),
+    });
+    expect(empty.status).toBe(422);
+
+    const signedIn = await request(lab, "/api/v1/session", {
+      method: "POST",
+      body: JSON.stringify({ token: secret }),
+    });
+    expect(signedIn.status).toBe(200);
+    const setCookie = signedIn.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(
+      /^perflab_token=plab_[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=2592000$/,
+    );
+    const cookie = setCookie.split(";")[0]!;
+    expect((await request(lab, "/api/v1/session", { headers: { cookie } })).body).toMatchObject({
+      access: "token",
+      token: { name: "laptop", state: "active" },
+    });
+    const signedOut = await request(lab, "/api/v1/session", { method: "DELETE", headers: { cookie } });
+    expect(signedOut.status).toBe(204);
+    expect(signedOut.headers.get("set-cookie")).toMatch(/^perflab_token=; .*Max-Age=0/);
+
+    // A private report of a finished run: only with a token.
+    const uploaded = await upload(lab, secret);
+    const runId = uploaded.body.runId as string;
+    const anonymous = await request(open(), "/api/v1/reports", {
+      method: "POST",
+      body: JSON.stringify({ runId, visibility: "private" }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect((anonymous.body as Problem).errors?.[0]?.field).toBe("visibility");
+    const reportsBefore = await testDb().report.count();
+    const created = await request(open(), "/api/v1/reports", {
+      method: "POST",
+      token: secret,
+      body: JSON.stringify({ runId, visibility: "private" }),
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(await testDb().report.count()).toBe(reportsBefore + 1);
+    const slug = created.body.slug as string;
+    expect((await request(open(), `/api/v1/reports/${slug}`)).status).toBe(404);
+    expect((await request(open(), `/api/v1/reports/${slug}/cells.csv`)).status).toBe(404);
+    expect((await request(open(), `/r/${slug}`)).status).toBe(404);
+    expect((await request(open(), `/api/v1/reports/${slug}`, { token: secret })).body).toMatchObject({
+      visibility: "private",
+      runId,
+    });
+    expect((await request(open(), `/api/v1/reports/${slug}/cells.csv`, { token: secret })).status).toBe(200);
+    const page = await request(open(), `/r/${slug}`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("noindex");
+  }, 60_000);
+});

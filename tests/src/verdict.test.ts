@@ -117,6 +117,14 @@ describe("regression verdicts and the perflab command", () => {
     const tolerant = await perflab("verdict", candId, "--tolerance", "50");
     expect(tolerant.stdout).toMatch(/p99Ms.*regressed/);
     expect(tolerant.code).toBe(1);
+    // The run page judges at the default tolerance, or at the address's ?tolerance= like the CLI.
+    const page = async (query: string) => (await fetch(url(`/runs/${candId}${query}`))).text();
+    expect(await page("")).toMatch(/tolerance <!-- -->10<!-- --> %/);
+    const at50 = await page("?tolerance=50");
+    expect(at50).toMatch(/tolerance <!-- -->50<!-- --> %/);
+    expect(at50).toContain('data-outcome="fail"');
+    // A tolerance the API would refuse is ignored here: the page falls back to the default.
+    expect(await page("?tolerance=-3")).toMatch(/tolerance <!-- -->10<!-- --> %/);
 
     // Frozen behind a link from the command line.
     const report = await perflab("report", candId, "--title", "slow sleep");

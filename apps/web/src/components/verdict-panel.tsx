@@ -4,6 +4,9 @@ import { levelLabel, workloadName } from "@/lib/labels";
 import type { VerdictDto } from "@/server/operations/get-verdict";
 import { link, panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
+/** Tolerances the panel offers besides any `?tolerance=` in the address. */
+const TOLERANCE_CHOICES = [5, 10, 20] as const;
+
 const metricLabel = { opsRps: "ops/s", p99Ms: "p99", rssPeakBytes: "peak RSS", errorPct: "errors" } as const;
 
 const show = (metric: keyof typeof metricLabel, value: number) =>
@@ -51,6 +54,21 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
             {verdict.baselineRunId}
           </Link>
           , tolerance {verdict.tolerancePct} %
+        </span>
+        <span className="text-sm text-zinc-500 dark:text-zinc-400" data-testid="tolerance-choices">
+          judge at{" "}
+          {TOLERANCE_CHOICES.map((pct, i) => (
+            <span key={pct}>
+              {i > 0 && " · "}
+              {pct === verdict.tolerancePct ? (
+                <span className="font-medium text-zinc-900 dark:text-zinc-100">{pct} %</span>
+              ) : (
+                <Link className={link} href={`?tolerance=${pct}`} scroll={false}>
+                  {pct} %
+                </Link>
+              )}
+            </span>
+          ))}
         </span>
       </div>
       {checks.length > 0 && (

@@ -1,3 +1,4 @@
+import { ZVerdictQuery } from "@perflab/contracts";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { RunSummary } from "@/components/run-summary";
@@ -12,7 +13,10 @@ import { pageCaller } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 async function load(id: string) {
   try {
@@ -30,9 +34,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 /** The verdict against the run's baseline once both have finished (the page refreshes when this one ends). */
-async function verdictOf(runId: string) {
+async function verdictOf(runId: string, tolerancePct: number) {
   try {
-    return await getVerdict({ db: getDb(), runId, tolerancePct: DEFAULT_TOLERANCE_PCT });
+    return await getVerdict({ db: getDb(), runId, tolerancePct });
   } catch (error) {
     // Not finished yet, or the baseline was deleted: no verdict to show.
     if (error instanceof AppError) return null;
@@ -40,12 +44,20 @@ async function verdictOf(runId: string) {
   }
 }
 
-export default async function RunPage({ params }: Props) {
+/** `?tolerance=5` judges at that tolerance, as the API and the CLI's --tolerance do; else the default. */
+function toleranceOf(query: Record<string, string | string[] | undefined>): number {
+  const parsed = ZVerdictQuery.shape.tolerance.safeParse(query.tolerance);
+  return parsed.success && parsed.data !== undefined ? parsed.data : DEFAULT_TOLERANCE_PCT;
+}
+
+export default async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
   const { run, cells } = await load(id);
   const caller = await pageCaller();
   const verdict =
-    run.baselineRunId && !["queued", "running"].includes(run.status) ? await verdictOf(run.id) : null;
+    run.baselineRunId && !["queued", "running"].includes(run.status)
+      ? await verdictOf(run.id, toleranceOf(await searchParams))
+      : null;
   return (
     <div className="space-y-8">
       <RunView run={run} cells={cells} signedIn={caller !== null} />

@@ -34,6 +34,7 @@ type secondAgg struct {
 	t            int64
 	groups       []*groupAgg
 	iterations   int64
+	dropped      int64
 	dataSent     int64
 	dataReceived int64
 	vus          int64
@@ -49,6 +50,7 @@ const (
 	kindDataSent
 	kindDataReceived
 	kindIterations
+	kindDropped
 	kindVUs
 	kindOpErrors
 )
@@ -67,6 +69,8 @@ func kindOf(name string) metricKind {
 		return kindDataReceived
 	case "iterations":
 		return kindIterations
+	case "dropped_iterations":
+		return kindDropped
 	case "vus":
 		return kindVUs
 	case "mcp_op_errors":
@@ -144,6 +148,9 @@ func (a *aggregator) add(s *metrics.Sample) {
 		sec.dataReceived += int64(s.Value)
 	case kindIterations:
 		sec.iterations += int64(s.Value)
+	case kindDropped:
+		// Per second, so the consumer can leave out the warm-up's drops.
+		sec.dropped += int64(s.Value)
 	case kindVUs:
 		if v := int64(s.Value); v > sec.vus {
 			sec.vus = v

@@ -156,6 +156,7 @@ type intervalLine struct {
 	T            int64        `json:"t"`
 	Groups       []groupEntry `json:"groups"`
 	Iterations   int64        `json:"iterations"`
+	Dropped      int64        `json:"dropped"`
 	DataSent     int64        `json:"dataSent"`
 	DataReceived int64        `json:"dataReceived"`
 	VUs          int64        `json:"vus"`
@@ -187,6 +188,7 @@ func encodeInterval(sec *secondAgg, keys []groupKey) ([]byte, error) {
 		T:            sec.t,
 		Groups:       make([]groupEntry, 0, len(sec.groups)),
 		Iterations:   sec.iterations,
+		Dropped:      sec.dropped,
 		DataSent:     sec.dataSent,
 		DataReceived: sec.dataReceived,
 		VUs:          sec.vus,

@@ -68,6 +68,7 @@ type interval struct {
 		Hist                       string
 	} `json:"groups"`
 	Iterations   int64 `json:"iterations"`
+	Dropped      int64 `json:"dropped"`
 	DataSent     int64 `json:"dataSent"`
 	DataReceived int64 `json:"dataReceived"`
 	VUs          int64 `json:"vus"`
@@ -166,6 +167,7 @@ func TestSumsPerSecondCountersAndKeepsMaxVUs(t *testing.T) {
 		sample(f.builtin.DataReceived, root, at, 700),
 		sample(f.builtin.Iterations, root, at, 1),
 		sample(f.builtin.Iterations, root, at, 1),
+		sample(f.builtin.DroppedIterations, root, at, 1),
 		sample(f.builtin.VUs, root, at, 7),
 		sample(f.builtin.VUs, root, at, 9),
 		sample(f.builtin.VUs, root, at, 3),
@@ -176,8 +178,8 @@ func TestSumsPerSecondCountersAndKeepsMaxVUs(t *testing.T) {
 		t.Fatalf("want 1 second, got %d", len(secs))
 	}
 	s := secs[0]
-	if s.dataSent != 150 || s.dataReceived != 700 || s.iterations != 2 || s.vus != 9 {
-		t.Errorf("got sent=%d received=%d iterations=%d vus=%d", s.dataSent, s.dataReceived, s.iterations, s.vus)
+	if s.dataSent != 150 || s.dataReceived != 700 || s.iterations != 2 || s.dropped != 1 || s.vus != 9 {
+		t.Errorf("got sent=%d received=%d iterations=%d dropped=%d vus=%d", s.dataSent, s.dataReceived, s.iterations, s.dropped, s.vus)
 	}
 	line, err := encodeInterval(s, a.keys)
 	if err != nil {
@@ -316,6 +318,40 @@ func BenchmarkEncodeSecond(b *testing.B) {
 	for b.Loop() {
 		if _, err := encodeInterval(sec, a.keys); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestWritesDroppedIterationsInTheSecondTheyHappened(t *testing.T) {
+	f := newFixture(t)
+	base := time.Unix(1_700_000_000, 0)
+	root := f.tags("scenario", "open")
+	a := newAggregator()
+	a.addContainers([]metrics.SampleContainer{metrics.Samples{
+		sample(f.builtin.DroppedIterations, root, base.Add(100*time.Millisecond), 1),
+		sample(f.builtin.DroppedIterations, root, base.Add(1900*time.Millisecond), 1),
+		sample(f.builtin.DroppedIterations, root, base.Add(1950*time.Millisecond), 1),
+		sample(f.builtin.Iterations, root, base.Add(2500*time.Millisecond), 1),
+	}})
+	var got []interval
+	for _, sec := range a.take(0, true) {
+		line, err := encodeInterval(sec, a.keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l interval
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l)
+	}
+	want := []int64{1, 2, 0}
+	if len(got) != len(want) {
+		t.Fatalf("want %d seconds, got %+v", len(want), got)
+	}
+	for i, l := range got {
+		if l.T != base.Unix()+int64(i) || l.Dropped != want[i] {
+			t.Errorf("second %d: t=%d dropped=%d, want t=%d dropped=%d", i, l.T, l.Dropped, base.Unix()+int64(i), want[i])
 		}
 	}
 }

@@ -189,12 +189,11 @@ export async function runK6ToFiles(
   env: {
     TARGET: string;
     MCP_PATH: string;
-    VUS: string;
     WARMUP: string;
     DURATION: string;
     TOOL: string;
     ARGS: string;
-  },
+  } & ({ VUS: string } | { RATE: string; MAX_VUS: string }),
 ): Promise<{ out: string; summary: string }> {
   await mkdir(dir, { recursive: true });
   const out = path.join(dir, `${name}.ndjson`);

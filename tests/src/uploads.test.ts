@@ -43,6 +43,7 @@ const DURATION = 3;
 const WARMUP = 1;
 
 let server: RunningServer | null = null;
+let target = { TARGET: "", MCP_PATH: "" };
 let ndjson = "";
 let k6Measured = 0;
 
@@ -59,9 +60,9 @@ const baseQuery = `server=go&warmupSec=${WARMUP}&durationSec=${DURATION}`;
 beforeAll(async () => {
   const go = await startGoServer("uploads-test");
   server = go.server;
+  target = { TARGET: go.baseUrl, MCP_PATH: go.mcpPath };
   const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "out", {
-    TARGET: go.baseUrl,
-    MCP_PATH: go.mcpPath,
+    ...target,
     VUS: "2",
     WARMUP: String(WARMUP),
     DURATION: String(DURATION),
@@ -167,8 +168,44 @@ describe("POST /api/v1/uploads", () => {
     }
   });
 
-  it("stores an open-model upload's rate, VU pool and dropped calls as the lab's own cells have them", async () => {
-    const response = await upload(ndjson, `${baseQuery}&rate=100&maxVus=2&droppedCalls=7`);
+  it("stores an open-model upload's rate, VU pool and the calls dropped in its measured window", async () => {
+    // Two VUs calling sleep(50 ms) at 100 calls a second drop most of them, warming up and after.
+    const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "open", {
+      ...target,
+      RATE: "100",
+      MAX_VUS: "2",
+      WARMUP: "2",
+      DURATION: String(DURATION),
+      TOOL: "sleep",
+      ARGS: JSON.stringify({ ms: 50 }),
+    });
+    const open = await readFile(files.out, "utf8");
+    const k6Summary = JSON.parse(await readFile(files.summary, "utf8")) as {
+      metrics: Record<string, { values: { count: number } }>;
+    };
+    const wholeTest = k6Summary.metrics.dropped_iterations!.values.count;
+    const intervals = open
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => ZK6OutputLine.parse(JSON.parse(l)))
+      .filter((l) => l.type === "interval");
+    const firstMeasured = Math.min(
+      ...intervals
+        .filter((l) => l.groups.some((g) => g.phase === "measure" && g.requests > 0))
+        .map((l) => l.t),
+    );
+    const droppedWhere = (keep: (t: number) => boolean) =>
+      intervals.filter((l) => keep(l.t)).reduce((sum, l) => sum + l.dropped!, 0);
+    const inWindow = droppedWhere((t) => t >= firstMeasured);
+    expect(droppedWhere((t) => t < firstMeasured)).toBeGreaterThan(0);
+    expect(inWindow).toBeGreaterThan(0);
+    // Every line carries the count, and the lines hold all of k6's own.
+    expect(intervals.every((l) => l.dropped !== undefined)).toBe(true);
+    expect(droppedWhere(() => true)).toBe(wholeTest);
+
+    // The CLI sends k6's whole-test count; the lines' count of the measured window wins.
+    const query = `server=go&warmupSec=2&durationSec=${DURATION}&rate=100&maxVus=2&droppedCalls=${wholeTest}`;
+    const response = await upload(open, query);
     const created = (await response.json()) as { runId: string };
     expect(response.status, JSON.stringify(created)).toBe(201);
     const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as RunDetail & {
@@ -182,7 +219,20 @@ describe("POST /api/v1/uploads", () => {
     };
     await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
     expect(detail.run.spec.loadLevels).toEqual([{ rate: 100, maxVus: 2 }]);
-    expect(detail.cells[0]).toMatchObject({ vus: null, rate: 100, maxVus: 2, summary: { droppedCalls: 7 } });
+    expect(detail.cells[0]).toMatchObject({ vus: null, rate: 100, maxVus: 2 });
+    expect(detail.cells[0]!.summary.droppedCalls).toBe(inWindow);
+    expect(inWindow).toBeLessThan(wholeTest);
+
+    // An older output, whose lines have no dropped count: the query's count is all there is.
+    const older = ndjson.replace(/"dropped":\d+,/g, "");
+    expect(older).not.toContain('"dropped"');
+    const olderResponse = await upload(older, `${baseQuery}&rate=100&maxVus=2&droppedCalls=7`);
+    const olderRun = (await olderResponse.json()) as { runId: string };
+    expect(olderResponse.status, JSON.stringify(olderRun)).toBe(201);
+    const olderDetail = (await (await fetch(url(`/api/v1/runs/${olderRun.runId}`))).json()) as {
+      cells: { summary: { droppedCalls: number | null } }[];
+    };
+    expect(olderDetail.cells[0]!.summary.droppedCalls).toBe(7);
 
     // The call named in full is stored as a lab run stores it: the same workload, so they compare.
     const args = encodeURIComponent(JSON.stringify({ message: "hello" }));

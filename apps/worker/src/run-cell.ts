@@ -435,7 +435,8 @@ export async function runCell(
       hostCpuAvgPct: summary.hostCpuAvgPct,
       cores: (started.machine ?? hostFingerprint(env.PERFLAB_HOST_ID)).cores,
     });
-    const droppedCalls = "rate" in level ? k6DroppedCalls(k6Result.summary) : null;
+    // The drops of the measured window, from the per-second lines, as every other number of the summary.
+    const droppedCalls = "rate" in level ? (summary.droppedCalls ?? k6DroppedCalls(k6Result.summary)) : null;
     if (!(await writeSummary(db, cell.id, summary, k6Requests, droppedCalls, saturated))) {
       cellLog.warn("the cell was ended elsewhere while it ran; its summary was not written");
       throw new CellFailure(
@@ -608,7 +609,10 @@ function k6MeasuredRequests(summary: unknown): number | null {
   return data?.metrics?.["http_reqs{phase:measure}"]?.values?.count ?? null;
 }
 
-/** Calls an open-model cell's k6 did not start for want of a free VU (0 when it names none). */
+/**
+ * Calls k6 did not start for want of a free VU over the whole test, warm-up included (0 when it names
+ * none): only for a k6 whose output has no per-second count (PERFLAB_K6_BIN or _IMAGE of an older build).
+ */
 function k6DroppedCalls(summary: unknown): number {
   const data = summary as { metrics?: Record<string, { values?: { count?: number } }> } | null;
   return data?.metrics?.dropped_iterations?.values?.count ?? 0;

@@ -125,7 +125,7 @@ describe("perflab run", () => {
 });
 
 describe("k6's summary", () => {
-  it("gives the measured request count and the dropped calls, and nothing it does not hold", () => {
+  it("gives the measured request count and the whole test's dropped calls, and nothing it does not hold", () => {
     const summary = {
       metrics: {
         "http_reqs{phase:measure}": { values: { count: 1234, rate: 41.1 } },

@@ -251,7 +251,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
 
 /**
  * From k6's end-of-test summary (SUMMARY_PATH): its own count of measured requests, which makes the
- * upload refuse output that lost lines, and the calls an open-model script dropped.
+ * upload refuse output that lost lines, and the calls an open-model script dropped over the whole
+ * test, which the upload stores only for an older output whose lines carry no per-second drops.
  */
 export function countsFromK6Summary(summary: unknown): { k6Requests?: string; droppedCalls?: string } {
   const metrics = (summary as { metrics?: Record<string, { values?: { count?: unknown } }> } | null)?.metrics;
@@ -300,8 +301,9 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   upload: `usage: perflab upload <out.ndjson> --server <name> --duration <s> [options]
 
   --warmup <s>            the warm-up the script ran (WARMUP)
-  --summary <file>        k6's summary (SUMMARY_PATH): its request count guards against lost lines,
-                          and an open-model script's dropped calls are read from it
+  --summary <file>        k6's summary (SUMMARY_PATH): its request count guards against lost lines;
+                          its dropped calls (whole test) serve only an output without per-second
+                          drops (an older perflab k6): the output's measured-window count wins
   --vus <n> | --rate <n> [--max-vus <n>]   the load (default: the most VUs in the output)
   --tool <name> [--args '<json>'] [--session per-call]   the call (ARGS, SESSION), so the
                           upload is the same workload as a lab run of it (and a verdict matches them)

@@ -216,7 +216,8 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
             );
           }
         }
-        // Dropped calls belong to an open-model upload only; a closed script's zero is not sent.
+        // Dropped calls belong to an open-model upload only; a closed script's zero is not sent. The
+        // server keeps the output's own per-second count when it has one (measured window only).
         const query = new URLSearchParams({
           ...parsed.query,
           ...(counts.k6Requests ? { k6Requests: counts.k6Requests } : {}),

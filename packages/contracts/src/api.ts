@@ -71,7 +71,7 @@ export const ZCellSummaryDto = z.object({
   k6CpuAvgPct: z.number().nullable(),
   k6CpuPeakPct: z.number().nullable(),
   k6RssPeakBytes: z.number().nullable(),
-  /** Open model: calls k6 dropped for want of a free VU (whole test); null for the closed model. */
+  /** Open model: calls k6 dropped for want of a free VU in the measured window; null for the closed model. */
   droppedCalls: z.number().nullable(),
   /** The last tenth of the measured window against the first; null under 20 s (and before drift existed). */
   drift: z

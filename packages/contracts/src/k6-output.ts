@@ -22,6 +22,8 @@ export const ZK6OutputLine = z.discriminatedUnion("type", [
     t: z.number().int(),
     groups: z.array(ZK6IntervalGroup),
     iterations: z.number().nonnegative(),
+    /** Open model: calls k6 dropped in this second for want of a free VU; absent in older outputs. */
+    dropped: z.number().int().nonnegative().optional(),
     dataSent: z.number().nonnegative(),
     dataReceived: z.number().nonnegative(),
     vus: z.number().nonnegative(),

@@ -87,7 +87,7 @@ export const ZUploadQuery = z.object({
     .min(0, "must not be negative")
     .optional()
     .describe(
-      "Open model: k6's `dropped_iterations` count from its summary, the calls it could not start for want of a free VU.",
+      "Open model: k6's `dropped_iterations` count from its summary (whole test), the calls it could not start for want of a free VU. Used only for an output whose lines carry no per-second `dropped` count (an older perflab k6); otherwise the lines' count over the measured window is stored.",
     ),
   driver: z
     .enum(driverIds, { error: `must be one of ${driverIds.join(", ")}` })

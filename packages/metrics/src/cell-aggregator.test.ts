@@ -251,6 +251,63 @@ describe("CellAggregator", () => {
   });
 });
 
+describe("dropped calls", () => {
+  const withDropped = (l: TK6IntervalLine, dropped: number): TK6IntervalLine => ({ ...l, dropped });
+
+  it("counts the calls dropped in measured seconds and not those dropped while warming up", () => {
+    const agg = new CellAggregator();
+    // A cold runtime drops many calls while warming up, then few once measured.
+    agg.addInterval(withDropped(line(100, "warmup", 50_000, 10), 90));
+    agg.addInterval(withDropped(line(101, "warmup", 50_000, 10), 80));
+    agg.addInterval(withDropped(line(102, "measure", 1_000, 100), 3));
+    agg.addInterval(withDropped(line(103, "measure", 1_000, 100), 0));
+    agg.addInterval(withDropped(line(104, "measure", 1_000, 100), 4));
+    expect(agg.summary({ durationSec: 3 }).droppedCalls).toBe(7);
+  });
+
+  it("counts a measured second without a completed request, and late lines of a second", () => {
+    const agg = new CellAggregator();
+    agg.addInterval(withDropped(line(10, "warmup", 1_000, 5), 2));
+    agg.addInterval(withDropped(line(11, "measure", 1_000, 5), 1));
+    // Every VU waits on a stalled server: calls are dropped, none ends.
+    agg.addInterval(withDropped({ ...line(12, "measure", 1_000, 0), groups: [] }, 50));
+    agg.addInterval(withDropped(line(13, "measure", 1_000, 5), 6));
+    agg.addInterval(withDropped({ ...line(13, "measure", 1_000, 0), groups: [] }, 2));
+    expect(agg.summary({ durationSec: 3 }).droppedCalls).toBe(1 + 50 + 6 + 2);
+  });
+
+  it("keeps the drops of a window in which no call ended: the planned seconds up to the last drop", () => {
+    const stalled = (t: number, dropped: number) =>
+      withDropped({ ...line(t, "warmup", 1_000, 0), groups: [] }, dropped);
+    const agg = new CellAggregator({ measuredSeconds: 2 });
+    for (const [t, dropped] of [
+      [20, 9],
+      [21, 8],
+      [22, 30],
+      [23, 40],
+    ] as const)
+      agg.addInterval(stalled(t, dropped));
+    expect(agg.summary({ durationSec: 2 }).droppedCalls).toBe(70);
+    // Without a planned window, every drop counts rather than none.
+    const unplanned = new CellAggregator();
+    for (const [t, dropped] of [
+      [20, 9],
+      [21, 8],
+    ] as const)
+      unplanned.addInterval(stalled(t, dropped));
+    expect(unplanned.summary({ durationSec: 2 }).droppedCalls).toBe(17);
+  });
+
+  it("is zero when lines carry no drop, and null when no line carries the count (an older k6 output)", () => {
+    const none = new CellAggregator();
+    none.addInterval(withDropped(line(1, "measure", 1_000, 5), 0));
+    expect(none.summary({ durationSec: 1 }).droppedCalls).toBe(0);
+    const older = new CellAggregator();
+    older.addInterval(line(1, "measure", 1_000, 5));
+    expect(older.summary({ durationSec: 1 }).droppedCalls).toBeNull();
+  });
+});
+
 describe("errors", () => {
   it("counts MCP operation errors that came back as HTTP 200, without counting HTTP failures twice", () => {
     const agg = new CellAggregator();

@@ -80,6 +80,12 @@ export type CellSummaryData = {
   k6CpuPeakPct: number | null;
   k6RssPeakBytes: number | null;
   hostCpuAvgPct: number | null;
+  /**
+   * Open model: calls k6 dropped for want of a free VU in the measured window's seconds (from the
+   * first second with a measured request on, as the points' phase); null when no line carries a
+   * dropped count (output of a perflab k6 from before it wrote one).
+   */
+  droppedCalls: number | null;
   /** How the end of the measured window compares with its start; null for windows under 20 s. */
   drift: Drift | null;
 };
@@ -159,6 +165,9 @@ export class CellAggregator {
   private readonly measuredResources: ResourceSample[] = [];
   private measured = { requests: 0, errors: 0, ops: 0, dataSent: 0, dataReceived: 0 };
   private firstMeasuredT = Number.POSITIVE_INFINITY;
+  /** Dropped calls per second, summed by summary(), once the measured window's first second is known. */
+  private readonly droppedBySecond = new Map<number, number>();
+  private sawDropped = false;
   /** The measured window's length when known up front: drift needs its tenths as lines arrive. */
   private readonly measuredSecondsPlanned: number | null;
   /** Per tenth of the measured window: its seconds, operations and the merged histogram of its requests. */
@@ -231,6 +240,11 @@ export class CellAggregator {
     }
     second.dataSent += line.dataSent;
     second.dataReceived += line.dataReceived;
+    if (line.dropped !== undefined) {
+      this.sawDropped = true;
+      if (line.dropped > 0)
+        this.droppedBySecond.set(line.t, (this.droppedBySecond.get(line.t) ?? 0) + line.dropped);
+    }
     if (measureRequestsInLine > 0) {
       this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
       this.measured.dataSent += line.dataSent;
@@ -318,8 +332,25 @@ export class CellAggregator {
       k6CpuPeakPct: peak(k6Cpu),
       k6RssPeakBytes: peak(k6Rss),
       hostCpuAvgPct: avg(hostCpu),
+      droppedCalls: this.sawDropped ? this.measuredDropped() : null,
       drift: this.drift(durationSec),
     };
+  }
+
+  private measuredDropped(): number {
+    let from = this.firstMeasuredT;
+    if (from === Number.POSITIVE_INFINITY) {
+      // No measured call ended (a server that hung through the window): its drops must not vanish.
+      // The window is then the planned number of seconds up to the last one with drops, else all.
+      const last = Math.max(...this.droppedBySecond.keys());
+      from =
+        this.measuredSecondsPlanned === null
+          ? Number.NEGATIVE_INFINITY
+          : last - this.measuredSecondsPlanned + 1;
+    }
+    let n = 0;
+    for (const [t, dropped] of this.droppedBySecond) if (t >= from) n += dropped;
+    return n;
   }
 
   private drift(durationSec: number): Drift | null {

@@ -61,7 +61,7 @@ const driftColumns: Column[] = [
 /** Shown when some cell ran the open model, where a server that cannot keep the rate loses calls. */
 const droppedColumn: Column = {
   label: "Dropped",
-  title: "Open model: calls k6 could not start because all its VUs were busy (whole test, warm-up included)",
+  title: "Open model: calls k6 could not start because all its VUs were busy (measured window only)",
   value: (s) => (s.droppedCalls === null ? "—" : formatInt(s.droppedCalls)),
 };
 
@@ -104,7 +104,7 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
                 {(cell.summary.droppedCalls ?? 0) > 0 && (
                   <span
                     data-testid={`dropped-${cell.index}`}
-                    title={`The rate of ${cell.rate ?? "the"} calls/s was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} calls and dropped them, warm-up included (a slow start drops calls too; raise maxVus if the server was not the cause).`}
+                    title={`The rate of ${cell.rate ?? "the"} calls/s was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} calls and dropped them during the measured window (warm-up excluded; raise maxVus if the server was not the cause).`}
                     className="ml-2 rounded-full bg-rose-100 px-2 py-0.5 text-xs font-medium text-rose-800 ring-1 ring-inset ring-rose-300 dark:bg-rose-950 dark:text-rose-300 dark:ring-rose-800"
                   >
                     {formatInt(cell.summary.droppedCalls)} calls dropped

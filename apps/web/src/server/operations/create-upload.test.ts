@@ -63,6 +63,20 @@ describe("parseK6Output", () => {
     expect(summary.latency.maxMs).toBeLessThan(5);
   });
 
+  it("sums the calls dropped in the measured window's seconds only, and has none for an older output", () => {
+    const dropped = (line: string, n: number) => line.replace(/}$/, `,"dropped":${n}}`);
+    const text = [
+      start,
+      dropped(interval(1_700_000_000, "warmup", [50_000]), 40),
+      dropped(interval(1_700_000_001, "measure", [1_000]), 3),
+      dropped(interval(1_700_000_002, "measure", [1_000]), 2),
+      end,
+    ].join("\n");
+    expect(parseK6Output(text).aggregator.summary({ durationSec: 2 }).droppedCalls).toBe(5);
+    const older = [start, interval(1_700_000_001, "measure", [1_000]), end].join("\n");
+    expect(parseK6Output(older).aggregator.summary({ durationSec: 1 }).droppedCalls).toBeNull();
+  });
+
   it("counts the scenario's own operations: MCP's tool calls by default, GETs when told", () => {
     const get = interval(1_700_000_001, "measure", [1_000, 2_000])
       .replace('"method":"tools/call"', '"method":"GET"')

@@ -253,6 +253,9 @@ export async function createUpload({
     git,
     upload: { k6Version: start.k6, lines: output.lines, bytes: Buffer.byteLength(body, "utf8") },
   };
+  // The lines' count covers the measured window only; the query's (k6's whole-test summary count) is
+  // for outputs of an older perflab k6 whose lines have none.
+  const droppedCalls = meta.rate === undefined ? null : (summary.droppedCalls ?? meta.droppedCalls ?? null);
   const measureStart = start.t + meta.warmupSec * 1000;
   const startedAt = new Date(start.t);
   const finishedAt = new Date(Math.max(start.t, (output.lastT + 1) * 1000));
@@ -308,7 +311,7 @@ export async function createUpload({
         data: {
           cellId: cell.id,
           ...cellSummaryRecord(summary, meta.k6Requests ?? null),
-          droppedCalls: meta.droppedCalls === undefined ? null : BigInt(meta.droppedCalls),
+          droppedCalls: droppedCalls === null ? null : BigInt(droppedCalls),
         },
       });
       for (let i = 0; i < points.length; i += POINT_BATCH) {

@@ -104,11 +104,21 @@ export async function verifySecret(
  * is sent is always checked, in either access mode.
  */
 export async function authenticate(db: Db, request: Request): Promise<Caller | null> {
-  const credential = credentialOf(request);
-  if (!credential) return null;
-  const token = await verifySecret(db, credential.secret, credential.field);
-  return { tokenId: token.id, workspaceId: token.workspaceId, name: token.name };
+  const token = await authenticatedToken(db, request);
+  return token && callerOf(token);
 }
+
+/** The stored token a request authenticated with, or null without a credential. */
+export async function authenticatedToken(db: Db, request: Request): Promise<ApiToken | null> {
+  const credential = credentialOf(request);
+  return credential ? verifySecret(db, credential.secret, credential.field) : null;
+}
+
+export const callerOf = (token: ApiToken): Caller => ({
+  tokenId: token.id,
+  workspaceId: token.workspaceId,
+  name: token.name,
+});
 
 /**
  * For requests that change something: the caller, or null in an open lab. In a lab with

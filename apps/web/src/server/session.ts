@@ -1,5 +1,5 @@
 import { cookies } from "next/headers";
-import { type Caller, TOKEN_COOKIE, verifySecret } from "./auth";
+import { type Caller, callerOf, TOKEN_COOKIE, verifySecret } from "./auth";
 import { getDb } from "./db";
 import { AppError } from "./errors";
 
@@ -11,8 +11,7 @@ export async function pageCaller(): Promise<Caller | null> {
   const secret = (await cookies()).get(TOKEN_COOKIE)?.value;
   if (!secret) return null;
   try {
-    const token = await verifySecret(getDb(), secret, "cookie");
-    return { tokenId: token.id, workspaceId: token.workspaceId, name: token.name };
+    return callerOf(await verifySecret(getDb(), secret, "cookie"));
   } catch (error) {
     if (error instanceof AppError && error.code === "unauthorized") return null;
     throw error;

@@ -1,6 +1,6 @@
 import { fieldErrors, type TSession, ZSignIn } from "@perflab/contracts";
 import { env } from "@/env";
-import { authenticate, serializeToken, TOKEN_COOKIE, verifySecret } from "@/server/auth";
+import { authenticatedToken, serializeToken, TOKEN_COOKIE, verifySecret } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { jsonResponse, readJsonBody, requestOrigin, withProblems } from "@/server/http";
@@ -13,8 +13,7 @@ const SESSION_MAX_SECONDS = 30 * 86_400;
 
 /** The lab's access mode and the token this request authenticated with, if any. */
 export const GET = withProblems(async (request, _context, requestId) => {
-  const caller = await authenticate(getDb(), request);
-  const token = caller ? await getDb().apiToken.findUnique({ where: { id: caller.tokenId } }) : null;
+  const token = await authenticatedToken(getDb(), request);
   const session: TSession = { access: env.PERFLAB_ACCESS, token: token ? serializeToken(token) : null };
   return jsonResponse(session, { requestId });
 });

@@ -4,13 +4,11 @@
  * once) and revokes it, after which the API refuses it. An open lab manages tokens without a sign-in.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir } from "node:fs/promises";
-import path from "node:path";
 import { TOKEN_PATTERN } from "@perflab/contracts";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Service } from "../../scripts/lib/services.ts";
-import { launchChromium, startTokenLab, testDb, tokenInDb, waitForRun } from "./helpers.ts";
+import { launchChromium, pageOf, startTokenLab, testDb, tokenInDb, waitForRun } from "./helpers.ts";
 
 let browser: Browser;
 const started: Service[] = [];
@@ -29,20 +27,7 @@ afterAll(async () => {
   await db.apiToken.deleteMany({ where: { id: { in: tokenIds } } });
 });
 
-/** On failure, keep a screenshot beside the test results to see what the user saw. */
-async function withPage(name: string, fn: (page: Page) => Promise<void>) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  try {
-    await fn(page);
-  } catch (error) {
-    const dir = path.join(import.meta.dirname, "../test-results");
-    await mkdir(dir, { recursive: true });
-    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-    throw error;
-  } finally {
-    await page.close();
-  }
-}
+const withPage = (name: string, fn: (page: Page) => Promise<void>) => pageOf(browser, name, fn);
 
 const unique = () => randomBytes(4).toString("hex");
 

@@ -1,9 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, readFile } from "node:fs/promises";
-import path from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchChromium, testDb } from "./helpers.ts";
+import { launchChromium, pageOf, testDb } from "./helpers.ts";
 
 let browser: Browser;
 
@@ -15,20 +14,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** On failure, keep a screenshot beside the test results to see what the user saw. */
-async function withPage(name: string, fn: (page: Page) => Promise<void>) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  try {
-    await fn(page);
-  } catch (error) {
-    const dir = path.join(import.meta.dirname, "../test-results");
-    await mkdir(dir, { recursive: true });
-    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
-    throw error;
-  } finally {
-    await page.close();
-  }
-}
+const withPage = (name: string, fn: (page: Page) => Promise<void>) => pageOf(browser, name, fn);
 
 async function fill(page: Page, label: string, value: string) {
   await page.getByLabel(label, { exact: false }).first().fill(value);

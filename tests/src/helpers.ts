@@ -7,7 +7,7 @@ import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { createApiToken, createDb, type Db, ensureDefaultWorkspace } from "@perflab/db";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Queue } from "bullmq";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { expect, inject } from "vitest";
 import { localDriver } from "../../apps/worker/src/drivers/local.ts";
 import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
@@ -238,6 +238,21 @@ export function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** A page of `browser`; on failure, a screenshot beside the test results shows what the user saw. */
+export async function pageOf(browser: Browser, name: string, fn: (page: Page) => Promise<void>) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  try {
+    await fn(page);
+  } catch (error) {
+    const dir = path.join(import.meta.dirname, "../test-results");
+    await mkdir(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    await page.close();
+  }
 }
 
 /** A web app of a shared lab (PERFLAB_ACCESS=token) on the suite's Postgres and Redis. */

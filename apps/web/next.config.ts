@@ -1,11 +1,31 @@
 import type { NextConfig } from "next";
 
+/**
+ * On every response. Permalinks are capabilities (whoever has the slug reads the report), so no page
+ * tells another site where it was (Referrer-Policy); no site frames the dashboard to trick a click
+ * on Queue run or Revoke (frame-ancestors, X-Frame-Options for older browsers); no response is
+ * sniffed into another type; plugins and foreign <base> or form targets are off.
+ */
+const SECURITY_HEADERS = [
+  { key: "Referrer-Policy", value: "same-origin" },
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  {
+    key: "Content-Security-Policy",
+    value: "frame-ancestors 'none'; base-uri 'self'; form-action 'self'; object-src 'none'",
+  },
+  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
+];
+
 const config: NextConfig = {
   // Workspace packages ship TypeScript source (with .ts import extensions) and are compiled here.
   transpilePackages: ["@perflab/contracts", "@perflab/scenarios", "@perflab/metrics", "@perflab/db"],
   // Loaded from node_modules at run time rather than bundled: native/optional deps and Lua script loaders.
   serverExternalPackages: ["bullmq", "ioredis", "@prisma/client", "@prisma/adapter-pg", "pg"],
   poweredByHeader: false,
+  async headers() {
+    return [{ source: "/:path*", headers: SECURITY_HEADERS }];
+  },
   // Lint runs once for the whole repo (biome); type errors still fail the build.
   eslint: { ignoreDuringBuilds: true },
   webpack(webpackConfig) {

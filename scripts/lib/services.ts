@@ -131,6 +131,8 @@ export function startWorker(input: {
   });
 }
 
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
 export async function startWeb(input: {
   databaseUrl: string;
   redisUrl: string;
@@ -147,7 +149,16 @@ export async function startWeb(input: {
     command: path.join(webDir, "node_modules/.bin/next"),
     args: ["start", "-p", String(input.port), "-H", input.host ?? "127.0.0.1"],
     cwd: webDir,
-    env: { DATABASE_URL: input.databaseUrl, REDIS_URL: input.redisUrl, NODE_ENV: "production", ...input.env },
+    env: {
+      DATABASE_URL: input.databaseUrl,
+      REDIS_URL: input.redisUrl,
+      NODE_ENV: "production",
+      // Bound to loopback, the lab answers to loopback names only (DNS rebinding, README "Security").
+      ...(LOOPBACK.has(input.host ?? "127.0.0.1") && !process.env.PERFLAB_ALLOWED_HOSTS
+        ? { PERFLAB_ALLOWED_HOSTS: "127.0.0.1,localhost,[::1]" }
+        : {}),
+      ...input.env,
+    },
     log: input.log,
   });
   await waitForPort(input.port, 60_000, web.exitReason);

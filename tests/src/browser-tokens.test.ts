@@ -32,8 +32,8 @@ const withPage = (name: string, fn: (page: Page) => Promise<void>) => pageOf(bro
 const unique = () => randomBytes(4).toString("hex");
 
 /** A token made on the lab's machine, as `pnpm -s token create` does; removed after the file. */
-async function madeToken(name: string) {
-  const created = await tokenInDb(name);
+async function madeToken(name: string, role: "admin" | "member" = "admin") {
+  const created = await tokenInDb(name, null, role);
   tokenIds.push(created.token.id);
   return created;
 }
@@ -144,6 +144,9 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       expect(await row.getAttribute("data-token-name")).toBe("ci");
       expect(await row.getByTestId("token-prefix").textContent()).toBe(`${ciPrefix}…`);
       expect(await row.getByTestId("token-state").getAttribute("data-state")).toBe("active");
+      // The form's role starts at member; the signed-in token is the lab's admin.
+      expect(await row.getByTestId("token-role").textContent()).toBe("member");
+      expect(await tokenRow(page, token.prefix).getByTestId("token-role").textContent()).toBe("admin");
       // The signed-in token was used just now; "ci" never was.
       expect(await row.textContent()).toMatch(/never/);
       expect(await tokenRow(page, token.prefix).textContent()).toMatch(/this browser/);
@@ -170,8 +173,21 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       await header.getByTestId("sign-in-link").waitFor({ timeout: 15_000 });
       expect(await header.getByTestId("signed-in-as").count()).toBe(0);
       await page.getByTestId("tokens-sign-in").waitFor({ timeout: 15_000 });
+
+      // A member token signs in too, but its settings page shows itself only, with no form.
+      const member = await madeToken(`lab-member-${unique()}`, "member");
+      await page.goto(`${web.url}/sign-in?next=%2Fsettings%2Ftokens`);
+      await page.getByLabel("API token").fill(member.secret);
+      await page.getByTestId("sign-in-submit").click();
+      await page.getByTestId("tokens-member").waitFor({ timeout: 15_000 });
+      expect(await page.getByTestId("tokens-member").textContent()).toContain(member.token.name);
+      expect(await page.getByTestId("token-form").count()).toBe(0);
+      expect(await page.getByTestId("token-row").count()).toBe(1);
+      expect(await tokenRow(page, member.token.prefix).getByTestId("token-role").textContent()).toBe(
+        "member",
+      );
     });
-  }, 90_000);
+  }, 120_000);
 
   it("in an open lab: lists the workspace's tokens and creates one without a sign-in", async () => {
     const webUrl = inject("webUrl");

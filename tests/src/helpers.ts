@@ -223,6 +223,28 @@ export async function runK6ToFiles(
   return { out, summary };
 }
 
+/**
+ * What a CI job would upload: perflab's k6 output of a short echo load (1 VU, no warm-up) on the Go
+ * server, which is stopped again.
+ */
+export async function echoUploadOf(name: string, durationSec = 2): Promise<string> {
+  const go = await startGoServer(`${name}-upload`);
+  try {
+    const files = await runK6ToFiles(path.join(inject("tmpDir"), name), "out", {
+      TARGET: go.baseUrl,
+      MCP_PATH: go.mcpPath,
+      VUS: "1",
+      WARMUP: "0",
+      DURATION: String(durationSec),
+      TOOL: "echo",
+      ARGS: JSON.stringify({ message: name }),
+    });
+    return await readFile(files.out, "utf8");
+  } finally {
+    await go.server.stop(5_000);
+  }
+}
+
 /** Debian's Chromium, headless, as every browser test drives it. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
@@ -266,7 +288,11 @@ export async function startTokenLab(): Promise<Service & { url: string }> {
 }
 
 /** An API token of the lab's workspace, made straight in the database as `pnpm -s token create` does. */
-export async function tokenInDb(name: string, expiresAt: Date | null = null) {
+export async function tokenInDb(
+  name: string,
+  expiresAt: Date | null = null,
+  role: "admin" | "member" = "member",
+) {
   const db = testDb();
-  return createApiToken(db, { workspaceId: (await ensureDefaultWorkspace(db)).id, name, expiresAt });
+  return createApiToken(db, { workspaceId: (await ensureDefaultWorkspace(db)).id, name, expiresAt, role });
 }

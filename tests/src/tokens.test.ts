@@ -6,19 +6,16 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
 import { repoRoot, type Service } from "../../scripts/lib/services.ts";
-import { runK6ToFiles, startGoServer, startTokenLab, testDb, tokenInDb, until } from "./helpers.ts";
+import { echoUploadOf, startTokenLab, testDb, tokenInDb, until } from "./helpers.ts";
 
 type Problem = { status: number; detail?: string; errors?: { field: string; message: string }[] };
 
 const TOKEN = /^plab_[A-Za-z0-9_-]{43}$/;
 const started: Service[] = [];
-let server: RunningServer | null = null;
 /** The web app of a shared lab: PERFLAB_ACCESS=token. */
 let lab = "";
 /** The suite's web app: an open lab. */
@@ -71,22 +68,10 @@ beforeAll(async () => {
   const web = await startTokenLab();
   started.push(web);
   lab = web.url;
-  const go = await startGoServer("tokens-test");
-  server = go.server;
-  const files = await runK6ToFiles(path.join(inject("tmpDir"), "tokens"), "out", {
-    TARGET: go.baseUrl,
-    MCP_PATH: go.mcpPath,
-    VUS: "1",
-    WARMUP: "0",
-    DURATION: "2",
-    TOOL: "echo",
-    ARGS: JSON.stringify({ message: "token" }),
-  });
-  ndjson = await readFile(files.out, "utf8");
+  ndjson = await echoUploadOf("tokens");
 }, 180_000);
 
 afterAll(async () => {
-  await server?.stop(5_000);
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
 });
 
@@ -100,13 +85,19 @@ describe("the first token, made on the lab's machine", () => {
     const row = await testDb().apiToken.findUniqueOrThrow({
       where: { tokenHash: createHash("sha256").update(secret).digest("hex") },
     });
-    expect(row).toMatchObject({ name: "bootstrap", prefix: secret.slice(0, 12), revokedAt: null });
+    // The lab's machine is the root of trust: its first token is an admin.
+    expect(row).toMatchObject({
+      name: "bootstrap",
+      prefix: secret.slice(0, 12),
+      revokedAt: null,
+      role: "admin",
+    });
     expect(JSON.stringify(row)).not.toContain(secret.slice(12));
     expect(row.expiresAt!.getTime() - Date.now()).toBeGreaterThan(29.9 * 86_400_000);
 
     const listed = await tokenCli("list");
     expect(listed.stdout).toMatch(
-      new RegExp(`^${row.id}\\t${secret.slice(0, 12)}\\tactive\\tbootstrap`, "m"),
+      new RegExp(`^${row.id}\\t${secret.slice(0, 12)}\\tadmin\\tactive\\tbootstrap`, "m"),
     );
     expect(listed.stdout).not.toContain(secret.slice(12));
 
@@ -116,6 +107,17 @@ describe("the first token, made on the lab's machine", () => {
     expect((await tokenCli("create", "--name", "x", "--expires-in-days", "0")).stderr).toMatch(
       /--expires-in-days must be a whole number from 1 to 365/,
     );
+    const badRole = await tokenCli("create", "--name", "x", "--role", "owner");
+    expect(badRole.code).toBe(2);
+    expect(badRole.stderr).toMatch(/--role must be "admin" or "member"/);
+    const member = await tokenCli("create", "--name", "ci-member", "--role", "member");
+    expect(member.code, member.stderr).toBe(0);
+    expect(member.stderr).toMatch(/Created member token "ci-member"/);
+    const memberRow = await testDb().apiToken.findUniqueOrThrow({
+      where: { tokenHash: createHash("sha256").update(member.stdout.trim()).digest("hex") },
+    });
+    expect(memberRow.role).toBe("member");
+    await testDb().apiToken.delete({ where: { id: memberRow.id } });
 
     const revoked = await tokenCli("revoke", row.id);
     expect(revoked.code, revoked.stderr).toBe(0);
@@ -282,6 +284,7 @@ describe("the tokens API", () => {
       [{ name: "x", expiresInDays: 0 }, "expiresInDays"],
       [{ name: "x", expiresInDays: 1.5 }, "expiresInDays"],
       [{ name: "x", scope: "all" }, "scope"],
+      [{ name: "x", role: "owner" }, "role"],
     ];
     for (const [body, field] of invalid) {
       const r = await request(open(), "/api/v1/tokens", { method: "POST", body: JSON.stringify(body) });
@@ -291,7 +294,7 @@ describe("the tokens API", () => {
 
     const created = await request(open(), "/api/v1/tokens", {
       method: "POST",
-      body: JSON.stringify({ name: "nightly", expiresInDays: 90 }),
+      body: JSON.stringify({ name: "nightly", expiresInDays: 90, role: "admin" }),
     });
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
@@ -300,7 +303,12 @@ describe("the tokens API", () => {
       secret: string;
     };
     expect(secret).toMatch(TOKEN);
-    expect(token).toMatchObject({ prefix: secret.slice(0, 12), state: "active", lastUsedAt: null });
+    expect(token).toMatchObject({
+      prefix: secret.slice(0, 12),
+      state: "active",
+      lastUsedAt: null,
+      role: "admin",
+    });
 
     const listed = await request(open(), "/api/v1/tokens");
     expect(listed.status).toBe(200);
@@ -319,6 +327,63 @@ describe("the tokens API", () => {
     const again = await request(open(), `/api/v1/tokens/${token.id}`, { method: "DELETE" });
     expect(again.body).toMatchObject({ state: "revoked" });
     expect((await request(open(), "/api/v1/tokens/nope", { method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("roles in a lab that needs tokens", () => {
+  it("a member token queues and uploads but manages no token except itself; an admin's manages all", async () => {
+    const admin = await tokenInDb("roles-admin", null, "admin");
+    const member = await tokenInDb("roles-member");
+    const other = await tokenInDb("roles-other");
+    expect(member.token.role).toBe("member");
+
+    // A member's work: an upload is taken.
+    const uploaded = await upload(lab, member.secret);
+    expect(uploaded.status, uploaded.text).toBe(201);
+    await testDb().run.delete({ where: { id: uploaded.body.runId as string } });
+
+    // Listing, creating and revoking other tokens: a 403 naming the header and the token; nothing made.
+    const before = await testDb().apiToken.count();
+    for (const [pathname, method, body] of [
+      ["/api/v1/tokens", "GET", undefined],
+      ["/api/v1/tokens", "POST", JSON.stringify({ name: "minted", role: "admin" })],
+      [`/api/v1/tokens/${other.token.id}`, "DELETE", undefined],
+    ] as const) {
+      const r = await request(lab, pathname, { method, body, token: member.secret });
+      expect(r.status, `${method} ${pathname}`).toBe(403);
+      expect((r.body as Problem).errors?.[0]).toMatchObject({ field: "authorization" });
+      expect((r.body as Problem).errors?.[0]?.message).toContain('"roles-member" is a member token');
+    }
+    expect(await testDb().apiToken.count()).toBe(before);
+    expect(
+      (await testDb().apiToken.findUniqueOrThrow({ where: { id: other.token.id } })).revokedAt,
+    ).toBeNull();
+
+    // An admin lists every token with its role and makes an admin; a member revokes itself.
+    const listed = await request(lab, "/api/v1/tokens", { token: admin.secret });
+    expect(listed.status).toBe(200);
+    const roles = Object.fromEntries(
+      (listed.body.tokens as { name: string; role: string }[]).map((t) => [t.name, t.role]),
+    );
+    expect(roles).toMatchObject({ "roles-admin": "admin", "roles-member": "member" });
+    const minted = await request(lab, "/api/v1/tokens", {
+      method: "POST",
+      body: JSON.stringify({ name: "roles-minted", role: "admin" }),
+      token: admin.secret,
+    });
+    expect(minted.status).toBe(201);
+    expect(minted.body.token).toMatchObject({ role: "admin" });
+    const self = await request(lab, `/api/v1/tokens/${member.token.id}`, {
+      method: "DELETE",
+      token: member.secret,
+    });
+    expect(self.status).toBe(200);
+    expect(self.body).toMatchObject({ state: "revoked", role: "member" });
+    const session = await request(lab, "/api/v1/session", { token: admin.secret });
+    expect(session.body.token).toMatchObject({ name: "roles-admin", role: "admin" });
+
+    // In an open lab roles do not limit anyone: the member-only token lists tokens there.
+    expect((await request(open(), "/api/v1/tokens", { token: other.secret })).status).toBe(200);
   });
 });
 

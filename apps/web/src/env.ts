@@ -13,13 +13,28 @@ export const env = createEnv({
     PERFLAB_SERVERS_DIR: z.string().min(1).optional(),
     /** The driver the run form starts on (a shared lab running in containers picks docker). */
     PERFLAB_DEFAULT_DRIVER: z.enum(["local", "docker"]).default("local"),
-    /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
     /**
      * Who may change things. open (the embedded default): anyone who reaches the lab; a token, when
      * sent, must be valid and is recorded on what it creates. token (a shared lab): queueing,
      * uploading, cancelling, sharing and managing tokens need an API token; reading stays open.
      */
     PERFLAB_ACCESS: z.enum(["open", "token"]).default("open"),
+    /**
+     * Host names (comma-separated, no ports; IPv6 in brackets) the lab answers to; any other Host
+     * header gets a 400, which stops a DNS-rebinding page from reaching a lab on 127.0.0.1 under its
+     * own name. Unset: any host (a shared lab behind its own name). The quick start sets it when it
+     * binds to loopback.
+     */
+    PERFLAB_ALLOWED_HOSTS: z
+      .string()
+      .transform((list) =>
+        list
+          .split(",")
+          .map((h) => h.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .optional(),
+    /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
     PERFLAB_ROLLUP_MIN_SECONDS: z.coerce.number().int().nonnegative().default(600),
   },
   client: {},

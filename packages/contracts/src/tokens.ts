@@ -12,6 +12,14 @@ export const TOKEN_PATTERN = /^plab_[A-Za-z0-9_-]{43}$/;
 /** Longest life a token may be given; "never" is a token without an expiry. */
 export const TOKEN_MAX_DAYS = 365;
 
+/**
+ * What a token may do in a lab with `PERFLAB_ACCESS=token`: a member queues, uploads, cancels and
+ * shares; an admin also lists, creates and revokes tokens. (In an open lab anyone may do both.)
+ */
+export const TOKEN_ROLES = ["member", "admin"] as const;
+export const ZTokenRole = z.enum(TOKEN_ROLES, { error: 'must be "member" or "admin"' });
+export type TTokenRole = z.infer<typeof ZTokenRole>;
+
 /** `POST /api/v1/tokens`. */
 export const ZCreateToken = z.strictObject(
   {
@@ -26,6 +34,9 @@ export const ZCreateToken = z.strictObject(
       .min(1, "must be at least 1 day")
       .max(TOKEN_MAX_DAYS, `must be at most ${TOKEN_MAX_DAYS} days`)
       .optional(),
+    role: ZTokenRole.default("member").describe(
+      "member (the default): queue, upload, cancel, share. admin: also manage tokens.",
+    ),
   },
   { error: "must be a JSON object" },
 );
@@ -37,6 +48,7 @@ export const ZTokenDto = z.object({
   id: z.string(),
   name: z.string(),
   prefix: z.string().describe("The secret's first characters, to tell tokens apart."),
+  role: ZTokenRole,
   createdAt: ZDate,
   lastUsedAt: ZDate.nullable(),
   expiresAt: ZDate.nullable(),

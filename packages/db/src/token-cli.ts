@@ -1,11 +1,12 @@
-// pnpm -s token create --name <name> [--expires-in-days <n>] | list | revoke <id>
+// pnpm -s token create --name <name> [--expires-in-days <n>] [--role admin|member] | list | revoke <id>
 // Token administration on the lab's own machine, straight in its database (DATABASE_URL, else the
 // embedded quick start's Postgres). This is how a lab with PERFLAB_ACCESS=token gets its first
-// token; later ones can be made in the dashboard (Settings → API tokens) with a token in hand.
+// token, an admin by default (whoever runs this owns the lab's database anyway); later ones can be
+// made in the dashboard (Tokens) with an admin token in hand.
 import { parseArgs } from "node:util";
 import { createApiToken, createDb, ensureDefaultWorkspace } from "./index.ts";
 
-const USAGE = `usage: pnpm -s token create --name <name> [--expires-in-days <1-365>]
+const USAGE = `usage: pnpm -s token create --name <name> [--expires-in-days <1-365>] [--role admin|member]
        pnpm -s token list
        pnpm -s token revoke <id>`;
 
@@ -19,7 +20,11 @@ function parse() {
   return parseArgs({
     args: process.argv.slice(2),
     allowPositionals: true,
-    options: { name: { type: "string" }, "expires-in-days": { type: "string" } },
+    options: {
+      name: { type: "string" },
+      "expires-in-days": { type: "string" },
+      role: { type: "string", default: "admin" },
+    },
   });
 }
 try {
@@ -43,15 +48,18 @@ try {
     if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= 365)) {
       fail("--expires-in-days must be a whole number from 1 to 365");
     }
+    const role = parsed.values.role;
+    if (role !== "admin" && role !== "member") fail('--role must be "admin" or "member"');
     if (rest.length) fail(`unexpected argument "${rest[0]}"`);
     const workspace = await ensureDefaultWorkspace(db);
     const { token, secret } = await createApiToken(db, {
       workspaceId: workspace.id,
       name,
       expiresAt: days ? new Date(Date.now() + days * 86_400_000) : null,
+      role,
     });
     console.error(
-      `Created token "${token.name}" (${token.id})${token.expiresAt ? `, expires ${token.expiresAt.toISOString()}` : ""}.\n` +
+      `Created ${token.role} token "${token.name}" (${token.id})${token.expiresAt ? `, expires ${token.expiresAt.toISOString()}` : ""}.\n` +
         "This is the only time it is shown: keep it in your CI's secrets (PERFLAB_TOKEN).",
     );
     // The secret alone on stdout, so `TOKEN=$(pnpm -s token create --name ci)` works.
@@ -65,6 +73,7 @@ try {
         [
           t.id,
           t.prefix,
+          t.role,
           state,
           t.name,
           t.lastUsedAt ? `last used ${t.lastUsedAt.toISOString()}` : "never used",

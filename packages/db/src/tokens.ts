@@ -43,7 +43,7 @@ export async function ensureDefaultWorkspace(db: Pick<PrismaClient, "workspace">
 /** Creates a token in a workspace; the secret is returned here and never stored. */
 export async function createApiToken(
   db: TokenDb,
-  input: { workspaceId: string; name: string; expiresAt?: Date | null },
+  input: { workspaceId: string; name: string; expiresAt?: Date | null; role?: "admin" | "member" },
 ) {
   const secret = newTokenSecret();
   const token = await db.apiToken.create({
@@ -53,6 +53,7 @@ export async function createApiToken(
       tokenHash: hashToken(secret),
       prefix: tokenShownPart(secret),
       expiresAt: input.expiresAt ?? null,
+      role: input.role ?? "member",
     },
   });
   return { token, secret };

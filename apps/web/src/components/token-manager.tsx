@@ -16,7 +16,16 @@ const expiryChoices = [
   { value: "365", label: "In 365 days" },
 ];
 
-const fields = { name: { exact: ["name"] }, expires: { exact: ["expiresInDays"] } };
+const roleChoices = [
+  { value: "member", label: "Member: queue, upload, cancel, share" },
+  { value: "admin", label: "Admin: also manage tokens" },
+] as const;
+
+const fields = {
+  name: { exact: ["name"] },
+  expires: { exact: ["expiresInDays"] },
+  role: { exact: ["role"] },
+};
 
 type Failure = { message: string; signIn: boolean };
 
@@ -53,19 +62,26 @@ function FailureAlert({ failure }: { failure: Failure }) {
   );
 }
 
-/** The workspace's API tokens: create one (its secret shown once), revoke one. */
+/**
+ * The workspace's API tokens: create one (its secret shown once), revoke one. A member token of a
+ * lab that needs tokens sees itself only, and may revoke itself.
+ */
 export function TokenManager({
   initialTokens,
   currentTokenId,
+  canManage = true,
 }: {
   initialTokens: TTokenDto[];
   /** The token this browser is signed in with, marked in the list. */
   currentTokenId: string | null;
+  /** Whether this caller may create tokens and revoke others. */
+  canManage?: boolean;
 }) {
   const router = useRouter();
   const [tokens, setTokens] = useState(initialTokens);
   const [name, setName] = useState("");
   const [expires, setExpires] = useState("");
+  const [role, setRole] = useState<TTokenDto["role"]>("member");
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [failure, setFailure] = useState<Failure | null>(null);
   const [creating, setCreating] = useState(false);
@@ -74,7 +90,7 @@ export function TokenManager({
   const create = async (event: React.FormEvent) => {
     event.preventDefault();
     setFailure(null);
-    const input = { name, ...(expires ? { expiresInDays: Number(expires) } : {}) };
+    const input = { name, role, ...(expires ? { expiresInDays: Number(expires) } : {}) };
     // The API's own schema first, so the form refuses what the API would, without a round trip.
     const parsed = ZCreateToken.safeParse(input);
     if (!parsed.success) {
@@ -95,6 +111,7 @@ export function TokenManager({
         setTokens((list) => [body.token, ...list]);
         setName("");
         setExpires("");
+        setRole("member");
       } else {
         const result = await failureOf(response, "The token was not created");
         setErrors(result.errors);
@@ -118,66 +135,89 @@ export function TokenManager({
     <div className="space-y-8">
       {created && <CreatedSecret created={created} onDone={() => setCreated(null)} />}
 
-      <form
-        onSubmit={create}
-        noValidate
-        className={`${panel} max-w-3xl space-y-5 p-6`}
-        data-testid="token-form"
-      >
-        <h2 className="text-lg font-semibold">New token</h2>
-        {(failure || formLevel.length > 0) && (
-          <FailureAlert
-            failure={
-              failure ?? {
-                message: formLevel.map((e) => `${e.field}: ${e.message}`).join("; "),
-                signIn: false,
+      {canManage && (
+        <form
+          onSubmit={create}
+          noValidate
+          className={`${panel} max-w-3xl space-y-5 p-6`}
+          data-testid="token-form"
+        >
+          <h2 className="text-lg font-semibold">New token</h2>
+          {(failure || formLevel.length > 0) && (
+            <FailureAlert
+              failure={
+                failure ?? {
+                  message: formLevel.map((e) => `${e.field}: ${e.message}`).join("; "),
+                  signIn: false,
+                }
               }
-            }
-          />
-        )}
-        <div className="grid gap-6 sm:grid-cols-3">
-          <FormField
-            id="token-name"
-            label="Name"
-            errors={errorsFor(errors, fields.name)}
-            hint="Who or what uses it, e.g. ci or alice's laptop"
-            className="sm:col-span-2"
-          >
-            <input
-              id="token-name"
-              className={inputClass}
-              value={name}
-              maxLength={200}
-              autoComplete="off"
-              onChange={(e) => {
-                setName(e.target.value);
-                setErrors([]);
-              }}
-              aria-invalid={errorsFor(errors, fields.name).length > 0}
             />
-          </FormField>
-          <FormField id="token-expires" label="Expires" errors={errorsFor(errors, fields.expires)}>
-            <select
-              id="token-expires"
-              className={inputClass}
-              value={expires}
-              onChange={(e) => setExpires(e.target.value)}
-              aria-invalid={errorsFor(errors, fields.expires).length > 0}
+          )}
+          <div className="grid gap-6 sm:grid-cols-3">
+            <FormField
+              id="token-name"
+              label="Name"
+              errors={errorsFor(errors, fields.name)}
+              hint="Who or what uses it, e.g. ci or alice's laptop"
+              className="sm:col-span-2"
             >
-              {expiryChoices.map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
-          </FormField>
-        </div>
-        <div className="flex justify-end border-t border-zinc-200 pt-5 dark:border-zinc-800">
-          <button type="submit" className={buttonPrimary} disabled={creating} data-testid="create-token">
-            {creating ? "Creating…" : "Create token"}
-          </button>
-        </div>
-      </form>
+              <input
+                id="token-name"
+                className={inputClass}
+                value={name}
+                maxLength={200}
+                autoComplete="off"
+                onChange={(e) => {
+                  setName(e.target.value);
+                  setErrors([]);
+                }}
+                aria-invalid={errorsFor(errors, fields.name).length > 0}
+              />
+            </FormField>
+            <FormField id="token-expires" label="Expires" errors={errorsFor(errors, fields.expires)}>
+              <select
+                id="token-expires"
+                className={inputClass}
+                value={expires}
+                onChange={(e) => setExpires(e.target.value)}
+                aria-invalid={errorsFor(errors, fields.expires).length > 0}
+              >
+                {expiryChoices.map((choice) => (
+                  <option key={choice.value} value={choice.value}>
+                    {choice.label}
+                  </option>
+                ))}
+              </select>
+            </FormField>
+            <FormField
+              id="token-role"
+              label="Role"
+              errors={errorsFor(errors, fields.role)}
+              hint="Matters where the lab needs tokens (PERFLAB_ACCESS=token)"
+              className="sm:col-span-3"
+            >
+              <select
+                id="token-role"
+                className={`${inputClass} sm:max-w-sm`}
+                value={role}
+                onChange={(e) => setRole(e.target.value as TTokenDto["role"])}
+                aria-invalid={errorsFor(errors, fields.role).length > 0}
+              >
+                {roleChoices.map((choice) => (
+                  <option key={choice.value} value={choice.value}>
+                    {choice.label}
+                  </option>
+                ))}
+              </select>
+            </FormField>
+          </div>
+          <div className="flex justify-end border-t border-zinc-200 pt-5 dark:border-zinc-800">
+            <button type="submit" className={buttonPrimary} disabled={creating} data-testid="create-token">
+              {creating ? "Creating…" : "Create token"}
+            </button>
+          </div>
+        </form>
+      )}
 
       <section aria-label="Tokens">
         <h2 className="mb-3 text-lg font-semibold">Tokens</h2>
@@ -195,6 +235,7 @@ export function TokenManager({
                 <tr>
                   <th className={th}>Name</th>
                   <th className={th}>Token</th>
+                  <th className={th}>Role</th>
                   <th className={th}>Created</th>
                   <th className={th}>Last used</th>
                   <th className={th}>Expires</th>
@@ -316,6 +357,9 @@ function TokenRow({
       </td>
       <td className={`${td} font-mono text-xs`} data-testid="token-prefix">
         {token.prefix}…
+      </td>
+      <td className={td} data-testid="token-role">
+        {token.role}
       </td>
       <td className={td}>{formatDateTime(token.createdAt)}</td>
       <td className={td}>{token.lastUsedAt ? formatDateTime(token.lastUsedAt) : "never"}</td>

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { TOKEN_PATTERN, TOKEN_PREFIX, TOKEN_SHOWN_CHARS } from "@perflab/contracts";
 import { hashToken, newTokenSecret, tokenShownPart } from "@perflab/db";
 import { describe, expect, it } from "vitest";
-import { credentialOf, TOKEN_COOKIE, tokenState } from "./auth";
+import { type Caller, credentialOf, refuseCrossSite, requireAdmin, TOKEN_COOKIE, tokenState } from "./auth";
 import { AppError } from "./errors";
 
 const request = (headers: Record<string, string>) => new Request("http://127.0.0.1/api/v1/runs", { headers });
@@ -62,5 +62,67 @@ describe("a stored token's state", () => {
     expect(tokenState({ revokedAt: null, expiresAt: new Date("2026-11-24T12:00:01Z") }, now)).toBe("active");
     expect(tokenState({ revokedAt: null, expiresAt: now }, now)).toBe("expired");
     expect(tokenState({ revokedAt: now, expiresAt: new Date("2027-01-01Z") }, now)).toBe("revoked");
+  });
+});
+
+/** The error a call throws, or null. */
+function thrown(f: () => void): AppError | null {
+  try {
+    f();
+    return null;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+describe("a change asked for by another site", () => {
+  const post = (headers: Record<string, string>) =>
+    new Request("http://127.0.0.1:3000/api/v1/matrices", {
+      method: "POST",
+      headers: { host: "127.0.0.1:3000", ...headers },
+    });
+
+  it("passes from the lab's own pages and from clients that send no Origin", () => {
+    expect(thrown(() => refuseCrossSite(post({})))).toBeNull();
+    expect(thrown(() => refuseCrossSite(post({ origin: "http://127.0.0.1:3000" })))).toBeNull();
+    expect(thrown(() => refuseCrossSite(post({ "sec-fetch-site": "same-origin" })))).toBeNull();
+    // Behind a proxy the page's origin is the proxy's host.
+    const proxied = post({ origin: "https://lab.example.org", "x-forwarded-host": "lab.example.org" });
+    expect(thrown(() => refuseCrossSite(proxied))).toBeNull();
+  });
+
+  it("is a 403 naming origin: another site, another port of the same host, an opaque origin", () => {
+    const refusedHeaders: Record<string, string>[] = [
+      { origin: "https://evil.example" },
+      { origin: "http://127.0.0.1:5173", "sec-fetch-site": "same-site" },
+      { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
+    ];
+    for (const headers of refusedHeaders) {
+      const error = thrown(() => refuseCrossSite(post(headers)));
+      expect(error?.status, JSON.stringify(headers)).toBe(403);
+      expect(error?.errors?.[0]?.field).toBe("origin");
+    }
+    expect(
+      thrown(() => refuseCrossSite(post({ origin: "https://evil.example" })))?.errors?.[0]?.message,
+    ).toContain('"https://evil.example"');
+  });
+});
+
+describe("managing tokens", () => {
+  const caller = (role: Caller["role"]): Caller => ({ tokenId: "t", workspaceId: "w", name: "ci", role });
+
+  it("takes an admin token in a lab that needs tokens: a member's is a 403 naming it", () => {
+    const error = thrown(() => requireAdmin(caller("member"), "token"));
+    expect(error?.status).toBe(403);
+    expect(error?.errors?.[0]).toMatchObject({ field: "authorization" });
+    expect(error?.errors?.[0]?.message).toContain('"ci" is a member token');
+    expect(thrown(() => requireAdmin(caller("admin"), "token"))).toBeNull();
+  });
+
+  it("is anyone's in an open lab", () => {
+    expect(thrown(() => requireAdmin(caller("member"), "open"))).toBeNull();
+    expect(thrown(() => requireAdmin(null, "open"))).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
-import { TOKEN_PATTERN, type TTokenDto } from "@perflab/contracts";
+import { TOKEN_PATTERN, type TTokenDto, type TTokenRole } from "@perflab/contracts";
 import { type ApiToken, type Db, hashToken } from "@perflab/db";
 import { AppError } from "./errors";
+import { requestOrigin } from "./http";
 
 /** The dashboard's sign-in: the token itself, in an HttpOnly, SameSite=Strict cookie. */
 export const TOKEN_COOKIE = "perflab_token";
@@ -12,6 +13,7 @@ export interface Caller {
   tokenId: string;
   workspaceId: string;
   name: string;
+  role: TTokenRole;
 }
 
 /** lastUsedAt is written at most this often per token, not on every request. */
@@ -118,14 +120,44 @@ export const callerOf = (token: ApiToken): Caller => ({
   tokenId: token.id,
   workspaceId: token.workspaceId,
   name: token.name,
+  role: token.role,
 });
 
+/**
+ * Refuses a change that a page of another site asked a browser to make: a form or `fetch` a browser
+ * sends cross-site without a preflight (text/plain, a form post) still carries the user's network
+ * position, and an open lab on 127.0.0.1 would otherwise queue load runs for any page its user
+ * visits. Browsers say where a request comes from (`Origin`, `Sec-Fetch-Site`); clients that are
+ * not browsers (curl, CI, the perflab CLI) send neither and pass.
+ */
+export function refuseCrossSite(request: Request): void {
+  const origin = request.headers.get("origin");
+  const own = new URL(requestOrigin(request)).host;
+  let from: string | null = null;
+  if (origin !== null) {
+    let host: string | null = null;
+    try {
+      host = origin === "null" ? null : new URL(origin).host;
+    } catch {
+      host = null;
+    }
+    if (host !== own) from = origin;
+  } else if (request.headers.get("sec-fetch-site") === "cross-site") {
+    from = "another site";
+  }
+  if (from === null) return;
+  const message = `a change from ${from === "another site" ? from : `"${from}"`} is refused: this lab takes changes from its own pages (${own}) and from clients that send no Origin (curl, CI, the perflab CLI)`;
+  throw new AppError("forbidden", "Refused a change asked for by another site.", [
+    { field: "origin", message },
+  ]);
+}
 /**
  * For requests that change something: the caller, or null in an open lab. In a lab with
  * `PERFLAB_ACCESS=token` a request without a token is refused with a 401 before anything is read
  * or written.
  */
 export async function authorizeWrite(db: Db, request: Request, access: Access): Promise<Caller | null> {
+  refuseCrossSite(request);
   const caller = await authenticate(db, request);
   if (!caller && access === "token") {
     const message =
@@ -137,12 +169,35 @@ export async function authorizeWrite(db: Db, request: Request, access: Access): 
   return caller;
 }
 
+/**
+ * For managing tokens: in a lab with `PERFLAB_ACCESS=token`, an admin token (401 without a token,
+ * 403 with a member's); in an open lab, as any write.
+ */
+export async function authorizeAdmin(db: Db, request: Request, access: Access): Promise<Caller | null> {
+  const caller = await authorizeWrite(db, request, access);
+  requireAdmin(caller, access);
+  return caller;
+}
+
+/** The 403 of a member token where a lab that needs tokens wants an admin's. */
+export function requireAdmin(caller: Caller | null, access: Access): void {
+  if (access === "token" && caller && caller.role !== "admin") {
+    throw new AppError("forbidden", "Managing tokens needs an admin token.", [
+      {
+        field: "authorization",
+        message: `token "${caller.name}" is a member token: listing, creating and revoking other tokens needs an admin token`,
+      },
+    ]);
+  }
+}
+
 export function serializeToken(token: ApiToken, now = new Date()): TTokenDto {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     id: token.id,
     name: token.name,
     prefix: token.prefix,
+    role: token.role,
     createdAt: token.createdAt.toISOString(),
     lastUsedAt: iso(token.lastUsedAt),
     expiresAt: iso(token.expiresAt),

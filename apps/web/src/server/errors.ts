@@ -3,6 +3,7 @@ import type { TProblem } from "@perflab/contracts";
 export type AppErrorCode =
   | "bad_request"
   | "unauthorized"
+  | "forbidden"
   | "invalid"
   | "not_found"
   | "conflict"
@@ -14,6 +15,7 @@ export type AppErrorCode =
 const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
   bad_request: { status: 400, title: "Bad request" },
   unauthorized: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
   invalid: { status: 422, title: "Invalid input" },
   not_found: { status: 404, title: "Not found" },
   conflict: { status: 409, title: "Conflict" },

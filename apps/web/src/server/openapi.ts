@@ -111,6 +111,14 @@ function buildDocument() {
     "The API token was refused (unknown, revoked or expired; `errors[].field` says where it came from), " +
       "or the lab needs one and none was sent.",
   );
+  const crossSite = problem(
+    "A browser sent this change from a page of another site (its `Origin` is not this lab); " +
+      "`errors[].field` is `origin`. Clients that send no Origin (curl, CI, the CLI) are not affected.",
+  );
+  const notAdmin = problem(
+    "In a lab with PERFLAB_ACCESS=token, the token is a member's and this takes an admin's " +
+      "(`errors[].field` is `authorization`), or another site's page sent it (`origin`).",
+  );
 
   registry.registerPath({
     method: "post",
@@ -135,6 +143,7 @@ function buildDocument() {
           "`scenarios.0.params.arguments` (tool arguments are at most 64 KiB as JSON).",
       ),
       401: refused,
+      403: crossSite,
       500: problem("Unexpected server error."),
       503: problem("The job queue is unavailable; the run was not created."),
     },
@@ -177,6 +186,7 @@ function buildDocument() {
       404: problem("No run has this id."),
       409: problem("The run has already ended."),
       401: refused,
+      403: crossSite,
       500: problem("Unexpected server error."),
     },
   });
@@ -371,6 +381,7 @@ function buildDocument() {
       409: problem("The run has not finished yet."),
       422: problem("The request is invalid; `errors` names each field."),
       401: refused,
+      403: crossSite,
       500: problem("Unexpected server error."),
     },
   });
@@ -449,6 +460,7 @@ function buildDocument() {
           "line as `line <n>` (1-based), or `(body)` when the start or end line is missing.",
       ),
       401: refused,
+      403: crossSite,
       500: problem("Unexpected server error."),
     },
   });
@@ -468,6 +480,7 @@ function buildDocument() {
         content: { "application/json": { schema: named("TokenList", ZTokenList) } },
       },
       401: refused,
+      403: notAdmin,
       500: problem("Unexpected server error."),
     },
   });
@@ -492,7 +505,8 @@ function buildDocument() {
       },
       400: problem("The body is not valid JSON."),
       401: refused,
-      422: problem("The request is invalid; `errors` names each field (`name`, `expiresInDays`)."),
+      403: notAdmin,
+      422: problem("The request is invalid; `errors` names each field (`name`, `expiresInDays`, `role`)."),
       500: problem("Unexpected server error."),
     },
   });
@@ -510,6 +524,9 @@ function buildDocument() {
         content: { "application/json": { schema: Token } },
       },
       401: refused,
+      403: problem(
+        "The token is a member's and the one to revoke is not itself (a lab with PERFLAB_ACCESS=token), or another site's page sent it.",
+      ),
       404: problem("No token of this workspace has this id."),
       500: problem("Unexpected server error."),
     },
@@ -544,6 +561,7 @@ function buildDocument() {
       200: { description: "Signed in.", headers, content: { "application/json": { schema: Session } } },
       400: problem("The body is not valid JSON."),
       401: problem("The token was refused; `errors[].field` is `token`."),
+      403: crossSite,
       422: problem("The request is invalid; `errors` names the field."),
       500: problem("Unexpected server error."),
     },
@@ -553,7 +571,7 @@ function buildDocument() {
     path: "/api/v1/session",
     operationId: "signOut",
     summary: "Sign the dashboard out (the token stays valid; revoke it to stop it everywhere)",
-    responses: { 204: { description: "The sign-in cookie is cleared.", headers } },
+    responses: { 204: { description: "The sign-in cookie is cleared.", headers }, 403: crossSite },
   });
 
   registry.registerPath({

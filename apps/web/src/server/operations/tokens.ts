@@ -30,11 +30,12 @@ export async function createToken({
   if (!parsed.success) {
     throw new AppError("invalid", "The token request is invalid.", fieldErrors(parsed.error));
   }
-  const { name, expiresInDays } = parsed.data;
+  const { name, expiresInDays, role } = parsed.data;
   const { token, secret } = await createApiToken(db, {
     workspaceId: await workspaceOf(db, caller),
     name,
     expiresAt: expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null,
+    role,
   });
   return { token: serializeToken(token), secret };
 }

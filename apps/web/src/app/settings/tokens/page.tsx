@@ -35,7 +35,11 @@ export default async function TokensPage() {
       </div>
     );
   }
-  const tokens = await listTokens({ db: getDb(), caller });
+  // A member of a lab that needs tokens manages nothing but itself: it sees its own token only.
+  const member = env.PERFLAB_ACCESS === "token" && caller?.role === "member";
+  const tokens = (await listTokens({ db: getDb(), caller })).filter(
+    (t) => !member || t.id === caller?.tokenId,
+  );
   return (
     <div>
       <PageTitle title="API tokens" />
@@ -43,7 +47,16 @@ export default async function TokensPage() {
         Tokens let CI jobs and the CLI queue runs and upload results, and sign this dashboard in. perflab
         keeps only a hash of each: a lost token cannot be shown again, only revoked and replaced.
       </p>
-      <TokenManager initialTokens={tokens} currentTokenId={caller?.tokenId ?? null} />
+      {member && (
+        <p
+          className={`${panel} mb-6 max-w-3xl px-4 py-3 text-sm text-zinc-700 dark:text-zinc-300`}
+          data-testid="tokens-member"
+        >
+          You are signed in with “{caller?.name}”, a member token: it queues, uploads, cancels and shares. An
+          admin token creates and revokes the lab&apos;s tokens; you can revoke your own.
+        </p>
+      )}
+      <TokenManager initialTokens={tokens} currentTokenId={caller?.tokenId ?? null} canManage={!member} />
     </div>
   );
 }

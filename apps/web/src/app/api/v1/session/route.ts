@@ -1,6 +1,12 @@
 import { fieldErrors, type TSession, ZSignIn } from "@perflab/contracts";
 import { env } from "@/env";
-import { authenticatedToken, serializeToken, TOKEN_COOKIE, verifySecret } from "@/server/auth";
+import {
+  authenticatedToken,
+  refuseCrossSite,
+  serializeToken,
+  TOKEN_COOKIE,
+  verifySecret,
+} from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { jsonResponse, readJsonBody, requestOrigin, withProblems } from "@/server/http";
@@ -23,6 +29,8 @@ export const GET = withProblems(async (request, _context, requestId) => {
  * (Secure over https), so page scripts never read it and other sites cannot send it.
  */
 export const POST = withProblems(async (request, _context, requestId) => {
+  // Another site must not sign this browser in with a token of its choosing.
+  refuseCrossSite(request);
   const parsed = ZSignIn.safeParse(await readJsonBody(request));
   if (!parsed.success)
     throw new AppError("invalid", "The sign-in request is invalid.", fieldErrors(parsed.error));
@@ -42,7 +50,8 @@ export const POST = withProblems(async (request, _context, requestId) => {
 });
 
 /** Signs the dashboard out (the token itself stays valid: revoke it to stop it everywhere). */
-export const DELETE = withProblems(async (_request, _context, requestId) => {
+export const DELETE = withProblems(async (request, _context, requestId) => {
+  refuseCrossSite(request);
   const response = new Response(null, { status: 204, headers: { "x-request-id": requestId } });
   response.headers.append("set-cookie", `${TOKEN_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`);
   return response;

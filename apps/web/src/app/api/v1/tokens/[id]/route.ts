@@ -1,5 +1,5 @@
 import { env } from "@/env";
-import { authorizeWrite } from "@/server/auth";
+import { authorizeWrite, requireAdmin } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { jsonResponse, withProblems } from "@/server/http";
 import { revokeToken } from "@/server/operations/tokens";
@@ -9,9 +9,13 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-/** Revokes the token (it stays listed as revoked). */
+/**
+ * Revokes the token (it stays listed as revoked). A member token may revoke itself (a leaked CI
+ * secret should not wait for an admin); any other token takes an admin's.
+ */
 export const DELETE = withProblems<Context>(async (request, context, requestId) => {
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   const { id } = await context.params;
+  if (caller?.tokenId !== id) requireAdmin(caller, env.PERFLAB_ACCESS);
   return jsonResponse(await revokeToken({ db: getDb(), caller, id }), { requestId });
 });

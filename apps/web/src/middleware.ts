@@ -1,0 +1,28 @@
+import { type NextRequest, NextResponse } from "next/server";
+import { env } from "@/env";
+import { refusedHost } from "@/server/hosts";
+
+// Node.js, not the edge runtime: it reads the lab's settings when it starts, not when it is built.
+export const config = { runtime: "nodejs" };
+
+/**
+ * With PERFLAB_ALLOWED_HOSTS set, a request for any other host is refused before it reaches a page
+ * or the API: a page that rebinds its own name to 127.0.0.1 reaches the lab under that name and is
+ * turned away.
+ */
+export function middleware(request: NextRequest) {
+  const allowed = env.PERFLAB_ALLOWED_HOSTS;
+  const refused = allowed?.length ? refusedHost(request.headers, allowed) : null;
+  if (!refused) return NextResponse.next();
+  const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;
+  return NextResponse.json(
+    {
+      type: "urn:perflab:problem:bad-request",
+      title: "Bad request",
+      status: 400,
+      detail: "Refused a request for another host.",
+      errors: [{ field: refused.field, message }],
+    },
+    { status: 400, headers: { "content-type": "application/problem+json" } },
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * The web app's defences, against the suite's real web app (bound to 127.0.0.1, so it answers to
+ * loopback names only): security headers on pages and the API, a request for another host refused
+ * (DNS rebinding), changes a page of another site asks a browser to make refused with nothing
+ * written (the cross-site form post that needs no preflight included), and, in real Chromium, a run
+ * whose name and server carry markup shown as text without running it.
+ */
+import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { echoUploadOf, launchChromium, pageOf, testDb } from "./helpers.ts";
+
+type Problem = { status: number; errors?: { field: string; message: string }[] };
+
+const web = () => inject("webUrl");
+const port = () => new URL(web()).port;
+const unique = () => randomBytes(4).toString("hex");
+
+/** A request with a Host header of our choosing (fetch does not let a caller set Host). */
+function rawRequest(
+  pathname: string,
+  headers: Record<string, string>,
+  method = "GET",
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port: Number(port()), path: pathname, method, headers },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+let ndjson = "";
+let browser: Browser;
+const runIds: string[] = [];
+
+beforeAll(async () => {
+  ndjson = await echoUploadOf("security");
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await testDb()
+    .run.deleteMany({ where: { id: { in: runIds } } })
+    .catch(() => undefined);
+});
+
+describe("every response", () => {
+  it("carries the security headers: no framing, no sniffing, no referrer to other sites", async () => {
+    for (const pathname of ["/", "/runs/new", "/api/v1/servers", "/api/v1/runs", "/r/no-such-report"]) {
+      const response = await fetch(`${web()}${pathname}`);
+      await response.arrayBuffer();
+      const h = response.headers;
+      expect(h.get("x-frame-options"), pathname).toBe("DENY");
+      expect(h.get("content-security-policy"), pathname).toContain("frame-ancestors 'none'");
+      expect(h.get("x-content-type-options"), pathname).toBe("nosniff");
+      expect(h.get("referrer-policy"), pathname).toBe("same-origin");
+      expect(h.get("x-powered-by"), pathname).toBeNull();
+    }
+  });
+});
+
+describe("a lab bound to 127.0.0.1", () => {
+  it("answers to loopback names and refuses any other Host with a 400 naming the header", async () => {
+    for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`, `[::1]:${port()}`]) {
+      expect((await rawRequest("/api/v1/servers", { host })).status, host).toBe(200);
+    }
+    // A page whose name was rebound to 127.0.0.1 reaches the lab under that name: pages, reads and
+    // writes are all turned away before anything runs.
+    const before = await testDb().apiToken.count();
+    for (const [pathname, method, body] of [
+      ["/", "GET", undefined],
+      ["/api/v1/runs", "GET", undefined],
+      ["/api/v1/tokens", "POST", JSON.stringify({ name: `rebound-${unique()}` })],
+    ] as const) {
+      const r = await rawRequest(
+        pathname,
+        { host: `rebound.example:${port()}`, "content-type": "application/json" },
+        method,
+        body,
+      );
+      expect(r.status, `${method} ${pathname}`).toBe(400);
+      const problem = JSON.parse(r.body) as Problem;
+      expect(problem.errors?.[0]?.field).toBe("host");
+      expect(problem.errors?.[0]?.message).toContain('"rebound.example"');
+    }
+    // Nor does a forwarded host the page sets itself get it in.
+    const forwarded = await rawRequest("/api/v1/runs", {
+      host: `127.0.0.1:${port()}`,
+      "x-forwarded-host": "rebound.example",
+    });
+    expect(forwarded.status).toBe(400);
+    expect((JSON.parse(forwarded.body) as Problem).errors?.[0]?.field).toBe("x-forwarded-host");
+    expect(await testDb().apiToken.count()).toBe(before);
+  });
+});
+
+describe("a change another site's page asks a browser to make", () => {
+  it("is a 403 naming origin, and nothing is written; the lab's own pages and curl pass", async () => {
+    const db = testDb();
+    const name = `cross-site-${unique()}`;
+    // What a page elsewhere can send without a CORS preflight: a text/plain or form body, which the
+    // API still reads as JSON.
+    const tries: [string, string, string][] = [
+      ["/api/v1/tokens", "text/plain", JSON.stringify({ name })],
+      ["/api/v1/matrices", "text/plain", JSON.stringify({ servers: ["go"], scenario: "mcp-tool-call" })],
+      ["/api/v1/uploads?server=go&durationSec=2&warmupSec=0", "text/plain", ndjson],
+      ["/api/v1/session", "application/x-www-form-urlencoded", "token=plab_x"],
+    ];
+    const runsBefore = await db.run.count();
+    for (const [pathname, type, body] of tries) {
+      for (const origin of ["https://evil.example", "null", `http://127.0.0.1:${Number(port()) + 1}`]) {
+        const response = await fetch(`${web()}${pathname}`, {
+          method: "POST",
+          headers: { "content-type": type, origin, "sec-fetch-site": "cross-site" },
+          body,
+        });
+        const problem = (await response.json()) as Problem;
+        expect(response.status, `${pathname} from ${origin}`).toBe(403);
+        expect(problem.errors?.[0]?.field).toBe("origin");
+        expect(response.headers.get("set-cookie")).toBeNull();
+      }
+    }
+    const revoke = await fetch(`${web()}/api/v1/tokens/anything`, {
+      method: "DELETE",
+      headers: { origin: "https://evil.example" },
+    });
+    expect(revoke.status).toBe(403);
+    expect(await db.run.count()).toBe(runsBefore);
+    expect(await db.apiToken.count({ where: { name } })).toBe(0);
+
+    // The dashboard's own fetch (same origin) and a client without Origin (curl, CI) are served.
+    const own = await fetch(`${web()}/api/v1/tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: web(), "sec-fetch-site": "same-origin" },
+      body: JSON.stringify({ name }),
+    });
+    expect(own.status).toBe(201);
+    const curl = await fetch(`${web()}/api/v1/tokens`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name }),
+    });
+    expect(curl.status).toBe(201);
+    expect(await db.apiToken.count({ where: { name } })).toBe(2);
+    await db.apiToken.deleteMany({ where: { name } });
+  });
+});
+
+describe("markup in what users name (real Chromium)", () => {
+  it("shows a run's name and server as text and never runs them", async () => {
+    const markup = `<img src=x onerror="window.__pwned=1">`;
+    const name = `xss ${unique()} ${markup}`;
+    const query = new URLSearchParams({
+      server: `go${markup}`,
+      name,
+      durationSec: "2",
+      warmupSec: "0",
+      tool: "echo",
+    });
+    const response = await fetch(`${web()}/api/v1/uploads?${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body: ndjson,
+    });
+    const created = (await response.json()) as { runId: string };
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    runIds.push(created.runId);
+
+    await pageOf(browser, "security-markup", async (page) => {
+      const dialogs: string[] = [];
+      page.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      for (const pathname of [`/runs/${created.runId}`, "/"]) {
+        await page.goto(`${web()}${pathname}`);
+        await page.getByText(name).first().waitFor();
+        // The markup is on the page as the characters the user typed, not as an element.
+        expect(await page.locator('img[src="x"]').count(), pathname).toBe(0);
+        expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned), pathname).toBeUndefined();
+      }
+      await page.goto(`${web()}/runs/${created.runId}`);
+      await page.getByText(`go${markup}`).first().waitFor();
+      expect(await page.locator('img[src="x"]').count()).toBe(0);
+      expect(dialogs).toEqual([]);
+    });
+  });
+});

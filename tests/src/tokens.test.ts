@@ -177,6 +177,17 @@ describe("a lab with PERFLAB_ACCESS=token", () => {
     expect(run).toMatchObject({ source: "api", apiTokenId: token.id, status: "succeeded" });
     const used = await testDb().apiToken.findUniqueOrThrow({ where: { id: token.id } });
     expect(used.lastUsedAt).not.toBeNull();
+    // The API and the run page say which token sent it (never its secret).
+    const shown = { id: token.id, name: "ci", prefix: token.prefix };
+    const detail = await request(lab, `/api/v1/runs/${run.id}`);
+    expect((detail.body.run as { token: unknown }).token).toEqual(shown);
+    const listed = await request(lab, "/api/v1/runs?limit=5");
+    const item = (listed.body.runs as { id: string; token: unknown }[]).find((r) => r.id === run.id);
+    expect(item?.token).toEqual(shown);
+    const page = await request(lab, `/runs/${run.id}`);
+    expect(page.text).toMatch(/Sent by/);
+    expect(page.text).toContain(token.prefix);
+    expect(page.text).not.toContain(secret.slice(12));
 
     const queued = await request(lab, "/api/v1/matrices", {
       method: "POST",

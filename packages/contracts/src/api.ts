@@ -17,6 +17,13 @@ export const ZRunSource = z.enum(["ui", "api"]);
 
 const isoDate = z.iso.datetime({ offset: true });
 
+/** The API token a run was queued or uploaded with: who, in a lab with several CI jobs and people. */
+export const ZRunToken = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string().describe("The secret's first characters."),
+});
+
 export const ZRunDto = z.object({
   id: z.string(),
   name: z.string(),
@@ -36,6 +43,9 @@ export const ZRunDto = z.object({
   createdAt: isoDate,
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),
+  token: ZRunToken.nullable()
+    .optional()
+    .describe("The API token the run was queued or uploaded with; null without one. Not in reports."),
 });
 
 export const ZLatencyDto = z.object({
@@ -232,6 +242,7 @@ export const ZRunListItem = z.object({
     commit: z.string().nullable(),
     pr: z.number().int().nullable(),
   }),
+  token: ZRunToken.nullable().describe("The API token the run was queued or uploaded with."),
   /** Path of the run's dashboard page, relative to the web app's origin. */
   url: z.string().describe("Path of the run page, e.g. /runs/{id}."),
 });

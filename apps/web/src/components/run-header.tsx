@@ -66,7 +66,7 @@ export function RunHeader({
       </div>
       {actions}
       {run.error && <p className="text-sm text-rose-600 dark:text-rose-400">{run.error}</p>}
-      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-7" data-testid="run-spec">
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-8" data-testid="run-spec">
         <SpecItem label="Servers">{spec.servers?.join(", ")}</SpecItem>
         <SpecItem label="Scenarios">{tools.join(", ")}</SpecItem>
         <SpecItem label="Load">
@@ -78,6 +78,22 @@ export function RunHeader({
         <SpecItem label="Warm-up">{formatDuration(spec.warmupSec ?? 0)}</SpecItem>
         <SpecItem label="Rounds">{spec.rounds}</SpecItem>
         <SpecItem label="Driver">{spec.driver}</SpecItem>
+        {run.token !== undefined && (
+          <SpecItem label={run.source === "api" ? "Sent by" : "Queued by"}>
+            <span data-testid="run-token">
+              {run.token ? (
+                <>
+                  {run.token.name}{" "}
+                  <span className="font-mono text-xs text-zinc-500">{run.token.prefix}…</span>
+                </>
+              ) : run.source === "api" ? (
+                "the API, no token"
+              ) : (
+                "the dashboard, no token"
+              )}
+            </span>
+          </SpecItem>
+        )}
       </dl>
       <details className="text-sm">
         <summary className="cursor-pointer text-zinc-500 dark:text-zinc-400">Full spec</summary>

@@ -1,12 +1,17 @@
 import type { TMatrixSpec, TRunListItem } from "@perflab/contracts";
-import type { Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
+import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 import type { ReportCellDto } from "../lib/report-dto";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const num = (value: bigint | number | null) => (value === null ? null : Number(value));
 
-export function serializeRun(run: Run): RunDto {
+type RunToken = Pick<ApiToken, "id" | "name" | "prefix">;
+const tokenOf = (token: RunToken | null) =>
+  token ? { id: token.id, name: token.name, prefix: token.prefix } : null;
+
+/** A run; `token` only when its token was loaded (a report's snapshot leaves it out). */
+export function serializeRun(run: Run & { apiToken?: RunToken | null }): RunDto {
   return {
     id: run.id,
     name: run.name,
@@ -21,6 +26,7 @@ export function serializeRun(run: Run): RunDto {
     createdAt: run.createdAt.toISOString(),
     startedAt: iso(run.startedAt),
     finishedAt: iso(run.finishedAt),
+    ...(run.apiToken !== undefined ? { token: tokenOf(run.apiToken) } : {}),
   };
 }
 
@@ -41,7 +47,7 @@ export function serializeRunListItem(run: Run): RunListItemDto {
 }
 
 /** A run as GET /api/v1/runs lists it for CI: status, counts, git fields and the run page path. */
-export function serializeRunSummary(run: Run): TRunListItem {
+export function serializeRunSummary(run: Run & { apiToken: RunToken | null }): TRunListItem {
   return {
     id: run.id,
     name: run.name,
@@ -54,6 +60,7 @@ export function serializeRunSummary(run: Run): TRunListItem {
     cellsDone: run.cellsDone,
     cellsFailed: run.cellsFailed,
     git: { repo: run.gitRepo, branch: run.gitBranch, commit: run.gitCommit, pr: run.gitPr },
+    token: tokenOf(run.apiToken),
     url: `/runs/${encodeURIComponent(run.id)}`,
   };
 }

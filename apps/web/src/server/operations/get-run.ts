@@ -13,7 +13,10 @@ export async function getRun({
 }): Promise<{ run: RunDto; cells: CellDto[] }> {
   const run = await db.run.findUnique({
     where: { id: runId },
-    include: { cells: { orderBy: { index: "asc" }, include: { summary: true } } },
+    include: {
+      cells: { orderBy: { index: "asc" }, include: { summary: true } },
+      apiToken: { select: { id: true, name: true, prefix: true } },
+    },
   });
   if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
   const { cells, ...rest } = run;

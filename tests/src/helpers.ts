@@ -41,9 +41,9 @@ type CellInput = {
  */
 export async function queueRun(
   cells: CellInput[],
-  options: { redisUrl?: string; enqueue?: boolean } = {},
+  options: { redisUrl?: string; enqueue?: boolean; db?: Db } = {},
 ): Promise<{ runId: string; cellIds: string[] }> {
-  const db = testDb();
+  const db = options.db ?? testDb();
   const workspace = await db.workspace.upsert({
     where: { slug: "tests" },
     create: { slug: "tests", name: "Tests" },
@@ -85,8 +85,7 @@ export async function queueRun(
   return { runId: run.id, cellIds: run.cells.map((c) => c.id) };
 }
 
-export async function waitForRun(runId: string, timeoutMs: number) {
-  const db = testDb();
+export async function waitForRun(runId: string, timeoutMs: number, db: Db = testDb()) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const run = await db.run.findUniqueOrThrow({ where: { id: runId } });

@@ -46,6 +46,11 @@ export const env = createEnv({
      */
     PERFLAB_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
     PERFLAB_RECONCILE_GRACE_MS: z.coerce.number().int().nonnegative().default(60_000),
+    /**
+     * How long a write keeps retrying a database that does not answer (a restart, a failover) before
+     * the cell fails saying so; the seconds measured meanwhile wait in memory and are written after.
+     */
+    PERFLAB_DB_RETRY_MS: z.coerce.number().int().nonnegative().default(120_000),
     LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace"]).default("info"),
   },
   runtimeEnv: process.env,

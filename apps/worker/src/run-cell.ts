@@ -24,6 +24,7 @@ import {
   isLoadGeneratorSaturated,
 } from "@perflab/metrics";
 import type { Redis } from "ioredis";
+import { withDbRetry } from "./db-retry.ts";
 import { CELL_ENV, OWNER_ENV, ownerMarker } from "./drivers/orphans.ts";
 import type { CellLimits, Driver, DriverId, ExitInfo, RunningServer } from "./drivers/types.ts";
 import type { WorkerEnv } from "./env.ts";
@@ -97,6 +98,10 @@ export async function runCell(
   }
 
   const cellLog = log.child({ cellId: cell.id, runId: cell.runId, server: cell.serverName });
+  // The writes from the load's start on: a database that stops answering meanwhile costs a delay,
+  // not the measurement (each is idempotent, so a retry after a lost acknowledgement is harmless).
+  const durable = <T>(what: string, fn: () => Promise<T>) =>
+    withDbRetry(what, fn, { log: cellLog, retryMs: env.PERFLAB_DB_RETRY_MS });
   const stage = (name: string) =>
     publish(deps, cell.runId, { type: "cell", cellId: cell.id, status: "running", stage: name });
   const server = withVariants(loadServerCatalog(env.PERFLAB_SERVERS_DIR)).find(
@@ -336,7 +341,7 @@ export async function runCell(
     });
     let loadStartT: number | null = null;
     const sink = new PointSink(
-      { db, publisher: deps.publisher, log: cellLog },
+      { db, publisher: deps.publisher, log: cellLog, retryMs: env.PERFLAB_DB_RETRY_MS },
       { id: cell.id, runId: cell.runId },
       () => loadStartT,
     );
@@ -361,13 +366,15 @@ export async function runCell(
         if (line.type === "start") {
           loadStartT = Math.floor(line.t / 1000);
           const measureStart = line.t + cell.warmupSeconds * 1000;
-          await db.cell.update({
-            where: { id: cell.id },
-            data: {
-              measureStartedAt: new Date(measureStart),
-              measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
-            },
-          });
+          await durable("the measured window", () =>
+            db.cell.update({
+              where: { id: cell.id },
+              data: {
+                measureStartedAt: new Date(measureStart),
+                measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
+              },
+            }),
+          );
         } else if (line.type === "interval") {
           aggregator.addInterval(line);
           if (!measuring && line.groups.some((g) => g.phase === "measure")) {
@@ -437,7 +444,10 @@ export async function runCell(
     });
     // The drops of the measured window, from the per-second lines, as every other number of the summary.
     const droppedCalls = "rate" in level ? (summary.droppedCalls ?? k6DroppedCalls(k6Result.summary)) : null;
-    if (!(await writeSummary(db, cell.id, summary, k6Requests, droppedCalls, saturated))) {
+    const written = await durable("the summary", () =>
+      writeSummary(db, cell.id, summary, k6Requests, droppedCalls, saturated),
+    );
+    if (!written) {
       cellLog.warn("the cell was ended elsewhere while it ran; its summary was not written");
       throw new CellFailure(
         "the cell was no longer running when its summary was ready (another worker ended it); the summary was not written",
@@ -459,15 +469,13 @@ export async function runCell(
       stopRequested = true;
       try {
         const exit = await running.stop(env.PERFLAB_STOP_GRACE_MS);
-        await db.cell.update({
-          where: { id: cell.id },
-          data: {
-            exitCode: exit.exitCode,
-            exitSignal: exit.signal,
-            oomKilled: exit.oomKilled,
-            logTail: running.logTail(),
-          },
-        });
+        const logTail = running.logTail();
+        await durable("the server's exit", () =>
+          db.cell.update({
+            where: { id: cell.id },
+            data: { exitCode: exit.exitCode, exitSignal: exit.signal, oomKilled: exit.oomKilled, logTail },
+          }),
+        );
         // An OOM kill noticed only now (the exit landed after k6 ended, or before health) is still named.
         if (exit.oomKilled && !outcome.error?.startsWith("OOM-killed")) {
           const before = outcome.status === "failed" ? ` (seen first as: ${outcome.error})` : "";
@@ -504,7 +512,7 @@ export async function runCell(
     },
     (error: Error) => cellLog.warn({ err: error }, "could not write the cell's rollups"),
   );
-  await finishCell(deps, cell.id, cell.runId, outcome);
+  await durable("the cell's end", () => finishCell(deps, cell.id, cell.runId, outcome));
   cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
   const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;
   if (cooldownSec > 0 && !signal?.aborted) {

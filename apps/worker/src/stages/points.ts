@@ -2,6 +2,7 @@ import { runChannel, type TLiveEvent } from "@perflab/contracts";
 import { type Db, Prisma } from "@perflab/db";
 import type { SecondPoint } from "@perflab/metrics";
 import type { Redis } from "ioredis";
+import { withDbRetry } from "../db-retry.ts";
 import type { Logger } from "../logger.ts";
 
 const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
@@ -9,14 +10,15 @@ const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
 /**
  * Writes per-second points (idempotent upserts keyed by cell and second, so a late k6 line
  * rewrites its row) and publishes them live. Postgres is the record; a failed publish only
- * costs the live view a point.
+ * costs the live view a point. While the database does not answer (up to `retryMs`), the seconds
+ * wait in order and are written when it is back; the live view resumes with them.
  */
 export class PointSink {
   private chain: Promise<void> = Promise.resolve();
   private failure: unknown = null;
 
   constructor(
-    private readonly deps: { db: Db; publisher: Redis; log: Logger },
+    private readonly deps: { db: Db; publisher: Redis; log: Logger; retryMs: number },
     private readonly cell: { id: string; runId: string },
     private readonly loadStartT: () => number | null,
   ) {}
@@ -38,7 +40,7 @@ export class PointSink {
 
   private async write(points: SecondPoint[]): Promise<void> {
     const start = this.loadStartT() ?? points[0]!.t;
-    const { db, publisher, log } = this.deps;
+    const { publisher, log } = this.deps;
     // One multi-row upsert in plain SQL: it runs every second, and Prisma's query compiler would
     // cost more CPU than the statement itself.
     const rows = points.map(
@@ -48,20 +50,11 @@ export class PointSink {
         ${big(p.dataSent)}, ${big(p.dataReceived)}, ${p.runtime === null || p.runtime === undefined ? null : JSON.stringify(p.runtime)}::jsonb,
         ${p.histogram})`,
     );
-    await db.$executeRaw`
-      INSERT INTO metric_points (cell_id, t, second, phase, requests, errors, ops, rps,
-        latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, latency_mean_ms,
-        cpu_pct, rss_bytes, k6_cpu_pct, k6_rss_bytes, host_cpu_pct, net_rx_bytes, net_tx_bytes, runtime, histogram)
-      VALUES ${Prisma.join(rows)}
-      ON CONFLICT (cell_id, t) DO UPDATE SET
-        second = EXCLUDED.second, phase = EXCLUDED.phase, requests = EXCLUDED.requests, errors = EXCLUDED.errors,
-        ops = EXCLUDED.ops, rps = EXCLUDED.rps, latency_p50_ms = EXCLUDED.latency_p50_ms,
-        latency_p90_ms = EXCLUDED.latency_p90_ms, latency_p95_ms = EXCLUDED.latency_p95_ms,
-        latency_p99_ms = EXCLUDED.latency_p99_ms, latency_max_ms = EXCLUDED.latency_max_ms,
-        latency_mean_ms = EXCLUDED.latency_mean_ms, cpu_pct = EXCLUDED.cpu_pct, rss_bytes = EXCLUDED.rss_bytes,
-        k6_cpu_pct = EXCLUDED.k6_cpu_pct, k6_rss_bytes = EXCLUDED.k6_rss_bytes, host_cpu_pct = EXCLUDED.host_cpu_pct,
-        net_rx_bytes = EXCLUDED.net_rx_bytes, net_tx_bytes = EXCLUDED.net_tx_bytes, runtime = EXCLUDED.runtime,
-        histogram = EXCLUDED.histogram`;
+    await withDbRetry(
+      `seconds ${points[0]!.t - start}–${points.at(-1)!.t - start} of the cell`,
+      () => this.insert(rows),
+      { log, retryMs: this.deps.retryMs },
+    );
     const pipeline = publisher.pipeline();
     for (const p of points) {
       const event: TLiveEvent = {
@@ -82,5 +75,22 @@ export class PointSink {
       pipeline.publish(runChannel(this.cell.runId), JSON.stringify(event));
     }
     await pipeline.exec().catch((error) => log.warn({ err: error }, "live publish failed"));
+  }
+
+  private async insert(rows: Prisma.Sql[]): Promise<void> {
+    await this.deps.db.$executeRaw`
+      INSERT INTO metric_points (cell_id, t, second, phase, requests, errors, ops, rps,
+        latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, latency_mean_ms,
+        cpu_pct, rss_bytes, k6_cpu_pct, k6_rss_bytes, host_cpu_pct, net_rx_bytes, net_tx_bytes, runtime, histogram)
+      VALUES ${Prisma.join(rows)}
+      ON CONFLICT (cell_id, t) DO UPDATE SET
+        second = EXCLUDED.second, phase = EXCLUDED.phase, requests = EXCLUDED.requests, errors = EXCLUDED.errors,
+        ops = EXCLUDED.ops, rps = EXCLUDED.rps, latency_p50_ms = EXCLUDED.latency_p50_ms,
+        latency_p90_ms = EXCLUDED.latency_p90_ms, latency_p95_ms = EXCLUDED.latency_p95_ms,
+        latency_p99_ms = EXCLUDED.latency_p99_ms, latency_max_ms = EXCLUDED.latency_max_ms,
+        latency_mean_ms = EXCLUDED.latency_mean_ms, cpu_pct = EXCLUDED.cpu_pct, rss_bytes = EXCLUDED.rss_bytes,
+        k6_cpu_pct = EXCLUDED.k6_cpu_pct, k6_rss_bytes = EXCLUDED.k6_rss_bytes, host_cpu_pct = EXCLUDED.host_cpu_pct,
+        net_rx_bytes = EXCLUDED.net_rx_bytes, net_tx_bytes = EXCLUDED.net_tx_bytes, runtime = EXCLUDED.runtime,
+        histogram = EXCLUDED.histogram`;
   }
 }

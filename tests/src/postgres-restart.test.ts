@@ -1,0 +1,101 @@
+/**
+ * Postgres restarting mid-cell (an upgrade, a failover, a crash the service manager restarts): the
+ * worker keeps the seconds it could not write and writes them once the database is back, so the
+ * cell ends with every second stored and the summary k6 agrees with, and the run's next cell runs.
+ * The lab here has a Postgres, Redis and worker of its own, so the suite's database stays up.
+ */
+import path from "node:path";
+import { createDb, type Db } from "@perflab/db";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import {
+  freePort,
+  type Service,
+  startPostgres,
+  startRedis,
+  startWorker,
+} from "../../scripts/lib/services.ts";
+import { queueRun, waitForRun } from "./helpers.ts";
+
+const started: Service[] = [];
+let db: Db | null = null;
+afterAll(async () => {
+  await db?.$disconnect();
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+});
+
+describe("Postgres restarting mid-cell", () => {
+  it("loses no second: the cell succeeds with every measured second stored, and the next cell runs", async () => {
+    const dir = path.join(inject("tmpDir"), "pg-restart");
+    const pgPort = await freePort();
+    let pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+    started.push({ name: "postgres", stop: () => pg.stop() });
+    const redis = await startRedis({ dir: path.join(dir, "redis"), port: await freePort() });
+    started.push(redis);
+    db = createDb(pg.url, { poolSize: 2 });
+    const logs: string[] = [];
+    const worker = startWorker({
+      databaseUrl: pg.url,
+      redisUrl: redis.url,
+      env: {
+        PERFLAB_SERVERS_DIR: inject("serversDir"),
+        PERFLAB_WORK_DIR: path.join(dir, "work"),
+      },
+      log: (line) => logs.push(line),
+    });
+    started.push(worker);
+
+    const MEASURED = 14;
+    const { runId, cellIds } = await queueRun(
+      [
+        { serverName: "go", vus: 2, durationSeconds: MEASURED, warmupSeconds: 0 },
+        { serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 },
+      ],
+      { redisUrl: redis.url, db },
+    );
+    const deadline = Date.now() + 60_000;
+    while (!(await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } })).measureStartedAt) {
+      if (Date.now() > deadline) throw new Error("the first cell never started measuring");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    await new Promise((r) => setTimeout(r, 3_000));
+    // Down for a few seconds of the measured window, then back on the same data and port.
+    await pg.stop();
+    await new Promise((r) => setTimeout(r, 4_000));
+    pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+
+    const run = await waitForRun(runId, 120_000, db);
+    const cells = await Promise.all(
+      cellIds.map((id) => db!.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
+    );
+    expect(
+      cells.map((c) => [c.status, c.error]),
+      logs.slice(-20).join("\n"),
+    ).toEqual([
+      ["succeeded", null],
+      ["succeeded", null],
+    ]);
+    expect(run.status).toBe("succeeded");
+    // Every measured second is there, the ones k6 ran while the database was down included.
+    const seconds = (
+      await db.metricPoint.findMany({
+        where: { cellId: cellIds[0]!, phase: "measure" },
+        select: { second: true },
+        orderBy: { second: "asc" },
+      })
+    ).map((p) => p.second);
+    expect(seconds.length).toBeGreaterThanOrEqual(MEASURED);
+    for (let i = 1; i < seconds.length; i++) expect(seconds[i]! - seconds[i - 1]!).toBe(1);
+    const summary = cells[0]!.summary!;
+    expect(summary.requests).toBe(summary.k6Requests);
+    const stored = await db.metricPoint.aggregate({
+      where: { cellId: cellIds[0]!, phase: "measure" },
+      _sum: { requests: true },
+    });
+    expect(Number(stored._sum.requests)).toBe(Number(summary.requests));
+    // The worker said what happened, and kept running.
+    const log = logs.join("\n");
+    expect(log).toMatch(/the database does not answer; retrying the write/);
+    expect(log).toMatch(/the database answers again; the write went through/);
+    expect(worker.exitReason()).toBeNull();
+  }, 180_000);
+});

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { launchChromium, pageOf, testDb } from "./helpers.ts";
 
@@ -18,6 +18,15 @@ const withPage = (name: string, fn: (page: Page) => Promise<void>) => pageOf(bro
 
 async function fill(page: Page, label: string, value: string) {
   await page.getByLabel(label, { exact: false }).first().fill(value);
+}
+
+/** The summary table's first row, by column heading. */
+function firstSummaryRow(summary: Locator): Promise<Record<string, string | undefined>> {
+  return summary.evaluate((table: HTMLTableElement) => {
+    const headings = Array.from(table.tHead!.rows[0]!.cells).map((th) => th.textContent?.trim() ?? "");
+    const cells = Array.from(table.tBodies[0]!.rows[0]!.cells).map((td) => td.textContent?.trim() ?? "");
+    return Object.fromEntries(headings.map((h, i) => [h, cells[i]]));
+  });
 }
 
 /** Ticks exactly these servers in the form's server group. */
@@ -125,11 +134,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         cells: { serverName: string; summary: { requests: number; latency: { p99: number } } | null }[];
       };
       const stored = detail.cells[0]!.summary!;
-      const row = await summary.evaluate((table: HTMLTableElement) => {
-        const headings = Array.from(table.tHead!.rows[0]!.cells).map((th) => th.textContent?.trim() ?? "");
-        const cells = Array.from(table.tBodies[0]!.rows[0]!.cells).map((td) => td.textContent?.trim() ?? "");
-        return Object.fromEntries(headings.map((h, i) => [h, cells[i]]));
-      });
+      const row = await firstSummaryRow(summary);
       expect(row.Cell).toMatch(/go/);
       expect(Number(row.Requests!.replace(/[^0-9]/g, ""))).toBe(stored.requests);
       const p99 = Number.parseFloat(row.p99!) * (row.p99!.endsWith(" s") ? 1000 : 1);
@@ -140,11 +145,43 @@ describe("run a benchmark from the browser (real Chromium)", () => {
     });
   });
 
+  it("holds sessions from the form, refusing a bad count beside its field, and shows what each costs", async () => {
+    await withPage("held-sessions", async (page) => {
+      await page.goto(`${inject("webUrl")}/runs/new`);
+      await chooseServers(page, ["go"]);
+      await fill(page, "Sessions per VU", "0");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await expect
+        .poll(() => page.getByTestId("error-scenarios.0.params.sessionsPerVu").textContent())
+        .toMatch(/at least 1/);
+      await fill(page, "Sessions per VU", "25");
+      await fill(page, "Think time (ms)", "100");
+      await fill(page, "Virtual users", "2");
+      await fill(page, "Duration", "3");
+      await fill(page, "Warm-up", "0");
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await page.waitForURL(/\/runs\/(?!new$)[^/]+$/, { timeout: 15_000 });
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 90_000 })
+        .toMatch(/succeeded/i);
+      const summary = page.getByTestId("summary-table");
+      await expect
+        .poll(() => summary.locator("th", { hasText: "RSS / session" }).count(), { timeout: 20_000 })
+        .toBe(1);
+      const row = await firstSummaryRow(summary);
+      expect(row.Cell).toContain("25 sessions per VU");
+      expect(row.Cell).toContain("100 ms think");
+      // 2 VUs × 25 sessions held, and what each cost the server in kB.
+      expect(row.Sessions).toBe("50");
+      expect(row["RSS / session"]).toMatch(/^-?[\d.,]+ kB$/);
+    });
+  });
+
   it("runs an open-model level with a session per call from the form, and shows its rate and dropped calls", async () => {
     await withPage("open-model", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
       await chooseServers(page, ["go"]);
-      await page.getByLabel("Sessions").selectOption("per-call");
+      await page.getByLabel("Sessions", { exact: true }).selectOption("per-call");
       await page.getByLabel("Load model").selectOption("open");
       await fill(page, "Calls per second", "60");
       await fill(page, "Max VUs", "4");

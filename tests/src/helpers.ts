@@ -31,6 +31,8 @@ type CellInput = {
   warmupSeconds: number;
   tool?: string;
   args?: object;
+  /** More of the scenario's params (sessionsPerVu, thinkMs, session). */
+  params?: object;
   driver?: "local" | "docker";
   limits?: { cpus?: number; memoryMb?: number };
 };
@@ -62,7 +64,7 @@ export async function queueRun(
           serverName: c.serverName,
           scenario: "mcp-tool-call",
           loadLevel: { vus: c.vus },
-          params: { tool: c.tool ?? "echo", arguments: c.args ?? { message: "hello" } },
+          params: { tool: c.tool ?? "echo", arguments: c.args ?? { message: "hello" }, ...c.params },
           durationSeconds: c.durationSeconds,
           warmupSeconds: c.warmupSeconds,
           driver: c.driver ?? "local",

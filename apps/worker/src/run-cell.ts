@@ -544,8 +544,8 @@ function scenarioEnv(
   const { mcpPath, ...common } = load;
   switch (scenario) {
     case "mcp-tool-call": {
-      const { tool, arguments: args, session } = ZMcpToolCallParams.parse(params);
-      return mcpToolCallEnv({ ...common, mcpPath, tool, arguments: args, session });
+      const { tool, arguments: args, session, sessionsPerVu, thinkMs } = ZMcpToolCallParams.parse(params);
+      return mcpToolCallEnv({ ...common, mcpPath, tool, arguments: args, session, sessionsPerVu, thinkMs });
     }
     case "http-route":
       return httpRouteEnv({ ...common, route: ZHttpRouteParams.parse(params).route });

@@ -126,6 +126,19 @@ export const ZCellDto = z.object({
   image: z.string().nullable(),
   imageId: z.string().nullable(),
   idleRssBytes: z.number().nullable(),
+  heldSessions: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "MCP sessions the cell held open: VUs × sessionsPerVu; null for a new session per call and the open model.",
+    ),
+  rssPerSessionBytes: z
+    .number()
+    .nullable()
+    .describe(
+      "(mean server RSS of the measured window − idle RSS) ÷ heldSessions, for workloads that hold sessions (sessionsPerVu or thinkMs set).",
+    ),
   parallelism: z.unknown(),
   durationSeconds: z.number().int(),
   warmupSeconds: z.number().int(),

@@ -1,10 +1,19 @@
 // MCP tools/call load over Streamable HTTP: closed model (VUS calling back to back) or, with RATE,
 // open model (RATE calls started per second from a pool of MAX_VUS VUs, whatever the latency).
 // Plain k6 JavaScript: runs with a stock k6 (`k6 run mcp-tool-call.js`); see README.md.
-import { check } from "k6";
+import { check, sleep } from "k6";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
-import { loadFromEnv, ms, phaseOf, summaryTo, systemTags, valuesOf } from "./load.js";
+import {
+  loadFromEnv,
+  ms,
+  nonNegativeInt,
+  phaseOf,
+  positiveInt,
+  summaryTo,
+  systemTags,
+  valuesOf,
+} from "./load.js";
 
 const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
 const MCP_PATH = __ENV.MCP_PATH || "/mcp";
@@ -16,6 +25,14 @@ const ARGS = parseArgs(__ENV.ARGS);
 // (initialize, notifications/initialized, tools/call, then DELETE), the session storm of agents
 // that connect per task.
 const SESSION = sessionMode(__ENV.SESSION);
+// Sessions each VU opens at its start and keeps, calling them in turn (per-vu only): VUS ×
+// SESSIONS_PER_VU sessions held open, the many mostly idle agents of one server.
+const SESSIONS_PER_VU = positiveInt("SESSIONS_PER_VU", 1);
+// A VU's pause after each call, in ms: agents that think between calls.
+const THINK_MS = nonNegativeInt("THINK_MS", 0);
+if (SESSION === "per-call" && SESSIONS_PER_VU > 1) {
+  throw new Error("SESSIONS_PER_VU holds sessions open, which SESSION=per-call does not");
+}
 const SUMMARY_PATH = __ENV.SUMMARY_PATH || "";
 const PROTOCOL_VERSION = "2025-06-18";
 
@@ -39,30 +56,44 @@ export const options = {
 
 const mcpOpErrors = new Counter("mcp_op_errors");
 
-// Per-VU state: each VU has its own JS runtime, so these are per session.
-let sessionId = null;
-let protocolVersion = PROTOCOL_VERSION;
-let initialized = false;
+// Per-VU state (each VU has its own JS runtime): its sessions, and the one the next call uses.
+const sessions = [];
+for (let i = 0; i < SESSIONS_PER_VU; i++) {
+  sessions.push({ sessionId: null, protocolVersion: PROTOCOL_VERSION, initialized: false });
+}
+let turn = 0;
 let nextId = 1;
 
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
-  if (!initialized && !openSession(phase)) {
+  if (turn === 0 && SESSIONS_PER_VU > 1) {
+    // All of the VU's sessions are open before its calls go round them; one that fails is opened
+    // again on its turn.
+    for (const s of sessions) {
+      if (!s.initialized) openSession(phase, s);
+    }
+  }
+  const session = sessions[turn];
+  turn = (turn + 1) % SESSIONS_PER_VU;
+  if (!session.initialized && !openSession(phase, session)) {
     if (SESSION === "per-call") {
       // A session the server opened before the handshake failed is ended too, not left to pile up.
-      closeSession(phase);
+      closeSession(phase, session);
     }
     return;
   }
-  callTool(phase);
+  callTool(phase, session);
   if (SESSION === "per-call") {
-    closeSession(phase);
+    closeSession(phase, session);
+  }
+  if (THINK_MS > 0) {
+    sleep(THINK_MS / 1000);
   }
 }
 
-function openSession(phase) {
-  sessionId = null;
-  protocolVersion = PROTOCOL_VERSION;
+function openSession(phase, session) {
+  session.sessionId = null;
+  session.protocolVersion = PROTOCOL_VERSION;
   const id = nextId++;
   const res = post(
     {
@@ -77,6 +108,7 @@ function openSession(phase) {
     },
     tags(phase, "initialize", ""),
     "text",
+    session,
   );
   const reply = rpcReply(res, id);
   const ok = check(res, {
@@ -86,34 +118,36 @@ function openSession(phase) {
     mcpOpErrors.add(1, { phase, method: "initialize" });
     return false;
   }
-  sessionId = header(res, "mcp-session-id");
+  session.sessionId = header(res, "mcp-session-id");
   if (typeof reply.result.protocolVersion === "string") {
-    protocolVersion = reply.result.protocolVersion;
+    session.protocolVersion = reply.result.protocolVersion;
   }
 
   const note = post(
     { jsonrpc: "2.0", method: "notifications/initialized" },
     tags(phase, "notifications/initialized", ""),
     "none",
+    session,
   );
   if (!check(note, { "notifications/initialized accepted": (r) => r.status === 202 || r.status === 200 })) {
     mcpOpErrors.add(1, { phase, method: "notifications/initialized" });
     return false;
   }
-  initialized = true;
+  session.initialized = true;
   return true;
 }
 
-function callTool(phase) {
+function callTool(phase, session) {
   const id = nextId++;
   const res = post(
     { jsonrpc: "2.0", id, method: "tools/call", params: { name: TOOL, arguments: ARGS } },
     tags(phase, "tools/call", TOOL),
     "text",
+    session,
   );
-  if (res.status === 404 && sessionId !== null) {
-    // The server dropped the session: the next iteration opens a new one.
-    initialized = false;
+  if (res.status === 404 && session.sessionId !== null) {
+    // The server dropped the session: its next turn opens a new one.
+    session.initialized = false;
   }
   const reply = rpcReply(res, id);
   const ok = check(res, {
@@ -131,15 +165,15 @@ function callTool(phase) {
 
 // Ends the session with DELETE when the server gave one (stateless servers give none). A server
 // may refuse client-initiated termination with 405; that is an answer, not an error.
-function closeSession(phase) {
-  const id = sessionId;
-  initialized = false;
-  sessionId = null;
+function closeSession(phase, session) {
+  const id = session.sessionId;
+  session.initialized = false;
+  session.sessionId = null;
   if (id === null) {
     return;
   }
   const res = http.del(URL, null, {
-    headers: { "Mcp-Session-Id": id, "MCP-Protocol-Version": protocolVersion },
+    headers: { "Mcp-Session-Id": id, "MCP-Protocol-Version": session.protocolVersion },
     tags: tags(phase, "DELETE", ""),
     responseType: "none",
   });
@@ -150,16 +184,16 @@ function closeSession(phase) {
   }
 }
 
-function post(message, requestTags, responseType) {
+function post(message, requestTags, responseType, session) {
   const headers = {
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
   };
-  if (initialized || message.method !== "initialize") {
-    headers["MCP-Protocol-Version"] = protocolVersion;
+  if (session.initialized || message.method !== "initialize") {
+    headers["MCP-Protocol-Version"] = session.protocolVersion;
   }
-  if (sessionId !== null) {
-    headers["Mcp-Session-Id"] = sessionId;
+  if (session.sessionId !== null) {
+    headers["Mcp-Session-Id"] = session.sessionId;
   }
   return http.post(URL, JSON.stringify(message), { headers, tags: requestTags, responseType });
 }
@@ -259,7 +293,7 @@ function shortSummary(data) {
   const errors = values("mcp_op_errors");
   const dropped = values("dropped_iterations");
   return [
-    `mcp-tool-call: tool=${TOOL} session=${SESSION} ${LOAD.describe}`,
+    `mcp-tool-call: tool=${TOOL} session=${SESSION}${SESSIONS_PER_VU > 1 ? ` sessions/VU=${SESSIONS_PER_VU}` : ""}${THINK_MS ? ` think=${THINK_MS}ms` : ""} ${LOAD.describe}`,
     `  http_reqs: ${reqs.count || 0} total, ${measured.count || 0} measured, ${calls.count || 0} measured tools/call`,
     `  tools/call latency (measured): med=${ms(dur.med)} p(90)=${ms(dur["p(90)"])} p(99)=${ms(dur["p(99)"])} max=${ms(dur.max)}`,
     `  http_req_failed: ${((failed.rate || 0) * 100).toFixed(2)}%  mcp_op_errors: ${errors.count || 0}${LOAD.RATE ? `  dropped calls: ${dropped.count || 0}` : ""}`,

@@ -39,15 +39,85 @@ const ZToolArguments = z.preprocess(
 export const sessionModes = ["per-vu", "per-call"] as const;
 export type SessionMode = (typeof sessionModes)[number];
 
-export const ZMcpToolCallParams = z.strictObject({
-  tool: z.string({ error: "choose a tool" }).min(1, "choose a tool"),
-  arguments: ZToolArguments.default({}),
-  session: z
-    .enum(sessionModes, { error: 'must be "per-vu" or "per-call"' })
-    .optional()
-    // The default is left out so workloads stored before sessions could be chosen compare equal.
-    .transform((mode) => (mode === "per-vu" ? undefined : mode)),
-});
+/** Most sessions one VU holds open: k6 keeps them all in one VU, one request at a time. */
+export const MAX_SESSIONS_PER_VU = 1000;
+/** Longest pause a VU makes after each call. */
+export const MAX_THINK_MS = 60_000;
+
+export const ZMcpToolCallParams = z
+  .strictObject({
+    tool: z.string({ error: "choose a tool" }).min(1, "choose a tool"),
+    arguments: ZToolArguments.default({}),
+    session: z
+      .enum(sessionModes, { error: 'must be "per-vu" or "per-call"' })
+      .optional()
+      // The default is left out so workloads stored before sessions could be chosen compare equal.
+      .transform((mode) => (mode === "per-vu" ? undefined : mode)),
+    /**
+     * Sessions each VU opens at its start and keeps, calling them in turn: VUs × this many sessions
+     * are held open, the many mostly idle agents of one server whose memory per session a lab
+     * wants to know. Left out when 1.
+     */
+    sessionsPerVu: z
+      .number({ error: "must be a whole number of sessions" })
+      .int("must be a whole number of sessions")
+      .min(1, "must be at least 1")
+      .max(MAX_SESSIONS_PER_VU, `must be at most ${MAX_SESSIONS_PER_VU}`)
+      .optional()
+      .transform((n) => (n === 1 ? undefined : n)),
+    /** A VU's pause after each call, in ms: agents that think between calls. Left out when 0. */
+    thinkMs: z
+      .number({ error: "must be a whole number of milliseconds" })
+      .int("must be a whole number of milliseconds")
+      .min(0, "must not be negative")
+      .max(MAX_THINK_MS, `must be at most ${MAX_THINK_MS} ms`)
+      .optional()
+      .transform((n) => (n === 0 ? undefined : n)),
+  })
+  .superRefine(checkSessions);
+
+/** Sessions held open and a new session per call exclude each other. */
+export function checkSessions(
+  params: { session?: SessionMode | undefined; sessionsPerVu?: number | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (params.session === "per-call" && params.sessionsPerVu !== undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["sessionsPerVu"],
+      message: "holds sessions open, which a new session per call does not: choose one session per VU",
+    });
+  }
+}
+
+/**
+ * Sessions a cell holds open: VUs × sessions per VU, for closed-model MCP cells that keep their
+ * sessions; null for a new session per call, the open model and plain HTTP routes.
+ */
+export function heldSessions(params: unknown, vus: number | null): number | null {
+  const p = (params ?? {}) as { session?: unknown; sessionsPerVu?: unknown; tool?: unknown };
+  if (vus === null || p.session === "per-call" || typeof p.tool !== "string") return null;
+  return vus * (typeof p.sessionsPerVu === "number" ? p.sessionsPerVu : 1);
+}
+
+/**
+ * What one held session costs the server: (its mean RSS over the measured window − its RSS when
+ * idle, before the load) ÷ sessions held. Only for workloads that hold sessions (sessions per VU
+ * or think time set): with every VU calling back to back, RSS is mostly the load's, not the
+ * sessions'. Null when a number is missing.
+ */
+export function rssPerSession(cell: {
+  params: unknown;
+  vus: number | null;
+  idleRssBytes: number | null;
+  rssAvgBytes: number | null;
+}): number | null {
+  const p = (cell.params ?? {}) as { sessionsPerVu?: unknown; thinkMs?: unknown };
+  if (p.sessionsPerVu === undefined && p.thinkMs === undefined) return null;
+  const sessions = heldSessions(cell.params, cell.vus);
+  if (!sessions || cell.idleRssBytes === null || cell.rssAvgBytes === null) return null;
+  return Math.round((cell.rssAvgBytes - cell.idleRssBytes) / sessions);
+}
 
 /**
  * The plain HTTP routes of servers/CONTRACT.md section 7 the http-route scenario loads: the trivial

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MAX_TOOL_ARGUMENTS_BYTES, ZMcpToolCallParams } from "./catalog.ts";
+import { heldSessions, MAX_TOOL_ARGUMENTS_BYTES, rssPerSession, ZMcpToolCallParams } from "./catalog.ts";
 import { mcpToolCallEnv, ZMcpToolCallRun } from "./mcp-tool-call.ts";
 
 const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../k6", file), "utf8");
@@ -21,6 +21,8 @@ describe("the mcp-tool-call scenario's parameters", () => {
       TOOL: "echo",
       ARGS: '{"message":"hi"}',
       SESSION: "per-vu",
+      SESSIONS_PER_VU: "1",
+      THINK_MS: "0",
     });
     const read = new Set(
       [...script.matchAll(/__ENV\.([A-Z_]+)|positiveInt\("([A-Z_]+)"|nonNegativeInt\("([A-Z_]+)"/g)].map(
@@ -85,6 +87,50 @@ describe("the mcp-tool-call scenario's parameters", () => {
       ["session", 'must be "per-vu" or "per-call"'],
     ]);
     expect(script).toMatch(/SESSION must be "per-vu" or "per-call"/);
+  });
+
+  it("holds several sessions per VU and pauses between calls; stores neither at its default", () => {
+    const held = ZMcpToolCallParams.parse({ tool: "echo", sessionsPerVu: 50, thinkMs: 1000 });
+    expect(held).toMatchObject({ sessionsPerVu: 50, thinkMs: 1000 });
+    expect(JSON.stringify(ZMcpToolCallParams.parse({ tool: "echo", sessionsPerVu: 1, thinkMs: 0 }))).toBe(
+      '{"tool":"echo","arguments":{}}',
+    );
+    expect(mcpToolCallEnv({ ...base, sessionsPerVu: 50, thinkMs: 1000 })).toMatchObject({
+      SESSIONS_PER_VU: "50",
+      THINK_MS: "1000",
+    });
+    const issues = (input: object) =>
+      ZMcpToolCallParams.safeParse({ tool: "echo", ...input }).error?.issues.map((i) => [
+        i.path.join("."),
+        i.message,
+      ]) ?? [];
+    expect(issues({ sessionsPerVu: 0 })).toEqual([["sessionsPerVu", "must be at least 1"]]);
+    expect(issues({ sessionsPerVu: 1001 })).toEqual([["sessionsPerVu", "must be at most 1000"]]);
+    expect(issues({ sessionsPerVu: 2.5 })).toEqual([["sessionsPerVu", "must be a whole number of sessions"]]);
+    expect(issues({ thinkMs: -1 })).toEqual([["thinkMs", "must not be negative"]]);
+    expect(issues({ thinkMs: 60_001 })).toEqual([["thinkMs", "must be at most 60000 ms"]]);
+    // Holding sessions and a new session per call exclude each other, in the run's schema too.
+    expect(issues({ session: "per-call", sessionsPerVu: 5 })[0]?.[0]).toBe("sessionsPerVu");
+    expect(
+      ZMcpToolCallRun.safeParse({ ...base, session: "per-call", sessionsPerVu: 5 }).error?.issues[0]?.path,
+    ).toEqual(["sessionsPerVu"]);
+    expect(script).toMatch(/SESSIONS_PER_VU holds sessions open/);
+  });
+
+  it("counts held sessions and what each costs the server, for workloads that hold them", () => {
+    const params = { tool: "echo", sessionsPerVu: 100, thinkMs: 1000 };
+    expect(heldSessions(params, 20)).toBe(2000);
+    expect(heldSessions({ tool: "echo" }, 20)).toBe(20);
+    expect(heldSessions({ tool: "echo", session: "per-call" }, 20)).toBeNull();
+    expect(heldSessions({ route: "/rest/time" }, 20)).toBeNull();
+    expect(heldSessions(params, null)).toBeNull();
+    const mb = 1024 * 1024;
+    expect(rssPerSession({ params, vus: 20, idleRssBytes: 10 * mb, rssAvgBytes: 50 * mb })).toBe(
+      Math.round((40 * mb) / 2000),
+    );
+    // Every VU calling back to back: RSS is the load's, not the sessions'.
+    expect(rssPerSession({ params: { tool: "echo" }, vus: 20, idleRssBytes: 1, rssAvgBytes: 2 })).toBeNull();
+    expect(rssPerSession({ params, vus: 20, idleRssBytes: null, rssAvgBytes: 50 * mb })).toBeNull();
   });
 
   it("runs the open model from a rate and a VU pool instead of VUs", () => {

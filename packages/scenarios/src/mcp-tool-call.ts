@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ZMcpToolCallParams } from "./catalog.ts";
+import { checkSessions, ZMcpToolCallParams } from "./catalog.ts";
 import { checkLoadModel, loadEnv, loadRunShape } from "./load.ts";
 
 /**
@@ -13,7 +13,8 @@ export const ZMcpToolCallRun = z
     mcpPath: z.string().startsWith("/", "must start with /").default("/mcp"),
     ...ZMcpToolCallParams.shape,
   })
-  .superRefine(checkLoadModel);
+  .superRefine(checkLoadModel)
+  .superRefine(checkSessions);
 export type TMcpToolCallRun = z.input<typeof ZMcpToolCallRun>;
 
 /** The script's environment variables (k6/mcp-tool-call.js reads exactly these, see its header). */
@@ -25,5 +26,7 @@ export function mcpToolCallEnv(input: TMcpToolCallRun): Record<string, string> {
     TOOL: run.tool,
     ARGS: JSON.stringify(run.arguments),
     SESSION: run.session ?? "per-vu",
+    SESSIONS_PER_VU: String(run.sessionsPerVu ?? 1),
+    THINK_MS: String(run.thinkMs ?? 0),
   };
 }

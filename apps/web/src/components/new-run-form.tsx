@@ -35,6 +35,9 @@ type FormState = {
   tool: string;
   args: string;
   session: SessionMode;
+  /** One session per VU: how many each VU holds, and its pause after each call (empty: 1 and none). */
+  sessionsPerVu: string;
+  thinkMs: string;
   /** The http-route scenario's route. */
   route: HttpRoute;
   /** Closed model: levels are VUs; open model: tool calls started per second. */
@@ -59,6 +62,8 @@ const fields = {
   tool: { exact: ["scenarios.0.params.tool"] },
   args: { exact: [], prefix: "scenarios.0.params.arguments" },
   session: { exact: ["scenarios.0.params.session"] },
+  sessionsPerVu: { exact: ["scenarios.0.params.sessionsPerVu"] },
+  thinkMs: { exact: ["scenarios.0.params.thinkMs"] },
   route: { exact: ["scenarios.0.params.route"] },
   model: { exact: [] },
   // Shown beside the pool's own field: see maxVusErrors.
@@ -120,6 +125,10 @@ function scenarioParams(form: FormState): Record<string, unknown> {
     tool: form.tool,
     arguments: form.args,
     ...(form.session === "per-call" ? { session: form.session } : {}),
+    ...(form.session === "per-vu" && form.sessionsPerVu.trim()
+      ? { sessionsPerVu: Number(form.sessionsPerVu) }
+      : {}),
+    ...(form.thinkMs.trim() ? { thinkMs: Number(form.thinkMs) } : {}),
   };
 }
 
@@ -176,6 +185,8 @@ export function NewRunForm({
     tool: firstTool,
     args: argsFor(firstTool),
     session: "per-vu",
+    sessionsPerVu: "",
+    thinkMs: "",
     route: httpRoutes[0],
     model: "closed",
     vus: "10",
@@ -518,6 +529,42 @@ export function NewRunForm({
                 <option value="per-vu">One per VU</option>
                 <option value="per-call">New session per call</option>
               </select>
+            </FormField>
+
+            {form.session === "per-vu" && (
+              <FormField
+                id="sessionsPerVu"
+                label="Sessions per VU"
+                errors={err("sessionsPerVu")}
+                hint="Held open and called in turn (empty: 1); with think time, what each open session costs the server"
+              >
+                <input
+                  id="sessionsPerVu"
+                  inputMode="numeric"
+                  placeholder="1"
+                  className={inputClass}
+                  value={form.sessionsPerVu}
+                  onChange={(e) => update({ sessionsPerVu: e.target.value })}
+                  {...aria("sessionsPerVu")}
+                />
+              </FormField>
+            )}
+
+            <FormField
+              id="thinkMs"
+              label="Think time (ms)"
+              errors={err("thinkMs")}
+              hint="Each VU's pause after every call (empty: none, calls back to back)"
+            >
+              <input
+                id="thinkMs"
+                inputMode="numeric"
+                placeholder="0"
+                className={inputClass}
+                value={form.thinkMs}
+                onChange={(e) => update({ thinkMs: e.target.value })}
+                {...aria("thinkMs")}
+              />
             </FormField>
 
             <FormField id="args" label="Tool arguments (JSON)" errors={err("args")}>

@@ -1,5 +1,6 @@
+import { heldSessions, rssPerSession } from "@perflab/contracts";
 import type { CellDto, CellSummaryDto } from "@/lib/dto";
-import { formatInt, formatMb, formatMs, formatPct, formatRate, formatRatio } from "@/lib/format";
+import { formatInt, formatKb, formatMb, formatMs, formatPct, formatRate, formatRatio } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -58,6 +59,31 @@ const driftColumns: Column[] = [
   },
 ];
 
+/**
+ * Shown when some cell held sessions (sessions per VU or think time): what one open session costs
+ * the server. Computed here from the cell, so reports frozen before it existed show it too.
+ */
+const sessionColumns: Column[] = [
+  {
+    label: "Sessions",
+    title: "MCP sessions held open: VUs × sessions per VU",
+    value: (_s, cell) => formatInt(heldSessions(cell.params, cell.vus)),
+  },
+  {
+    label: "RSS / session",
+    title: "(mean server RSS of the measured window − its idle RSS before the load) ÷ sessions held",
+    value: (s, cell) => formatKb(sessionCost(s, cell)),
+  },
+];
+
+const sessionCost = (s: CellSummaryDto, cell: CellDto) =>
+  rssPerSession({
+    params: cell.params,
+    vus: cell.vus,
+    idleRssBytes: cell.idleRssBytes,
+    rssAvgBytes: s.rssAvgBytes,
+  });
+
 /** Shown when some cell ran the open model, where a server that cannot keep the rate loses calls. */
 const droppedColumn: Column = {
   label: "Dropped",
@@ -73,6 +99,7 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
     ...columns,
     ...(done.some((c) => (c.summary.droppedCalls ?? null) !== null) ? [droppedColumn] : []),
     ...(done.some((c) => (c.summary.drift ?? null) !== null) ? driftColumns : []),
+    ...(done.some((c) => sessionCost(c.summary, c) !== null) ? sessionColumns : []),
   ];
   return (
     <div className={`${panel} overflow-x-auto`}>

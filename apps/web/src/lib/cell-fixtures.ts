@@ -54,6 +54,8 @@ export function cell(
     image: null,
     imageId: null,
     idleRssBytes: null,
+    heldSessions: null,
+    rssPerSessionBytes: null,
     parallelism: null,
     durationSeconds: 10,
     warmupSeconds: 1,

@@ -31,6 +31,10 @@ export const bytesToMb = (bytes: number | null | undefined) => (bytes == null ? 
 export const formatMb = (bytes: number | null | undefined) =>
   bytes == null ? DASH : `${oneDecimal.format(bytesToMb(bytes)!)} MB`;
 
+/** Small memory amounts (one session's share), in KiB-based kB as MB here are MiB-based. */
+export const formatKb = (bytes: number | null | undefined) =>
+  bytes == null ? DASH : `${oneDecimal.format(bytes / 1024)} kB`;
+
 export const formatDateTime = (iso: string | null | undefined) =>
   iso ? `${dateTime.format(new Date(iso))} UTC` : DASH;
 

@@ -31,7 +31,11 @@ export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string
   const route = cellRoute(cell);
   if (route) return `GET ${route}`;
   const what = cellTool(cell) ?? cell.scenario;
-  return cellSession(cell) ? `${what} · session per call` : what;
+  if (cellSession(cell)) return `${what} · session per call`;
+  const { sessionsPerVu, thinkMs } = (cell.params ?? {}) as { sessionsPerVu?: unknown; thinkMs?: unknown };
+  const held = typeof sessionsPerVu === "number" ? ` · ${sessionsPerVu} sessions per VU` : "";
+  const think = typeof thinkMs === "number" ? ` · ${thinkMs} ms think` : "";
+  return `${what}${held}${think}`;
 }
 
 /** A closed-model load level as people say it: "1 VU", "50 VUs". */

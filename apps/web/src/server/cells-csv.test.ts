@@ -21,6 +21,8 @@ const base: CellDto = {
   image: "perflab/server-go:abc",
   imageId: "sha256:0123",
   idleRssBytes: 8 * 1024 * 1024,
+  heldSessions: 10,
+  rssPerSessionBytes: null,
   parallelism: { GOMAXPROCS: 2 },
   durationSeconds: 30,
   warmupSeconds: 5,

@@ -1,3 +1,4 @@
+import { heldSessions, rssPerSession } from "@perflab/contracts";
 import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { stringify } from "csv-stringify/sync";
 import { cellRoute, cellSession, cellTool } from "../lib/labels";
@@ -103,6 +104,22 @@ const columns: Column[] = [
   ["cpu_model", (c) => text((c.hostFingerprint as Host | null)?.cpuModel)],
   ["cores", (c) => num((c.hostFingerprint as Host | null)?.cores)],
   ["kernel", (c) => text((c.hostFingerprint as Host | null)?.kernel)],
+  // Workloads that hold sessions (sessions per VU, think time); added last so older columns keep their place.
+  ["sessions_per_vu", (c) => num((c.params as { sessionsPerVu?: unknown }).sessionsPerVu)],
+  ["think_ms", (c) => num((c.params as { thinkMs?: unknown }).thinkMs)],
+  ["held_sessions", (c) => heldSessions(c.params, c.vus)],
+  [
+    "rss_per_session_kb",
+    (c) => {
+      const bytes = rssPerSession({
+        params: c.params,
+        vus: c.vus,
+        idleRssBytes: c.idleRssBytes,
+        rssAvgBytes: c.summary?.rssAvgBytes ?? null,
+      });
+      return bytes === null ? null : bytes / 1024;
+    },
+  ],
 ];
 
 export const CELLS_CSV_HEADERS = columns.map(([header]) => header);

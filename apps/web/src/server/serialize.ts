@@ -1,4 +1,4 @@
-import type { TMatrixSpec, TRunListItem } from "@perflab/contracts";
+import { heldSessions, rssPerSession, type TMatrixSpec, type TRunListItem } from "@perflab/contracts";
 import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 import type { ReportCellDto } from "../lib/report-dto";
@@ -116,7 +116,14 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     limits: appliedLimits(cell),
     image: ((cell.serverBuild as { image?: string | null } | null)?.image ?? null) || null,
     imageId: ((cell.serverBuild as { imageId?: string | null } | null)?.imageId ?? null) || null,
-    idleRssBytes: cell.idleRssBytes === null ? null : Number(cell.idleRssBytes),
+    idleRssBytes: num(cell.idleRssBytes),
+    heldSessions: heldSessions(cell.params, int(loadLevel?.vus)),
+    rssPerSessionBytes: rssPerSession({
+      params: cell.params,
+      vus: int(loadLevel?.vus),
+      idleRssBytes: num(cell.idleRssBytes),
+      rssAvgBytes: num(cell.summary?.rssAvgBytes ?? null),
+    }),
     parallelism: cell.parallelism ?? null,
     durationSeconds: cell.durationSeconds,
     warmupSeconds: cell.warmupSeconds,

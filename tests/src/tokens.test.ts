@@ -184,6 +184,8 @@ describe("a lab with PERFLAB_ACCESS=token", () => {
     const listed = await request(lab, "/api/v1/runs?limit=5");
     const item = (listed.body.runs as { id: string; token: unknown }[]).find((r) => r.id === run.id);
     expect(item?.token).toEqual(shown);
+    const home = await request(lab, "/");
+    expect(home.text).toMatch(/data-testid="run-token-name">by (<!-- -->)?ci</);
     const page = await request(lab, `/runs/${run.id}`);
     expect(page.text).toMatch(/Sent by/);
     expect(page.text).toContain(token.prefix);

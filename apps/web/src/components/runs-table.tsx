@@ -77,6 +77,11 @@ export function RunsTable({ runs }: { runs: RunListItemDto[] }) {
                     {run.name}
                   </Link>
                   {run.source === "api" && <span className="ml-2 text-xs text-zinc-500">API</span>}
+                  {run.tokenName && (
+                    <span className="ml-2 text-xs text-zinc-500" data-testid="run-token-name">
+                      by {run.tokenName}
+                    </span>
+                  )}
                 </td>
                 <td className={`${td} text-zinc-600 dark:text-zinc-400`}>{run.servers.join(", ")}</td>
                 <td className={td}>

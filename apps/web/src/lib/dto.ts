@@ -36,7 +36,7 @@ export type RunListItemDto = Pick<
   | "cellsFailed"
   | "createdAt"
   | "finishedAt"
-> & { servers: string[] };
+> & { servers: string[] /** The name of the API token that sent it, if any. */; tokenName: string | null };
 
 export type LatencyDto = z.infer<typeof ZLatencyDto>;
 export type CellSummaryDto = z.infer<typeof ZCellSummaryDto>;

@@ -30,7 +30,7 @@ export function serializeRun(run: Run & { apiToken?: RunToken | null }): RunDto 
   };
 }
 
-export function serializeRunListItem(run: Run): RunListItemDto {
+export function serializeRunListItem(run: Run & { apiToken: Pick<ApiToken, "name"> | null }): RunListItemDto {
   const spec = run.spec as Partial<TMatrixSpec> | null;
   return {
     id: run.id,
@@ -43,6 +43,7 @@ export function serializeRunListItem(run: Run): RunListItemDto {
     createdAt: run.createdAt.toISOString(),
     finishedAt: iso(run.finishedAt),
     servers: Array.isArray(spec?.servers) ? spec.servers : [],
+    tokenName: run.apiToken?.name ?? null,
   };
 }
 

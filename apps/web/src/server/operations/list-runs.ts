@@ -8,6 +8,7 @@ export async function listRuns({ db, limit = 50 }: { db: Db; limit?: number }): 
   const runs = await db.run.findMany({
     orderBy: { createdAt: "desc" },
     take: Math.min(Math.max(limit, 1), 200),
+    include: { apiToken: { select: { name: true } } },
   });
   return runs.map(serializeRunListItem);
 }

@@ -68,8 +68,9 @@ describe("a workload that holds sessions", () => {
     expect(count("initialize")).toBe(VUS * PER_VU);
     expect(count("notifications/initialized")).toBe(VUS * PER_VU);
     expect(ops.every((o) => o.errors === 0)).toBe(true);
+    // Each VU calls about once per THINK_MS for the 4 s (less its handshakes and call times).
     const calls = count("tools/call");
-    expect(calls).toBeGreaterThan(VUS);
+    expect(calls).toBeGreaterThanOrEqual(VUS * 10);
     expect(calls).toBeLessThanOrEqual(VUS * Math.ceil(4_000 / THINK_MS));
     expect(Number(cell.summary!.errors)).toBe(0);
 

@@ -115,6 +115,38 @@ describe("reports", () => {
     expect(await reportCount()).toBe(before);
   });
 
+  it("serves a report frozen by an older perflab in today's shape, and renders it", async () => {
+    const created = await postReport({ runId, title: "older" });
+    expect(created.status).toBe(201);
+    const { slug } = (await created.json()) as { slug: string };
+    // What a report made before open-model levels, dropped calls, drift and held sessions kept.
+    const db = testDb();
+    const stored = await db.report.findUniqueOrThrow({ where: { slug } });
+    const snapshot = stored.snapshot as { cells: Record<string, unknown>[] };
+    for (const cell of snapshot.cells) {
+      for (const key of ["rate", "maxVus", "heldSessions", "rssPerSessionBytes"]) delete cell[key];
+      const summary = cell.summary as Record<string, unknown>;
+      delete summary.droppedCalls;
+      delete summary.drift;
+    }
+    await db.report.update({ where: { slug }, data: { snapshot: snapshot as never } });
+
+    const response = await fetch(url(`/api/v1/reports/${slug}`));
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { snapshot: { cells: Record<string, unknown>[] } };
+    // Every field today's cells have is there (the OpenAPI schema requires them), filled in.
+    expect(body.snapshot.cells[0]).toMatchObject({
+      rate: null,
+      maxVus: null,
+      heldSessions: 1,
+      rssPerSessionBytes: null,
+      summary: { droppedCalls: null, drift: null },
+    });
+    const page = await fetch(url(`/r/${slug}`));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("older");
+  });
+
   it("answers 404 for unknown, malformed and expired slugs, as JSON and as a page", async () => {
     const created = await postReport({ runId, title: "expires" });
     expect(created.status).toBe(201);

@@ -115,7 +115,18 @@ describe("a change another site's page asks a browser to make", () => {
     // API still reads as JSON.
     const tries: [string, string, string][] = [
       ["/api/v1/tokens", "text/plain", JSON.stringify({ name })],
-      ["/api/v1/matrices", "text/plain", JSON.stringify({ servers: ["go"], scenario: "mcp-tool-call" })],
+      // A valid matrix: let through, it would queue a run.
+      [
+        "/api/v1/matrices",
+        "text/plain",
+        JSON.stringify({
+          servers: ["go"],
+          scenarios: [{ id: "mcp-tool-call", params: { tool: "echo" } }],
+          loadLevels: [{ vus: 1 }],
+          durationSec: 1,
+          warmupSec: 0,
+        }),
+      ],
       ["/api/v1/uploads?server=go&durationSec=2&warmupSec=0", "text/plain", ndjson],
       ["/api/v1/session", "application/x-www-form-urlencoded", "token=plab_x"],
     ];

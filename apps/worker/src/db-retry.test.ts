@@ -17,6 +17,11 @@ describe("a database that does not answer", () => {
       isTransientDbError(new Error('violates foreign key constraint "metric_points_cell_id_fkey"')),
     ).toBe(false);
     expect(isTransientDbError(new Error("Unique constraint failed"))).toBe(false);
+    expect(isTransientDbError(Object.assign(new Error("x"), { code: "08006" }))).toBe(true);
+    expect(isTransientDbError(Object.assign(new Error("x"), { code: "57P01" }))).toBe(true);
+    // A number in a message is no SQLSTATE.
+    expect(isTransientDbError(new Error("value 08123 out of range for type smallint"))).toBe(false);
+    expect(isTransientDbError(Object.assign(new Error("x"), { code: "23503" }))).toBe(false);
   });
 
   it("is retried until it answers; a refused statement throws at once", async () => {

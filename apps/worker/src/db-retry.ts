@@ -8,16 +8,18 @@ import type { Logger } from "./logger.ts";
  * shutting down or starting up (SQLSTATE 57P01–57P03, class 08).
  */
 const TRANSIENT =
-  /can't reach database server|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connection terminated|terminating connection|server closed the connection|database system is (shutting down|starting up|in recovery)|connection (timeout|closed)|timeout exceeded when trying to connect|57P0[123]|\b08\d{3}\b/i;
+  /can't reach database server|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|connection terminated|terminating connection|server closed the connection|database system is (shutting down|starting up|in recovery)|connection (timeout|closed)|timeout exceeded when trying to connect/i;
+/** SQLSTATE codes of a lost or refused connection (class 08) and of a server going away (57P01–57P03). */
+const TRANSIENT_CODE = /^(08[0-9A-Z]{3}|57P0[123])$/;
 
 export function isTransientDbError(error: unknown): boolean {
-  const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e && depth < 5; depth++) {
     const { message, code, cause } = e as { message?: unknown; code?: unknown; cause?: unknown };
-    parts.push(String(message ?? ""), String(code ?? ""));
+    if (TRANSIENT.test(String(message ?? "")) || TRANSIENT_CODE.test(String(code ?? ""))) return true;
+    if (typeof code === "string" && /^E[A-Z]+$/.test(code) && TRANSIENT.test(code)) return true;
     e = cause;
   }
-  return TRANSIENT.test(parts.join(" "));
+  return false;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   ZMcpToolCallParams,
 } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
-import { type Db, Prisma, writeCellRollups } from "@perflab/db";
+import { type Db, Prisma, type RunStatus, writeCellRollups } from "@perflab/db";
 import {
   CellAggregator,
   type CellSummaryData,
@@ -361,12 +361,14 @@ export async function runCell(
     // Reading failed (a line not in perflab's shape, the database): the reason, unless a better one.
     let readError: unknown = null;
     let stoppedForReadError = false;
+    // Written beside the reading, not in its way: a database slow to answer must not stall k6's output.
+    let windowWritten: Promise<unknown> = Promise.resolve(null);
     try {
       for await (const line of k6.lines) {
         if (line.type === "start") {
           loadStartT = Math.floor(line.t / 1000);
           const measureStart = line.t + cell.warmupSeconds * 1000;
-          await durable("the measured window", () =>
+          windowWritten = durable("the measured window", () =>
             db.cell.update({
               where: { id: cell.id },
               data: {
@@ -374,6 +376,9 @@ export async function runCell(
                 measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
               },
             }),
+          ).then(
+            () => null,
+            (error: unknown) => error,
           );
         } else if (line.type === "interval") {
           aggregator.addInterval(line);
@@ -415,9 +420,11 @@ export async function runCell(
       k6: stoppedForReadError ? null : k6Result,
     });
     const flushError = await flushed;
+    const windowError = await windowWritten;
     if (failure) throw new CellFailure(failure);
     if (readError) throw readError;
     if (flushError) throw flushError;
+    if (windowError) throw windowError;
     // No result from a partial stream: k6's last line and its own count must both agree with the ingest.
     if (!sawEnd) {
       throw new CellFailure(
@@ -467,8 +474,10 @@ export async function runCell(
     if (running) {
       await stage("stopping server");
       stopRequested = true;
+      let stopped = false;
       try {
         const exit = await running.stop(env.PERFLAB_STOP_GRACE_MS);
+        stopped = true;
         const logTail = running.logTail();
         await durable("the server's exit", () =>
           db.cell.update({
@@ -491,8 +500,9 @@ export async function runCell(
         }
       } catch (error) {
         // The cell still ends with a reason; the measurement stands only if the server was stopped.
-        cellLog.error({ err: error }, "could not stop the server");
-        const reason = `could not stop the server: ${(error as Error).message}`;
+        const what = stopped ? "could not record the server's exit" : "could not stop the server";
+        cellLog.error({ err: error }, what);
+        const reason = `${what}: ${(error as Error).message}`;
         outcome = { status: "failed", error: outcome.error ? `${outcome.error}; ${reason}` : reason };
       }
       // A summary written before the exit, OOM kill or stop failure was seen is no result any more.
@@ -688,17 +698,27 @@ export async function finishCell(
           : "partial";
     return tx.run.update({ where: { id: runId }, data: { status, finishedAt: new Date() } });
   });
-  // A cell someone else already ended keeps their status and reason, live as well.
+  // A cell already ended (by someone else, or by this very call when a retry follows a commit
+  // whose acknowledgement was lost) keeps its status and reason; the live view gets them as stored.
   if (run === "unmoved") {
     deps.log.info({ cellId, outcome }, "the cell had already ended; its state was left as it was");
+    const [cell, current] = await Promise.all([
+      db.cell.findUnique({ where: { id: cellId }, select: { status: true, error: true } }),
+      db.run.findUnique({ where: { id: runId } }),
+    ]);
+    if (!cell || !current) return;
+    await publish(deps, runId, { type: "cell", cellId, status: cell.status, error: cell.error });
+    await publish(deps, runId, runEvent(current));
     return;
   }
   await publish(deps, runId, { type: "cell", cellId, status: outcome.status, error: outcome.error ?? null });
-  await publish(deps, runId, {
-    type: "run",
-    runId,
-    status: run.status,
-    cellsDone: run.cellsDone,
-    cellsTotal: run.cellsTotal,
-  });
+  await publish(deps, runId, runEvent(run));
 }
+
+const runEvent = (run: { id: string; status: RunStatus; cellsDone: number; cellsTotal: number }) => ({
+  type: "run" as const,
+  runId: run.id,
+  status: run.status,
+  cellsDone: run.cellsDone,
+  cellsTotal: run.cellsTotal,
+});

@@ -17,12 +17,12 @@ export const ZRunSource = z.enum(["ui", "api"]);
 
 const isoDate = z.iso.datetime({ offset: true });
 
-/** The API token a run was queued or uploaded with: who, in a lab with several CI jobs and people. */
-export const ZRunToken = z.object({
-  id: z.string(),
-  name: z.string(),
-  prefix: z.string().describe("The secret's first characters."),
-});
+/**
+ * The API token a run was queued or uploaded with: who, in a lab with several CI jobs and people.
+ * Its id and name only: runs are read by anyone who reaches the lab, while the secret's first
+ * characters stay on the token list, which only admins read.
+ */
+export const ZRunToken = z.object({ id: z.string(), name: z.string() });
 
 export const ZRunDto = z.object({
   id: z.string(),

@@ -186,6 +186,18 @@ describe("matrix spec", () => {
     expect(schema.parse({ ...valid, git: { pr: 42 } }).git?.pr).toBe("42");
   });
 
+  it("holds sessions and pauses only with closed-model levels", () => {
+    const holding = {
+      ...valid,
+      scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", sessionsPerVu: 50, thinkMs: 1000 } }],
+    };
+    expect(schema.parse(holding).scenarios[0]?.params).toMatchObject({ sessionsPerVu: 50, thinkMs: 1000 });
+    expect(errorsOf({ ...holding, loadLevels: [{ vus: 10 }, { rate: 100 }] }).map((e) => e.field)).toEqual([
+      "scenarios.0.params.sessionsPerVu",
+      "scenarios.0.params.thinkMs",
+    ]);
+  });
+
   it("bounds a matrix in cells and in hours", () => {
     const many = { ...valid, loadLevels: Array.from({ length: 26 }, (_, i) => ({ vus: i + 1 })), rounds: 20 };
     expect(errorsOf(many)).toContainEqual({

@@ -219,6 +219,19 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
         }
         return;
       }
+      // Sessions held and think time shape a closed loop of VUs; an open-model level starts calls by
+      // the clock, from a pool of VUs that a pause would only exhaust.
+      const holds = params.data as { sessionsPerVu?: number; thinkMs?: number };
+      if (spec.loadLevels.some((level) => "rate" in level)) {
+        for (const key of ["sessionsPerVu", "thinkMs"] as const) {
+          if (holds[key] === undefined) continue;
+          ctx.addIssue({
+            code: "custom",
+            path: ["scenarios", i, "params", key],
+            message: "needs closed-model levels (VUs): an open-model level (rate) starts calls by the clock",
+          });
+        }
+      }
       // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
       const tool = "tool" in params.data ? params.data.tool : null;
       if (tool === null) return;

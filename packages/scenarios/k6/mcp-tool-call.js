@@ -66,26 +66,33 @@ let nextId = 1;
 
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
-  if (turn === 0 && SESSIONS_PER_VU > 1) {
-    // All of the VU's sessions are open before its calls go round them; one that fails is opened
-    // again on its turn.
+  // Holding several: each round of calls starts with every session open, one that failed or that
+  // the server dropped opened again then (and only then, so a failure is counted once).
+  const roundStart = turn === 0 && SESSIONS_PER_VU > 1;
+  if (roundStart) {
     for (const s of sessions) {
       if (!s.initialized) openSession(phase, s);
     }
   }
   const session = sessions[turn];
   turn = (turn + 1) % SESSIONS_PER_VU;
-  if (!session.initialized && !openSession(phase, session)) {
+  if (!session.initialized && (SESSIONS_PER_VU > 1 || !openSession(phase, session))) {
     if (SESSION === "per-call") {
       // A session the server opened before the handshake failed is ended too, not left to pile up.
       closeSession(phase, session);
     }
+    think();
     return;
   }
   callTool(phase, session);
   if (SESSION === "per-call") {
     closeSession(phase, session);
   }
+  think();
+}
+
+// The pause after each try, failed ones too: a server refusing sessions is not hammered faster.
+function think() {
   if (THINK_MS > 0) {
     sleep(THINK_MS / 1000);
   }

@@ -115,6 +115,10 @@ describe("the mcp-tool-call scenario's parameters", () => {
       ZMcpToolCallRun.safeParse({ ...base, session: "per-call", sessionsPerVu: 5 }).error?.issues[0]?.path,
     ).toEqual(["sessionsPerVu"]);
     expect(script).toMatch(/SESSIONS_PER_VU holds sessions open/);
+    const { vus: _vus, ...open } = base;
+    expect(
+      ZMcpToolCallRun.safeParse({ ...open, rate: 100, sessionsPerVu: 5 }).error?.issues.map((i) => i.path[0]),
+    ).toEqual(["sessionsPerVu"]);
   });
 
   it("counts held sessions and what each costs the server, for workloads that hold them", () => {

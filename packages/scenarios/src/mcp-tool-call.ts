@@ -14,7 +14,14 @@ export const ZMcpToolCallRun = z
     ...ZMcpToolCallParams.shape,
   })
   .superRefine(checkLoadModel)
-  .superRefine(checkSessions);
+  .superRefine(checkSessions)
+  .superRefine((run, ctx) => {
+    if (run.rate === undefined) return;
+    for (const key of ["sessionsPerVu", "thinkMs"] as const) {
+      if (run[key] !== undefined)
+        ctx.addIssue({ code: "custom", path: [key], message: "needs the closed model (VUs), not a rate" });
+    }
+  });
 export type TMcpToolCallRun = z.input<typeof ZMcpToolCallRun>;
 
 /** The script's environment variables (k6/mcp-tool-call.js reads exactly these, see its header). */

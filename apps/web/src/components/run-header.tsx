@@ -81,16 +81,11 @@ export function RunHeader({
         {run.token !== undefined && (
           <SpecItem label={run.source === "api" ? "Sent by" : "Queued by"}>
             <span data-testid="run-token">
-              {run.token ? (
-                <>
-                  {run.token.name}{" "}
-                  <span className="font-mono text-xs text-zinc-500">{run.token.prefix}…</span>
-                </>
-              ) : run.source === "api" ? (
-                "the API, no token"
-              ) : (
-                "the dashboard, no token"
-              )}
+              {run.token
+                ? run.token.name
+                : run.source === "api"
+                  ? "the API, no token"
+                  : "the dashboard, no token"}
             </span>
           </SpecItem>
         )}

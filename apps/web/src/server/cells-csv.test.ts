@@ -185,6 +185,37 @@ describe("cellsCsv", () => {
     });
   });
 
+  it("gives the sessions a cell held and what each cost, as the last columns", () => {
+    const mb = 1024 * 1024;
+    const held: ReportCellDto = {
+      ...base,
+      vus: 20,
+      params: { tool: "echo", arguments: {}, sessionsPerVu: 100, thinkMs: 1000 },
+      idleRssBytes: 10 * mb,
+      summary: { ...base.summary!, rssAvgBytes: 50 * mb },
+      serverBuild: null,
+    };
+    const [row, plain] = parse(cellsCsv("run-1", [held, { ...base, serverBuild: null }]), {
+      columns: true,
+      bom: true,
+    }) as Record<string, string>[];
+    expect(CELLS_CSV_HEADERS.slice(-4)).toEqual([
+      "sessions_per_vu",
+      "think_ms",
+      "held_sessions",
+      "rss_per_session_kb",
+    ]);
+    expect(row).toMatchObject({ sessions_per_vu: "100", think_ms: "1000", held_sessions: "2000" });
+    expect(Number(row!.rss_per_session_kb)).toBeCloseTo((40 * 1024) / 2000, 1);
+    // A cell calling back to back holds its VUs' sessions, but their cost is not told apart from the load's.
+    expect(plain).toMatchObject({
+      sessions_per_vu: "",
+      think_ms: "",
+      held_sessions: "10",
+      rss_per_session_kb: "",
+    });
+  });
+
   it("writes only the header for a run without cells", () => {
     expect(parse(cellsCsv("run-2", []), { columns: true, bom: true })).toEqual([]);
   });

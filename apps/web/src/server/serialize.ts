@@ -6,9 +6,8 @@ import type { ReportCellDto } from "../lib/report-dto";
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const num = (value: bigint | number | null) => (value === null ? null : Number(value));
 
-type RunToken = Pick<ApiToken, "id" | "name" | "prefix">;
-const tokenOf = (token: RunToken | null) =>
-  token ? { id: token.id, name: token.name, prefix: token.prefix } : null;
+type RunToken = Pick<ApiToken, "id" | "name">;
+const tokenOf = (token: RunToken | null) => (token ? { id: token.id, name: token.name } : null);
 
 /** A run; `token` only when its token was loaded (a report's snapshot leaves it out). */
 export function serializeRun(run: Run & { apiToken?: RunToken | null }): RunDto {

@@ -25,8 +25,10 @@ export class PointSink {
 
   push(points: SecondPoint[]): void {
     if (points.length === 0) return;
+    // After a write that failed for good, the cell has failed: later seconds are not written, so
+    // a long outage costs one retry window, not one per queued second.
     this.chain = this.chain
-      .then(() => this.write(points))
+      .then(() => (this.failure ? undefined : this.write(points)))
       .catch((error) => {
         this.failure ??= error;
       });

@@ -1,4 +1,4 @@
-import { REPORT_SLUG } from "@perflab/contracts";
+import { heldSessions, REPORT_SLUG, rssPerSession } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { ReportDto, ReportSnapshotDto } from "../../lib/report-dto";
 import type { Caller } from "../auth";
@@ -38,11 +38,21 @@ export async function getReport({
     expiresAt: report.expiresAt ? report.expiresAt.toISOString() : null,
     snapshot: {
       ...snapshot,
-      // Reports frozen before open-model levels and dropped calls existed read as closed-model cells.
+      // Reports frozen before open-model levels and dropped calls existed read as closed-model cells,...
       cells: snapshot.cells.map((cell) => ({
         ...cell,
         rate: cell.rate ?? null,
         maxVus: cell.maxVus ?? null,
+        // ...and before held sessions were reported: the same numbers, from what the cell kept.
+        heldSessions: cell.heldSessions ?? heldSessions(cell.params, cell.vus),
+        rssPerSessionBytes:
+          cell.rssPerSessionBytes ??
+          rssPerSession({
+            params: cell.params,
+            vus: cell.vus,
+            idleRssBytes: cell.idleRssBytes ?? null,
+            rssAvgBytes: cell.summary?.rssAvgBytes ?? null,
+          }),
         summary: cell.summary
           ? {
               ...cell.summary,

@@ -15,7 +15,7 @@ export async function getRun({
     where: { id: runId },
     include: {
       cells: { orderBy: { index: "asc" }, include: { summary: true } },
-      apiToken: { select: { id: true, name: true, prefix: true } },
+      apiToken: { select: { id: true, name: true } },
     },
   });
   if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);

@@ -33,7 +33,7 @@ export async function listRunsPage({ db, query }: { db: Db; query: TRunListQuery
     where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: query.limit + 1,
-    include: { apiToken: { select: { id: true, name: true, prefix: true } } },
+    include: { apiToken: { select: { id: true, name: true } } },
   });
   const page = runs.slice(0, query.limit);
   const last = page.at(-1);

@@ -63,6 +63,21 @@ describe("parseK6Output", () => {
     expect(summary.latency.maxMs).toBeLessThan(5);
   });
 
+  it("takes every second's point as it reads, one per second, a late line merged into its second", () => {
+    const t0 = 1_700_000_000;
+    const seconds = Array.from({ length: 120 }, (_, i) => interval(t0 + i, "measure", [1_000, 2_000]));
+    // A line for second 100 that k6 flushed late, after second 105's: its point was taken already.
+    const late = interval(t0 + 100, "measure", [9_000]);
+    const text = [start, ...seconds.slice(0, 106), late, ...seconds.slice(106), end].join("\n");
+    const parsed = parseK6Output(text);
+    expect(parsed.points.map((p) => p.t)).toEqual(Array.from({ length: 120 }, (_, i) => t0 + i));
+    expect(parsed.points.find((p) => p.t === t0 + 100)?.requests).toBe(3);
+    expect(parsed.points.find((p) => p.t === t0 + 99)?.requests).toBe(2);
+    expect(parsed.points.reduce((n, p) => n + p.requests, 0)).toBe(
+      parsed.aggregator.summary({ durationSec: 120 }).requests,
+    );
+  });
+
   it("sums the calls dropped in the measured window's seconds only, and has none for an older output", () => {
     const dropped = (line: string, n: number) => line.replace(/}$/, `,"dropped":${n}}`);
     const text = [

@@ -27,6 +27,8 @@ const POINT_BATCH = 1_000;
 export type ParsedK6Output = {
   start: Extract<TK6OutputLine, { type: "start" }>;
   aggregator: CellAggregator;
+  /** Every second's point, in order, taken from the aggregator as the lines were read. */
+  points: SecondPoint[];
   lines: number;
   /** Most VUs reported in a second with measured requests (or in any second, if none had). */
   maxVus: number;
@@ -52,6 +54,12 @@ export function parseK6Output(
   options: { operationMethod?: string; measuredSeconds?: number } = {},
 ): ParsedK6Output {
   const aggregator = new CellAggregator(options);
+  // Seconds are taken as the lines go by, as the worker does while k6 runs: the aggregator keeps a
+  // few seconds (for late lines), not every second's histogram of a day-long output.
+  const points = new Map<number, SecondPoint>();
+  const keep = (taken: SecondPoint[]) => {
+    for (const point of taken) points.set(point.t, point);
+  };
   let start: ParsedK6Output["start"] | null = null;
   let endLine: number | null = null;
   let lines = 0;
@@ -107,6 +115,7 @@ export function parseK6Output(
       );
     }
     lastT = Math.max(lastT, line.t);
+    keep(aggregator.takeReadyPoints(lastT));
     maxVus = Math.max(maxVus, line.vus);
     if (line.groups.some((g) => g.phase === "measure" && g.requests > 0)) {
       maxMeasureVus = Math.max(maxMeasureVus, line.vus);
@@ -124,7 +133,15 @@ export function parseK6Output(
       "The k6 output has no end line: k6 did not finish writing it, so the measurement is incomplete.",
     );
   }
-  return { start, aggregator, lines, maxVus: maxMeasureVus || maxVus, lastT };
+  keep(aggregator.takeAllPoints());
+  return {
+    start,
+    aggregator,
+    points: [...points.values()].sort((a, b) => a.t - b.t),
+    lines,
+    maxVus: maxMeasureVus || maxVus,
+    lastT,
+  };
 }
 
 /** A per-second point as its `metric_points` row, `second` counted from the load's start. */
@@ -211,7 +228,7 @@ export async function createUpload({
       ],
     );
   }
-  const points = aggregator.takeAllPoints();
+  const points = output.points;
   // The operations' `tool` tag: the tool called, or http-route's route template.
   const tool =
     meta.tool ?? summary.operations.find((op) => op.method === operationMethod && op.tool)?.tool ?? null;

@@ -109,6 +109,15 @@ export async function processesOfCell(cellId: string): Promise<number[]> {
 }
 
 /** Polls `fn` every 200 ms until it returns something truthy, which it returns; fails naming `what`. */
+/** Waits for a cell's measured window to have begun (its k6 started). */
+export function untilMeasuring(db: Db, cellId: string, timeoutMs = 60_000) {
+  return until(
+    async () => (await db.cell.findUniqueOrThrow({ where: { id: cellId } })).measureStartedAt,
+    timeoutMs,
+    `cell ${cellId} to start measuring`,
+  );
+}
+
 export async function until<T>(
   fn: () => Promise<T | null | undefined | false>,
   timeoutMs: number,

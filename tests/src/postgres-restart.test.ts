@@ -14,7 +14,7 @@ import {
   startRedis,
   startWorker,
 } from "../../scripts/lib/services.ts";
-import { queueRun, waitForRun } from "./helpers.ts";
+import { queueRun, untilMeasuring, waitForRun } from "./helpers.ts";
 
 const started: Service[] = [];
 let db: Db | null = null;
@@ -52,11 +52,7 @@ describe("Postgres restarting mid-cell", () => {
       ],
       { redisUrl: redis.url, db },
     );
-    const deadline = Date.now() + 60_000;
-    while (!(await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } })).measureStartedAt) {
-      if (Date.now() > deadline) throw new Error("the first cell never started measuring");
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilMeasuring(db, cellIds[0]!);
     await new Promise((r) => setTimeout(r, 3_000));
     // Down for a few seconds of the measured window, then back on the same data and port.
     await pg.stop();

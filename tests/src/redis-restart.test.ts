@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, testDb, waitForRun } from "./helpers.ts";
+import { queueRun, testDb, untilMeasuring, waitForRun } from "./helpers.ts";
 
 const started: Service[] = [];
 afterAll(async () => {
@@ -32,11 +32,7 @@ describe("Redis restarting mid-cell", () => {
       { redisUrl: redis.url },
     );
     const db = testDb();
-    const deadline = Date.now() + 60_000;
-    while (!(await db.cell.findUniqueOrThrow({ where: { id: cellIds[0]! } })).measureStartedAt) {
-      if (Date.now() > deadline) throw new Error("the first cell never started measuring");
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await untilMeasuring(db, cellIds[0]!);
     await new Promise((r) => setTimeout(r, 2_000));
     // A clean restart: AOF keeps the queue (the second cell's job) across it.
     await redis.stop();

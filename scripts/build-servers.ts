@@ -1,12 +1,16 @@
 /**
  * Builds every reference server natively (in parallel), skipping servers whose sources are
- * unchanged since their last successful build. Prints each build time.
+ * unchanged since their last successful build. Prints each build time as the build ends.
+ *
+ * While a server builds, `.perflab/build/<name>.building` holds this process's pid: the worker
+ * waits for every build to end before it measures a cell (see @perflab/contracts/server-builds).
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { markBuilding, unmarkBuilding } from "@perflab/contracts/server-builds";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { glob } from "tinyglobby";
 
@@ -36,32 +40,60 @@ function sh(command: string, cwd: string, logFile: string): Promise<number> {
   });
 }
 
-async function build(
-  server: CatalogEntry,
-): Promise<{ name: string; seconds: number; cached: boolean; ok: boolean }> {
-  const stamp = path.join(stampDir, `${server.name}.sha256`);
-  const hash = await sourceHash(server);
-  const built = existsSync(stamp) && (await readFile(stamp, "utf8")) === hash;
-  if (built) return { name: server.name, seconds: 0, cached: true, ok: true };
+/** Markers of the builds under way, removed however this process ends. */
+const marked = new Set<string>();
+function unmarkAll() {
+  for (const name of marked) unmarkBuilding(stampDir, name);
+  marked.clear();
+}
+process.on("exit", unmarkAll);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    unmarkAll();
+    process.exit(130);
+  });
+}
+
+async function build(server: CatalogEntry, hash: string): Promise<boolean> {
   const started = Date.now();
   const logFile = path.join(stampDir, `${server.name}.log`);
   const code = await sh(server.build.command, server.dir, logFile);
-  const seconds = (Date.now() - started) / 1000;
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (code !== 0) {
-    console.error(`✗ ${server.name}: build failed (exit ${code}); log: ${logFile}`);
+    console.error(
+      `✗ ${server.name.padEnd(10)} build failed after ${seconds} s (exit ${code}); log: ${logFile}`,
+    );
     console.error((await readFile(logFile, "utf8")).split("\n").slice(-30).join("\n"));
-    return { name: server.name, seconds, cached: false, ok: false };
+    return false;
   }
-  await writeFile(stamp, hash);
-  return { name: server.name, seconds, cached: false, ok: true };
+  await writeFile(path.join(stampDir, `${server.name}.sha256`), hash);
+  console.log(`✓ ${server.name.padEnd(10)} ${seconds} s`);
+  return true;
 }
 
 await mkdir(stampDir, { recursive: true });
 const servers = loadServerCatalog().filter((s) => only.length === 0 || only.includes(s.name));
-const results = await Promise.all(servers.map(build));
-for (const r of results) {
-  console.log(
-    `${r.ok ? "✓" : "✗"} ${r.name.padEnd(10)} ${r.cached ? "up to date" : `${r.seconds.toFixed(1)} s`}`,
-  );
+const stale: { server: CatalogEntry; hash: string }[] = [];
+for (const server of servers) {
+  const hash = await sourceHash(server);
+  const stamp = path.join(stampDir, `${server.name}.sha256`);
+  if (existsSync(stamp) && (await readFile(stamp, "utf8")) === hash) {
+    console.log(`✓ ${server.name.padEnd(10)} up to date`);
+  } else {
+    stale.push({ server, hash });
+  }
 }
-if (results.some((r) => !r.ok)) process.exit(1);
+// Every marker before the first build starts: a worker never sees "nothing building" in between.
+for (const { server } of stale) {
+  markBuilding(stampDir, server.name);
+  marked.add(server.name);
+}
+const results = await Promise.all(
+  stale.map(({ server, hash }) =>
+    build(server, hash).finally(() => {
+      unmarkBuilding(stampDir, server.name);
+      marked.delete(server.name);
+    }),
+  ),
+);
+if (results.some((ok) => !ok)) process.exit(1);

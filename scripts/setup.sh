@@ -2,8 +2,14 @@
 # Installs everything the embedded perflab needs, idempotently: system packages, pnpm and the
 # workspace, the pinned k6 with perflab's output, the Prisma client, the reference servers and
 # the web build. Safe to run again; finished steps are cached.
+#
+# --servers-in-background (the quick start's): return once k6 and the web app are built and leave the
+# reference servers building; the worker holds every cell until those builds end (their markers in
+# .perflab/build), so nothing is measured beside a compiler. Without it, every build is waited for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+servers_in_background=0
+[ "${1:-}" = --servers-in-background ] && servers_in_background=1
 
 PNPM_VERSION=10.34.8
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -34,9 +40,20 @@ k6_build=$!
 echo "» Prisma client"
 pnpm --filter @perflab/db generate >/dev/null
 
-echo "» reference servers and fixtures"
+echo "» fixtures"
 bash servers/fixtures/build.sh
-pnpm --silent build:servers
+
+# The servers build in parallel with each other and with the web app: on 2 cores the Rust release
+# build alone takes minutes, and it should not wait for the rest. Each prints its time as it ends.
+echo "» reference servers (each prints its build time when done; logs: .perflab/build/<server>.log)"
+pnpm --silent build:servers &
+servers_build=$!
+
+echo "» web app"
+if ! pnpm exec turbo run build --filter=@perflab/web --output-logs=errors-only; then
+  kill "$servers_build" 2>/dev/null || true
+  exit 1
+fi
 
 if ! wait "$k6_build"; then
   tail -30 .perflab/build/k6.log
@@ -45,5 +62,9 @@ if ! wait "$k6_build"; then
 fi
 tail -1 .perflab/build/k6.log
 
-echo "» web app"
-pnpm exec turbo run build --filter=@perflab/web --output-logs=errors-only
+if [ "$servers_in_background" = 1 ]; then
+  building=$(cd .perflab/build && for f in *.building; do [ -e "$f" ] && printf '%s ' "${f%.building}"; done)
+  [ -n "$building" ] && echo "» still building: ${building}— cells wait until these builds end"
+else
+  wait "$servers_build" || { echo "a reference server did not build" >&2; exit 1; }
+fi

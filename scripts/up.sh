@@ -2,7 +2,7 @@
 # Quick start, command 1: install what is missing, then run perflab (Ctrl-C stops it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --servers-in-background
 # The stack runs in a session of its own, so Ctrl-C reaches only its supervisor (scripts/stack.ts),
 # which stops web, worker, Postgres and Redis in that order instead of every process at once.
 setsid node --import tsx scripts/stack.ts &

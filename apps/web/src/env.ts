@@ -11,6 +11,8 @@ export const env = createEnv({
     DATABASE_URL: z.url(),
     REDIS_URL: z.url(),
     PERFLAB_SERVERS_DIR: z.string().min(1).optional(),
+    /** Where this machine's server builds mark themselves (scripts/build-servers.ts); unset: the repo's. */
+    PERFLAB_BUILD_DIR: z.string().min(1).optional(),
     /** The driver the run form starts on (a shared lab running in containers picks docker). */
     PERFLAB_DEFAULT_DRIVER: z.enum(["local", "docker"]).default("local"),
     /**

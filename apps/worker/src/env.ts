@@ -27,6 +27,8 @@ export const env = createEnv({
       .refine((u) => /^https?:\/\//.test(u), "must be an http:// or https:// URL")
       .optional(),
     PERFLAB_WORK_DIR: z.string().default(path.join(repoRoot, ".perflab/work")),
+    /** Where scripts/build-servers.ts marks the server builds under way; cells wait for them to end. */
+    PERFLAB_BUILD_DIR: z.string().default(path.join(repoRoot, ".perflab/build")),
     /** Cells on the same host id never overlap, whatever the number of worker processes. */
     PERFLAB_HOST_ID: z.string().default(os.hostname()),
     PERFLAB_HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),

@@ -27,10 +27,11 @@ import { claimHostId } from "./host-claim.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { reconcileCells } from "./reconcile.ts";
-import { CellCancelled, type CellDeps, finishCell, runCell } from "./run-cell.ts";
+import { CellCancelled, type CellDeps, finishCell, publish, runCell } from "./run-cell.ts";
 import { EngineFixtures } from "./stages/engine-fixtures.ts";
 import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
+import { waitForServerBuilds } from "./wait-for-builds.ts";
 
 /** Why a cell whose worker died ends: said by whichever worker of the host finds what it left. */
 export const ORPHANED_CELL =
@@ -239,6 +240,16 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         throw error;
       });
       try {
+        if (shutdown.signal.aborted) return await requeue();
+        await waitForServerBuilds({
+          buildDir: env.PERFLAB_BUILD_DIR,
+          signal: shutdown.signal,
+          onWait: async (building) => {
+            const stage = `waiting for server builds to end: ${building.join(", ")}`;
+            log.info({ cellId, building }, stage);
+            await publish({ publisher, log }, runId, { type: "cell", cellId, status: "queued", stage });
+          },
+        });
         if (shutdown.signal.aborted) return await requeue();
         await sweepBeforeCell();
         const cancel = new AbortController();

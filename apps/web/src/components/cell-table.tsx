@@ -90,7 +90,7 @@ export function CellTable({
                   <StatusBadge status={cell.status} testId={`cell-status-${cell.index}`} />
                 </td>
                 <td className={`${td} text-zinc-600 dark:text-zinc-400`}>
-                  {cell.status === "running" ? (cell.stage ?? "—") : "—"}
+                  {cell.status === "running" || cell.status === "queued" ? (cell.stage ?? "—") : "—"}
                 </td>
                 <td
                   className={`${td} max-w-xs truncate text-rose-600 dark:text-rose-400`}

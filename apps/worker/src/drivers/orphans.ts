@@ -1,23 +1,13 @@
-import { readFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
+import { processAlive, processStartTime } from "@perflab/contracts/processes";
 
 /** Environment marker on every process the worker starts: which worker (host and pid) owns it. */
 export const OWNER_ENV = "PERFLAB_OWNER";
 export const CELL_ENV = "PERFLAB_CELL";
 
-/**
- * When a process started, in clock ticks since boot (/proc/<pid>/stat field 22), or null where
- * /proc cannot say (another pid namespace). With the pid it names one process for good: a pid
- * reused by an unrelated process has another start time.
- */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
+export { processStartTime };
+/** Whether the owner named by (pid, start time) still runs: the pid is live and is still that process. */
+export const ownerAlive = processAlive;
 
 /** `<hostId>:<pid>@<start time>`: the worker process that owns a server, k6 or container. */
 export const ownerMarker = (hostId: string) =>
@@ -31,18 +21,6 @@ export function parseOwner(owner: string): { hostId: string; pid: number; start:
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return null;
   return { hostId: owner.slice(0, sep), pid, start: start && start !== "?" ? start : null };
-}
-
-/** Whether the owner named by (pid, start time) still runs: the pid is live and is still that process. */
-export function ownerAlive(pid: number, start: string | null): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  if (start === null) return true;
-  const now = processStartTime(pid);
-  return now === null || now === start;
 }
 
 /**

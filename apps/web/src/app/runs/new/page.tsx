@@ -1,4 +1,5 @@
 import { scenarioCatalog, scenarioIds } from "@perflab/contracts";
+import { serversBuilding } from "@perflab/contracts/server-builds";
 import type { Metadata } from "next";
 import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
 import { PageTitle } from "@/components/page-title";
@@ -15,9 +16,19 @@ export default function NewRunPage() {
     title: scenarioCatalog[id].title,
     description: scenarioCatalog[id].description,
   }));
+  const building = env.PERFLAB_BUILD_DIR ? serversBuilding(env.PERFLAB_BUILD_DIR) : serversBuilding();
   return (
     <div className="max-w-3xl">
       <PageTitle title="New run" />
+      {building.length > 0 && (
+        <p
+          className="mb-4 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950/60 dark:text-amber-200"
+          data-testid="servers-building"
+        >
+          Still building on this machine: {building.join(", ")}. Runs queue now; their cells start once the
+          builds end, so no measurement shares the CPU with a compiler.
+        </p>
+      )}
       <NewRunForm servers={servers} scenarios={scenarios} defaultDriver={env.PERFLAB_DEFAULT_DRIVER} />
     </div>
   );

@@ -1,7 +1,6 @@
 /**
- * Builds every reference server and the fixtures natively (in parallel), skipping those whose
- * sources are unchanged since their last successful build. Prints each build time as it ends.
- * Names on the command line build only those (`fixtures` is one).
+ * Builds every reference server natively (in parallel), skipping servers whose sources are
+ * unchanged since their last successful build. Prints each build time as the build ends.
  *
  * While a server builds, `.perflab/build/<name>.building` holds this process's pid: the worker
  * waits for every build to end before it measures a cell (see @perflab/contracts/server-builds).
@@ -19,29 +18,15 @@ const root = path.resolve(import.meta.dirname, "..");
 const stampDir = path.join(root, ".perflab/build");
 const only = process.argv.slice(2);
 
-/** What gets built: a server (its manifest's build) or the fixtures. */
-type Target = { name: string; dir: string; command: string; inputs: string[] };
-
-const fixtures: Target = {
-  name: "fixtures",
-  dir: path.join(root, "servers/fixtures"),
-  command: "sh build.sh",
-  inputs: ["**/*.go", "go.mod", "go.sum", "build.sh"],
-};
-
-const fromManifest = (server: CatalogEntry): Target => ({
-  name: server.name,
-  dir: server.dir,
-  command: server.build.command,
-  inputs: [...server.build.inputs, "perflab.json"],
-});
-
-async function sourceHash(target: Target): Promise<string> {
+async function sourceHash(server: CatalogEntry): Promise<string> {
   const files = (
-    await glob(target.inputs, { cwd: target.dir, ignore: ["**/node_modules/**", "**/target/**", "bin/**"] })
+    await glob([...server.build.inputs, "perflab.json"], {
+      cwd: server.dir,
+      ignore: ["**/node_modules/**", "**/target/**", "bin/**"],
+    })
   ).sort();
-  const hash = createHash("sha256").update(target.command);
-  for (const file of files) hash.update(file).update(await readFile(path.join(target.dir, file)));
+  const hash = createHash("sha256").update(server.build.command);
+  for (const file of files) hash.update(file).update(await readFile(path.join(server.dir, file)));
   return hash.digest("hex");
 }
 
@@ -69,10 +54,10 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   });
 }
 
-async function build(server: Target, hash: string): Promise<boolean> {
+async function build(server: CatalogEntry, hash: string): Promise<boolean> {
   const started = Date.now();
   const logFile = path.join(stampDir, `${server.name}.log`);
-  const code = await sh(server.command, server.dir, logFile);
+  const code = await sh(server.build.command, server.dir, logFile);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (code !== 0) {
     console.error(
@@ -87,10 +72,8 @@ async function build(server: Target, hash: string): Promise<boolean> {
 }
 
 await mkdir(stampDir, { recursive: true });
-const servers = [fixtures, ...loadServerCatalog().map(fromManifest)].filter(
-  (t) => only.length === 0 || only.includes(t.name),
-);
-const stale: { server: Target; hash: string }[] = [];
+const servers = loadServerCatalog().filter((s) => only.length === 0 || only.includes(s.name));
+const stale: { server: CatalogEntry; hash: string }[] = [];
 for (const server of servers) {
   const hash = await sourceHash(server);
   const stamp = path.join(stampDir, `${server.name}.sha256`);

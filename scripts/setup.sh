@@ -28,12 +28,17 @@ if ! command -v pnpm >/dev/null || [ "$(pnpm --version)" != "$PNPM_VERSION" ]; t
   npm install -g "pnpm@$PNPM_VERSION" >/dev/null
 fi
 
-# k6 (minutes on a cold Go build cache) needs only the Go module cache: it compiles in the background
-# from here on, beside pnpm install and everything after it.
+# The Go builds need only the module cache: k6 (the longest, minutes on a cold build cache) and the
+# fixtures compile in the background from here on, beside pnpm install and everything after it.
 mkdir -p .perflab/build
-echo "» k6 with perflab's output (in the background, log: .perflab/build/k6.log)"
-bash scripts/build-k6.sh > .perflab/build/k6.log 2>&1 &
-k6_build=$!
+echo "» fixtures and k6 with perflab's output (in the background, logs: .perflab/build/{fixtures,k6}.log)"
+(
+  bash servers/fixtures/build.sh > .perflab/build/fixtures.log 2>&1 ||
+    { tail -30 .perflab/build/fixtures.log; echo "the fixtures did not build" >&2; exit 1; }
+  bash scripts/build-k6.sh > .perflab/build/k6.log 2>&1 ||
+    { tail -30 .perflab/build/k6.log; echo "k6 did not build" >&2; exit 1; }
+) &
+go_builds=$!
 
 echo "» pnpm install"
 pnpm install --frozen-lockfile --reporter=silent
@@ -41,10 +46,10 @@ pnpm install --frozen-lockfile --reporter=silent
 echo "» Prisma client"
 pnpm --filter @perflab/db generate >/dev/null
 
-# The servers and fixtures build in parallel with each other and with the web app: on 2 cores the
-# Rust release build alone takes minutes, and it should not wait for the rest. Each prints its time as
-# it ends. Niced, so the web app and k6, which the dashboard needs, come first on a busy machine.
-echo "» reference servers and fixtures (each prints its build time when done; logs: .perflab/build/<name>.log)"
+# The servers build in parallel with each other and with the web app: on 2 cores the Rust release
+# build alone takes minutes, and it should not wait for the rest. Each prints its time as it ends.
+# Niced, so the web app and k6, which the dashboard needs, come first on a busy machine.
+echo "» reference servers (each prints its build time when done; logs: .perflab/build/<server>.log)"
 nice -n 10 pnpm --silent build:servers &
 servers_build=$!
 
@@ -54,9 +59,7 @@ if ! pnpm exec turbo run build --filter=@perflab/web --output-logs=errors-only; 
   exit 1
 fi
 
-if ! wait "$k6_build"; then
-  tail -30 .perflab/build/k6.log
-  echo "k6 did not build" >&2
+if ! wait "$go_builds"; then
   kill "$servers_build" 2>/dev/null || true
   exit 1
 fi

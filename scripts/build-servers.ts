@@ -78,6 +78,8 @@ for (const server of servers) {
   const hash = await sourceHash(server);
   const stamp = path.join(stampDir, `${server.name}.sha256`);
   if (existsSync(stamp) && (await readFile(stamp, "utf8")) === hash) {
+    // A marker left by a build that was killed: the server is built, nothing builds it now.
+    unmarkBuilding(stampDir, server.name);
     console.log(`✓ ${server.name.padEnd(10)} up to date`);
   } else {
     stale.push({ server, hash });

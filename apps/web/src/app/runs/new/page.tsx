@@ -16,7 +16,7 @@ export default function NewRunPage() {
     title: scenarioCatalog[id].title,
     description: scenarioCatalog[id].description,
   }));
-  const building = env.PERFLAB_BUILD_DIR ? serversBuilding(env.PERFLAB_BUILD_DIR) : serversBuilding();
+  const building = serversBuilding(env.PERFLAB_BUILD_DIR);
   return (
     <div className="max-w-3xl">
       <PageTitle title="New run" />

@@ -8,9 +8,14 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { markBuilding, unmarkBuilding } from "@perflab/contracts/server-builds";
+import {
+  markBuildFailed,
+  markBuilding,
+  unmarkBuildFailed,
+  unmarkBuilding,
+} from "@perflab/contracts/server-builds";
 import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { glob } from "tinyglobby";
 
@@ -56,10 +61,18 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
 
 async function build(server: CatalogEntry, hash: string): Promise<boolean> {
   const started = Date.now();
+  // A build that fails may have replaced part of its output: only a later success says it is whole.
+  await rm(path.join(stampDir, `${server.name}.sha256`), { force: true });
   const logFile = path.join(stampDir, `${server.name}.log`);
   const code = await sh(server.build.command, server.dir, logFile);
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (code !== 0) {
+    // Read by the worker (a local cell of this server fails with it) and by the run form.
+    markBuildFailed(
+      stampDir,
+      server.name,
+      `exit ${code} after ${seconds} s; log: ${path.relative(root, logFile)}; rebuild: pnpm build:servers ${server.name}`,
+    );
     console.error(
       `✗ ${server.name.padEnd(10)} build failed after ${seconds} s (exit ${code}); log: ${logFile}`,
     );
@@ -67,6 +80,7 @@ async function build(server: CatalogEntry, hash: string): Promise<boolean> {
     return false;
   }
   await writeFile(path.join(stampDir, `${server.name}.sha256`), hash);
+  unmarkBuildFailed(stampDir, server.name);
   console.log(`✓ ${server.name.padEnd(10)} ${seconds} s`);
   return true;
 }
@@ -80,6 +94,7 @@ for (const server of servers) {
   if (existsSync(stamp) && (await readFile(stamp, "utf8")) === hash) {
     // A marker left by a build that was killed: the server is built, nothing builds it now.
     unmarkBuilding(stampDir, server.name);
+    unmarkBuildFailed(stampDir, server.name);
     console.log(`✓ ${server.name.padEnd(10)} up to date`);
   } else {
     stale.push({ server, hash });

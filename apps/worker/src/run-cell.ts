@@ -15,6 +15,7 @@ import {
   ZHttpRouteParams,
   ZMcpToolCallParams,
 } from "@perflab/contracts";
+import { serverBuildFailure } from "@perflab/contracts/server-builds";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { type Db, Prisma, type RunStatus, writeCellRollups } from "@perflab/db";
 import {
@@ -161,6 +162,10 @@ export async function runCell(
       throw new CellFailure(abortReason(signal, "the worker was shut down before the cell started"));
     if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
     if (!driver) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
+    // The local driver runs the native build: a failed one would start a stale binary or none.
+    const buildFailure =
+      driver.id === "local" ? serverBuildFailure(env.PERFLAB_BUILD_DIR, server.base) : null;
+    if (buildFailure) throw new CellFailure(`the ${server.base} server did not build (${buildFailure})`);
     // A server on a remote engine is loaded, fed and watched from that machine; a local one from here.
     const onEngine = driver.remote === true;
     if (!onEngine && deps.k6.kind === "docker" && !engineIsLocal(env.DOCKER_HOST ?? "")) {

@@ -241,9 +241,13 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       });
       try {
         if (shutdown.signal.aborted) return await requeue();
+        // A cancel reaches a cell from here on: one held for builds stops waiting (the web app has
+        // already marked it cancelled, so runCell skips it) instead of holding the host until they end.
+        const cancel = new AbortController();
+        current = { runId, cancel };
         await waitForServerBuilds({
           buildDir: env.PERFLAB_BUILD_DIR,
-          signal: shutdown.signal,
+          signal: AbortSignal.any([shutdown.signal, cancel.signal]),
           onWait: async (building) => {
             const stage = `waiting for server builds to end: ${building.join(", ")}`;
             log.info({ cellId, building }, stage);
@@ -252,8 +256,6 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         });
         if (shutdown.signal.aborted) return await requeue();
         await sweepBeforeCell();
-        const cancel = new AbortController();
-        current = { runId, cancel };
         await runCell(
           { db, publisher, env, drivers, fixtures, k6, k6Version: version, engine, log },
           { cellId, signal: AbortSignal.any([shutdown.signal, lock.lost, cancel.signal]) },

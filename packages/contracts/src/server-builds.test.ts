@@ -3,7 +3,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { markBuilding, serversBuilding, unmarkBuilding } from "./server-builds.ts";
+import {
+  markBuildFailed,
+  markBuilding,
+  serverBuildFailure,
+  serverBuildFailures,
+  serversBuilding,
+  unmarkBuildFailed,
+  unmarkBuilding,
+} from "./server-builds.ts";
 
 describe("servers being built", () => {
   it("are the markers whose process is alive, sorted; a dead builder's marker counts as done", async () => {
@@ -29,5 +37,24 @@ describe("servers being built", () => {
 
   it("are none when the build folder does not exist (a worker on a machine that built nothing)", () => {
     expect(serversBuilding(path.join(os.tmpdir(), "perflab-no-such-dir", String(process.pid)))).toEqual([]);
+  });
+
+  it("failed builds are recorded with their reason until the server builds, and are not counted as building", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-builds-"));
+    expect(serverBuildFailures(dir)).toEqual([]);
+    expect(serverBuildFailure(dir, "rust")).toBeNull();
+    markBuildFailed(dir, "rust", "exit 101 after 12.0 s; log: /x/rust.log\nerror[E0425]: ...");
+    markBuildFailed(dir, "java", "exit 1 after 3.0 s; log: /x/java.log");
+    expect(serverBuildFailure(dir, "rust")).toBe("exit 101 after 12.0 s; log: /x/rust.log");
+    expect(serverBuildFailures(dir)).toEqual([
+      { name: "java", reason: "exit 1 after 3.0 s; log: /x/java.log" },
+      { name: "rust", reason: "exit 101 after 12.0 s; log: /x/rust.log" },
+    ]);
+    expect(serversBuilding(dir)).toEqual([]);
+    unmarkBuildFailed(dir, "rust");
+    unmarkBuildFailed(dir, "rust");
+    expect(serverBuildFailure(dir, "rust")).toBeNull();
+    expect(serverBuildFailures(dir).map((f) => f.name)).toEqual(["java"]);
+    expect(serverBuildFailures(path.join(dir, "missing"))).toEqual([]);
   });
 });

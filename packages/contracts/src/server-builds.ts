@@ -53,3 +53,45 @@ export function serversBuilding(buildDir: string = defaultBuildDir): string[] {
   }
   return building;
 }
+
+/**
+ * A server whose last build failed: `scripts/build-servers.ts` writes `<name>.failed` with one line
+ * saying why (exit status, log) and removes it once the server builds. The worker fails a local cell
+ * of that server with this line instead of starting a stale or missing binary; the run form names it.
+ */
+const FAILED_SUFFIX = ".failed";
+
+export function markBuildFailed(buildDir: string, name: string, reason: string): void {
+  writeFileSync(path.join(buildDir, name + FAILED_SUFFIX), `${reason.split("\n")[0]}\n`);
+}
+
+export function unmarkBuildFailed(buildDir: string, name: string): void {
+  rmSync(path.join(buildDir, name + FAILED_SUFFIX), { force: true });
+}
+
+/** Why the server's last build failed, or null when it did not (or never ran here). */
+export function serverBuildFailure(buildDir: string, name: string): string | null {
+  try {
+    return readFileSync(path.join(buildDir, name + FAILED_SUFFIX), "utf8").trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Every server whose last build failed, sorted by name. */
+export function serverBuildFailures(buildDir: string = defaultBuildDir): { name: string; reason: string }[] {
+  let files: string[];
+  try {
+    files = readdirSync(buildDir);
+  } catch {
+    return [];
+  }
+  return files
+    .filter((f) => f.endsWith(FAILED_SUFFIX))
+    .sort()
+    .flatMap((f) => {
+      const name = f.slice(0, -FAILED_SUFFIX.length);
+      const reason = serverBuildFailure(buildDir, name);
+      return reason ? [{ name, reason }] : [];
+    });
+}

@@ -1,5 +1,5 @@
 import { scenarioCatalog, scenarioIds } from "@perflab/contracts";
-import { serversBuilding } from "@perflab/contracts/server-builds";
+import { serverBuildFailures, serversBuilding } from "@perflab/contracts/server-builds";
 import type { Metadata } from "next";
 import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
 import { PageTitle } from "@/components/page-title";
@@ -17,6 +17,7 @@ export default function NewRunPage() {
     description: scenarioCatalog[id].description,
   }));
   const building = serversBuilding(env.PERFLAB_BUILD_DIR);
+  const failed = serverBuildFailures(env.PERFLAB_BUILD_DIR);
   return (
     <div className="max-w-3xl">
       <PageTitle title="New run" />
@@ -28,6 +29,21 @@ export default function NewRunPage() {
           Still building on this machine: {building.join(", ")}. Runs queue now; their cells start once the
           builds end, so no measurement shares the CPU with a compiler.
         </p>
+      )}
+      {failed.length > 0 && (
+        <div
+          className="mb-4 rounded-md border border-red-300 bg-red-50 px-3 py-2 text-sm text-red-900 dark:border-red-800 dark:bg-red-950/60 dark:text-red-200"
+          data-testid="servers-build-failed"
+        >
+          <p>Did not build on this machine; their cells on the local driver fail until they do:</p>
+          <ul className="mt-1 list-disc pl-5">
+            {failed.map((f) => (
+              <li key={f.name}>
+                <span className="font-medium">{f.name}</span>: {f.reason}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       <NewRunForm servers={servers} scenarios={scenarios} defaultDriver={env.PERFLAB_DEFAULT_DRIVER} />
     </div>

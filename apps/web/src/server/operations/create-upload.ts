@@ -23,6 +23,8 @@ import { assertBaselineExists } from "./baseline";
 export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
 /** Rows per INSERT: 23 columns each stay well under Postgres' 65535 bind parameters. */
 const POINT_BATCH = 1_000;
+/** The insert transaction's time allowance per point, beyond a fixed 2 minutes. */
+const TX_MS_PER_POINT = 5;
 
 export type ParsedK6Output = {
   start: Extract<TK6OutputLine, { type: "start" }>;
@@ -338,8 +340,9 @@ export async function createUpload({
       }
       return { runId: run.id, cellId: cell.id };
     },
-    // A day of points is tens of thousands of rows: more than the default 5 s.
-    { timeout: 120_000, maxWait: 10_000 },
+    // A day of points is up to 86,400 rows: ~1 ms each on a small machine (a 16 h upload's took ~60 s),
+    // so the limit grows with the rows instead of failing the longest uploads that the size limit lets in.
+    { timeout: 120_000 + points.length * TX_MS_PER_POINT, maxWait: 10_000 },
   );
   // A long upload's charts read merged buckets (derived from the rows just committed; without them
   // the charts fall back to the seconds, so a failure here loses nothing).

@@ -1,8 +1,11 @@
+import * as hdr from "hdr-histogram-js";
 import { describe, expect, it } from "vitest";
+import type { Histogram } from "./histogram.ts";
 import {
   createLatencyHistogram,
   decodeHistogram,
   encodeHistogram,
+  histogramMean,
   latencyStats,
   mergeEncoded,
 } from "./histogram.ts";
@@ -71,5 +74,41 @@ describe("histogram", () => {
     const stats = latencyStats(h);
     expect(stats.count).toBe(1);
     expect(stats.p50).toBeCloseTo(2.5, 2);
+  });
+
+  it("takes the same mean as hdr-histogram-js, for recorded, merged and decoded histograms", () => {
+    const cases: [string, Histogram][] = [];
+    for (const [seed, n] of [
+      [11, 1],
+      [12, 7],
+      [13, 1000],
+      [14, 50_000],
+    ] as const) {
+      const h = createLatencyHistogram();
+      for (const v of samples(seed, n)) h.recordValue(v);
+      cases.push([`${n} samples`, h], [`${n} samples, decoded`, decodeHistogram(encodeHistogram(h))]);
+    }
+    const wide = createLatencyHistogram();
+    for (const v of [1, 2, 2047, 2048, 2049, 65_535, 1_000_000, 3_599_999_999])
+      wide.recordValueWithCount(v, 3);
+    cases.push(["values across every bucket size", wide]);
+    cases.push([
+      "merged",
+      mergeEncoded(
+        [samples(21, 400), samples(22, 9000)].map((part) => {
+          const h = createLatencyHistogram();
+          for (const v of part) h.recordValue(v);
+          return encodeHistogram(h);
+        }),
+      ),
+    ]);
+    for (const [name, h] of cases) {
+      // The counts-array path, not the fallback to the library's own mean.
+      expect(h, name).toBeInstanceOf(hdr.JsHistogram);
+      expect(h.mean, name).toBeGreaterThan(0);
+      expect(histogramMean(h), name).toBe(h.mean);
+    }
+    expect(histogramMean(createLatencyHistogram())).toBe(0);
+    expect(latencyStats(wide).avgMs).toBe(wide.mean / 1000);
   });
 });

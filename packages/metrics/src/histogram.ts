@@ -42,6 +42,28 @@ export type LatencyStats = {
 
 const ms = (us: number) => us / 1000;
 
+/**
+ * The histogram's mean, the number hdr-histogram-js's `mean` gives (each bucket's count at the
+ * bucket's median value, summed in index order), read straight from the counts array. The library
+ * walks its recorded-values iterator instead, which cost a third of aggregating each second of an
+ * uploaded k6 output (bench/upload-parse.ts).
+ */
+export function histogramMean(histogram: Histogram): number {
+  const total = histogram.totalCount;
+  if (total === 0) return 0;
+  if (!(histogram instanceof hdr.JsHistogram)) return histogram.mean;
+  let sum = 0;
+  let seen = 0;
+  for (let i = 0; i < histogram.countsArrayLength && seen < total; i++) {
+    const count = histogram.getCountAtIndex(i);
+    if (count > 0) {
+      sum += histogram.medianEquivalentValue(histogram.valueFromIndex(i)) * count;
+      seen += count;
+    }
+  }
+  return sum / total;
+}
+
 export function latencyStats(histogram: Histogram): LatencyStats {
   const count = histogram.totalCount;
   if (count === 0) {
@@ -59,7 +81,7 @@ export function latencyStats(histogram: Histogram): LatencyStats {
   }
   return {
     count,
-    avgMs: ms(histogram.mean),
+    avgMs: ms(histogramMean(histogram)),
     minMs: ms(histogram.minNonZeroValue),
     maxMs: ms(histogram.maxValue),
     p50: ms(histogram.getValueAtPercentile(50)),

@@ -1,0 +1,91 @@
+/**
+ * How long the web app takes to read an uploaded k6 output (POST /api/v1/uploads, before any row is
+ * written): parseK6Output over synthetic per-second lines at 200 tool calls a second, per line and in
+ * all, and the per-second mean it takes from each second's histogram, hdr-histogram-js's `mean` vs
+ * histogramMean. Prints figures; asserts only that both means agree.
+ *
+ *   pnpm --filter @perflab/bench upload-parse [seconds=3600] [repeats=3]
+ */
+
+import {
+  createLatencyHistogram,
+  decodeHistogram,
+  encodeHistogram,
+  type Histogram,
+  histogramMean,
+} from "@perflab/metrics";
+import { parseK6Output } from "../apps/web/src/server/operations/create-upload.ts";
+import { machine } from "./lib.ts";
+
+const [seconds = 3600, repeats = 3] = process.argv.slice(2).map(Number);
+const PER_SECOND = 200;
+
+let seed = 7;
+const rand = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+};
+const scratch = createLatencyHistogram();
+const second = (calls: number) => {
+  scratch.reset();
+  for (let i = 0; i < calls; i++) {
+    scratch.recordValue(Math.round(2_000 + 3_000 * rand() + (rand() < 0.005 ? 20_000 * rand() : 0)));
+  }
+  return encodeHistogram(scratch);
+};
+
+const startS = Math.floor(Date.now() / 1000) - seconds - 60;
+const lines = [JSON.stringify({ type: "start", t: startS * 1000, k6: "k6 v1.8.1" })];
+const encoded: string[] = [];
+for (let s = 0; s < seconds; s++) {
+  const calls = Math.round(PER_SECOND * (0.95 + 0.1 * rand()));
+  const hist = second(calls);
+  if (encoded.length < 2_000) encoded.push(hist);
+  const group = { phase: s < 5 ? "warmup" : "measure", method: "tools/call", tool: "echo" };
+  lines.push(
+    JSON.stringify({
+      type: "interval",
+      t: startS + s,
+      groups: [{ ...group, requests: calls, failed: 0, opErrors: 0, hist }],
+      iterations: calls,
+      dropped: 0,
+      dataSent: calls * 350,
+      dataReceived: calls * 310,
+      vus: 10,
+    }),
+  );
+}
+lines.push(JSON.stringify({ type: "end" }));
+const text = `${lines.join("\n")}\n`;
+
+console.log(`machine: ${machine()}`);
+console.log(`output: ${seconds} s at ~${PER_SECOND} calls/s, ${(text.length / 2 ** 20).toFixed(1)} MiB`);
+for (let r = 1; r <= repeats; r++) {
+  const t0 = performance.now();
+  const out = parseK6Output(text, { measuredSeconds: seconds - 5 });
+  const ms = performance.now() - t0;
+  console.log(
+    `parse #${r}: ${(ms / 1000).toFixed(2)} s, ${((ms * 1000) / seconds).toFixed(0)} µs a line ` +
+      `(${out.points.length} points, ${out.aggregator.summary({ durationSec: seconds - 5 }).requests} requests)`,
+  );
+}
+
+const histograms = encoded.map(decodeHistogram);
+const time = (mean: (h: Histogram) => number) => {
+  const t0 = performance.now();
+  let sum = 0;
+  for (const h of histograms) sum += mean(h);
+  return { us: ((performance.now() - t0) * 1000) / histograms.length, sum };
+};
+for (let r = 1; r <= repeats; r++) {
+  const library = time((h) => h.mean);
+  const direct = time(histogramMean);
+  if (library.sum !== direct.sum) throw new Error(`the means differ: ${library.sum} vs ${direct.sum}`);
+  console.log(
+    `mean of a second's histogram #${r}: hdr-histogram-js ${library.us.toFixed(0)} µs, ` +
+      `histogramMean ${direct.us.toFixed(0)} µs (${histograms.length} histograms, same sums)`,
+  );
+}

@@ -29,6 +29,7 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}) {
 
 export type Db = ReturnType<typeof createDb>;
 
+export { METRIC_POINT_ROWS_PER_STATEMENT, upsertMetricPoints } from "./points.ts";
 export { backfillRollups, ROLLUP_MIN_SECONDS, writeCellRollups } from "./rollups.ts";
 export {
   createApiToken,

@@ -46,7 +46,7 @@ const ms = (us: number) => us / 1000;
  * The histogram's mean, the number hdr-histogram-js's `mean` gives (each bucket's count at the
  * bucket's median value, summed in index order), read straight from the counts array. The library
  * walks its recorded-values iterator instead, which cost a third of aggregating each second of an
- * uploaded k6 output (bench/upload-parse.ts).
+ * uploaded k6 output (bench/upload.ts).
  */
 export function histogramMean(histogram: Histogram): number {
   const total = histogram.totalCount;

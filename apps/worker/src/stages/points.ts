@@ -1,11 +1,9 @@
 import { runChannel, type TLiveEvent } from "@perflab/contracts";
-import { type Db, Prisma } from "@perflab/db";
+import { type Db, upsertMetricPoints } from "@perflab/db";
 import type { SecondPoint } from "@perflab/metrics";
 import type { Redis } from "ioredis";
 import { withDbRetry } from "../db-retry.ts";
 import type { Logger } from "../logger.ts";
-
-const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
 
 /**
  * Writes per-second points (idempotent upserts keyed by cell and second, so a late k6 line
@@ -43,18 +41,11 @@ export class PointSink {
   private async write(points: SecondPoint[]): Promise<void> {
     const start = this.loadStartT() ?? points[0]!.t;
     const { publisher, log } = this.deps;
-    // One multi-row upsert in plain SQL: it runs every second, and Prisma's query compiler would
+    // Multi-row upserts in plain SQL: they run every second, and Prisma's query compiler would
     // cost more CPU than the statement itself.
-    const rows = points.map(
-      (p) => Prisma.sql`(${this.cell.id}, ${new Date(p.t * 1000)}, ${p.t - start}, ${p.phase}::metric_phase,
-        ${p.requests}, ${p.errors}, ${p.ops}, ${p.rps}, ${p.p50}, ${p.p90}, ${p.p95}, ${p.p99}, ${p.max}, ${p.mean},
-        ${p.cpuPct}, ${big(p.rssBytes)}, ${p.k6CpuPct}, ${big(p.k6RssBytes)}, ${p.hostCpuPct},
-        ${big(p.dataSent)}, ${big(p.dataReceived)}, ${p.runtime === null || p.runtime === undefined ? null : JSON.stringify(p.runtime)}::jsonb,
-        ${p.histogram})`,
-    );
     await withDbRetry(
       `seconds ${points[0]!.t - start}–${points.at(-1)!.t - start} of the cell`,
-      () => this.insert(rows),
+      () => upsertMetricPoints(this.deps.db, this.cell.id, points, start),
       { log, retryMs: this.deps.retryMs },
     );
     const pipeline = publisher.pipeline();
@@ -77,22 +68,5 @@ export class PointSink {
       pipeline.publish(runChannel(this.cell.runId), JSON.stringify(event));
     }
     await pipeline.exec().catch((error) => log.warn({ err: error }, "live publish failed"));
-  }
-
-  private async insert(rows: Prisma.Sql[]): Promise<void> {
-    await this.deps.db.$executeRaw`
-      INSERT INTO metric_points (cell_id, t, second, phase, requests, errors, ops, rps,
-        latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, latency_mean_ms,
-        cpu_pct, rss_bytes, k6_cpu_pct, k6_rss_bytes, host_cpu_pct, net_rx_bytes, net_tx_bytes, runtime, histogram)
-      VALUES ${Prisma.join(rows)}
-      ON CONFLICT (cell_id, t) DO UPDATE SET
-        second = EXCLUDED.second, phase = EXCLUDED.phase, requests = EXCLUDED.requests, errors = EXCLUDED.errors,
-        ops = EXCLUDED.ops, rps = EXCLUDED.rps, latency_p50_ms = EXCLUDED.latency_p50_ms,
-        latency_p90_ms = EXCLUDED.latency_p90_ms, latency_p95_ms = EXCLUDED.latency_p95_ms,
-        latency_p99_ms = EXCLUDED.latency_p99_ms, latency_max_ms = EXCLUDED.latency_max_ms,
-        latency_mean_ms = EXCLUDED.latency_mean_ms, cpu_pct = EXCLUDED.cpu_pct, rss_bytes = EXCLUDED.rss_bytes,
-        k6_cpu_pct = EXCLUDED.k6_cpu_pct, k6_rss_bytes = EXCLUDED.k6_rss_bytes, host_cpu_pct = EXCLUDED.host_cpu_pct,
-        net_rx_bytes = EXCLUDED.net_rx_bytes, net_tx_bytes = EXCLUDED.net_tx_bytes, runtime = EXCLUDED.runtime,
-        histogram = EXCLUDED.histogram`;
   }
 }

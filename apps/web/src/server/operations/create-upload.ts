@@ -8,7 +8,13 @@ import {
   ZK6OutputLine,
   ZUploadQueryChecked,
 } from "@perflab/contracts";
-import { type Db, ensureDefaultWorkspace, type Prisma, writeCellRollups } from "@perflab/db";
+import {
+  type Db,
+  ensureDefaultWorkspace,
+  type Prisma,
+  upsertMetricPoints,
+  writeCellRollups,
+} from "@perflab/db";
 import {
   CellAggregator,
   cellSummaryRecord,
@@ -21,8 +27,6 @@ import { assertBaselineExists } from "./baseline";
 
 /** The largest k6 output an upload may carry: about a day of per-second lines with a few groups. */
 export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
-/** Rows per INSERT: 23 columns each stay well under Postgres' 65535 bind parameters. */
-const POINT_BATCH = 1_000;
 /** The insert transaction's time allowance per point, beyond a fixed 2 minutes. */
 const TX_MS_PER_POINT = 5;
 
@@ -143,35 +147,6 @@ export function parseK6Output(
     lines,
     maxVus: maxMeasureVus || maxVus,
     lastT,
-  };
-}
-
-/** A per-second point as its `metric_points` row, `second` counted from the load's start. */
-function pointRecord(cellId: string, p: SecondPoint, loadStartT: number) {
-  const big = (v: number | null) => (v === null ? null : BigInt(Math.round(v)));
-  return {
-    cellId,
-    t: new Date(p.t * 1000),
-    second: p.t - loadStartT,
-    phase: p.phase,
-    requests: p.requests,
-    errors: p.errors,
-    ops: p.ops,
-    rps: p.rps,
-    latencyP50Ms: p.p50,
-    latencyP90Ms: p.p90,
-    latencyP95Ms: p.p95,
-    latencyP99Ms: p.p99,
-    latencyMaxMs: p.max,
-    latencyMeanMs: p.mean,
-    cpuPct: p.cpuPct,
-    rssBytes: big(p.rssBytes),
-    k6CpuPct: p.k6CpuPct,
-    k6RssBytes: big(p.k6RssBytes),
-    hostCpuPct: p.hostCpuPct,
-    netRxBytes: big(p.dataSent),
-    netTxBytes: big(p.dataReceived),
-    histogram: p.histogram,
   };
 }
 
@@ -333,15 +308,11 @@ export async function createUpload({
           droppedCalls: droppedCalls === null ? null : BigInt(droppedCalls),
         },
       });
-      for (let i = 0; i < points.length; i += POINT_BATCH) {
-        await tx.metricPoint.createMany({
-          data: points.slice(i, i + POINT_BATCH).map((p) => pointRecord(cell.id, p, loadStartT)),
-        });
-      }
+      await upsertMetricPoints(tx, cell.id, points, loadStartT);
       return { runId: run.id, cellId: cell.id };
     },
-    // A day of points is up to 86,400 rows: ~1 ms each on a small machine (a 16 h upload's took ~60 s),
-    // so the limit grows with the rows instead of failing the longest uploads that the size limit lets in.
+    // A day of points is up to 86,400 rows, under 1 ms each on a small machine; the limit grows
+    // with the rows instead of failing the longest uploads that the size limit lets in.
     { timeout: 120_000 + points.length * TX_MS_PER_POINT, maxWait: 10_000 },
   );
   // A long upload's charts read merged buckets (derived from the rows just committed; without them

@@ -1,12 +1,18 @@
 /**
- * How long the web app takes to read an uploaded k6 output (POST /api/v1/uploads, before any row is
- * written): parseK6Output over synthetic per-second lines at 200 tool calls a second, per line and in
- * all, and the per-second mean it takes from each second's histogram, hdr-histogram-js's `mean` vs
- * histogramMean. Prints figures; asserts only that both means agree.
+ * What the web app spends on an uploaded k6 output (POST /api/v1/uploads), on synthetic per-second
+ * lines at ~200 tool calls a second, in this process:
+ *   store   createUpload as the route calls it, into a throwaway embedded Postgres (rollups left out,
+ *           perflab-self times them): wall time, lines/s and this process's RSS peak above where it
+ *           began (the first repeat is the one to read: later ones start on a grown heap);
+ *   parse   parseK6Output alone: per line and in all;
+ *   mean    the mean of a second's histogram: hdr-histogram-js's `mean` vs histogramMean.
+ * Prints figures; asserts only that both means agree and that every second was stored.
  *
- *   pnpm --filter @perflab/bench upload-parse [seconds=3600] [repeats=3]
+ *   pnpm --filter @perflab/bench upload [seconds=3600] [repeats=3]
  */
 
+import { createDb } from "@perflab/db";
+import { startTestPostgres } from "@perflab/db/testing";
 import {
   createLatencyHistogram,
   decodeHistogram,
@@ -14,7 +20,7 @@ import {
   type Histogram,
   histogramMean,
 } from "@perflab/metrics";
-import { parseK6Output } from "../apps/web/src/server/operations/create-upload.ts";
+import { createUpload, parseK6Output } from "../apps/web/src/server/operations/create-upload.ts";
 import { machine } from "./lib.ts";
 
 const [seconds = 3600, repeats = 3] = process.argv.slice(2).map(Number);
@@ -63,6 +69,40 @@ const text = `${lines.join("\n")}\n`;
 
 console.log(`machine: ${machine()}`);
 console.log(`output: ${seconds} s at ~${PER_SECOND} calls/s, ${(text.length / 2 ** 20).toFixed(1)} MiB`);
+const pg = await startTestPostgres({ migrate: true });
+const db = createDb(pg.url);
+try {
+  for (let r = 1; r <= repeats; r++) {
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const t0 = performance.now();
+    const { runId } = await createUpload({
+      db,
+      query: { server: "go", scenario: "mcp-tool-call", durationSec: String(seconds - 5), warmupSec: "5" },
+      body: text,
+      origin: "http://127.0.0.1",
+      rollupMinSeconds: Number.MAX_SAFE_INTEGER,
+    });
+    const ms = performance.now() - t0;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const rows = await db.metricPoint.count({ where: { cell: { runId } } });
+    if (rows !== seconds) throw new Error(`stored ${rows} seconds of ${seconds}`);
+    console.log(
+      `store #${r}: ${(ms / 1000).toFixed(1)} s, ${Math.round(seconds / (ms / 1000))} lines/s, ` +
+        `RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB ` +
+        `(+${((peak - before) / seconds / 1024).toFixed(1)} KiB a line), ${rows} rows`,
+    );
+  }
+} finally {
+  await db.$disconnect();
+  await pg.stop();
+}
+
 for (let r = 1; r <= repeats; r++) {
   const t0 = performance.now();
   const out = parseK6Output(text, { measuredSeconds: seconds - 5 });

@@ -1,9 +1,10 @@
 /**
  * What the web app spends on an uploaded k6 output (POST /api/v1/uploads), on synthetic per-second
  * lines at ~200 tool calls a second, in this process:
- *   store   createUpload as the route calls it, into a throwaway embedded Postgres (rollups left out,
- *           perflab-self times them): wall time, lines/s and this process's RSS peak above where it
- *           began (the first repeat is the one to read: later ones start on a grown heap);
+ *   store   createUpload as the route calls it, into a throwaway embedded Postgres: wall time,
+ *           lines/s and this process's RSS peak above where it began (the first repeat is the one
+ *           to read: later ones start on a grown heap), then the rollups the upload ends with
+ *           (writeCellRollups, timed on their own);
  *   parse   parseK6Output alone: per line and in all;
  *   mean    the mean of a second's histogram: hdr-histogram-js's `mean` vs histogramMean.
  * Prints figures; asserts only that both means agree and that every second was stored.
@@ -11,7 +12,7 @@
  *   pnpm --filter @perflab/bench upload [seconds=3600] [repeats=3]
  */
 
-import { createDb } from "@perflab/db";
+import { createDb, writeCellRollups } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
 import {
   createLatencyHistogram,
@@ -92,10 +93,15 @@ try {
     peak = Math.max(peak, process.memoryUsage().rss);
     const rows = await db.metricPoint.count({ where: { cell: { runId } } });
     if (rows !== seconds) throw new Error(`stored ${rows} seconds of ${seconds}`);
+    const { id: cellId } = await db.cell.findFirstOrThrow({ where: { runId }, select: { id: true } });
+    const r0 = performance.now();
+    const rollups = await writeCellRollups(db, cellId);
+    const rollupMs = performance.now() - r0;
     console.log(
       `store #${r}: ${(ms / 1000).toFixed(1)} s, ${Math.round(seconds / (ms / 1000))} lines/s, ` +
         `RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB ` +
-        `(+${((peak - before) / seconds / 1024).toFixed(1)} KiB a line), ${rows} rows`,
+        `(+${((peak - before) / seconds / 1024).toFixed(1)} KiB a line), ${rows} rows; ` +
+        `then its ${rollups} rollups in ${(rollupMs / 1000).toFixed(1)} s`,
     );
   }
 } finally {

@@ -93,6 +93,31 @@ describe("rollUpSeconds", () => {
     expect(r!.histogram).not.toBeNull();
     expect(r!.latencyP99Ms).toBe(second(0).latencyP99Ms);
   });
+
+  it("gives every level the same rollups when coarser levels are merged from finer buckets as from the seconds", () => {
+    // Unordered, a gap, the warm-up, and a second with requests but no histogram (in 60–89 s).
+    const seconds = Array.from({ length: 200 }, (_, s) =>
+      second(s, {
+        ...(s < 7 ? { phase: "warmup" as const } : {}),
+        ...(s === 71 ? { histogram: null } : {}),
+      }),
+    )
+      .filter((s) => s.second < 120 || s.second > 133)
+      .reverse();
+    const together = rollUpSeconds(seconds, [60, 5, 30, 15, 7]);
+    const alone = [5, 7, 15, 30, 60].flatMap((size) => rollUpSeconds(seconds, [size]));
+    const key = (r: { bucketSeconds: number; second: number }) => r.bucketSeconds * 1e6 + r.second;
+    expect(together.toSorted((a, b) => key(a) - key(b))).toEqual(alone.toSorted((a, b) => key(a) - key(b)));
+    expect(together.filter((r) => r.histogram === null).map((r) => [r.bucketSeconds, r.second])).toEqual(
+      expect.arrayContaining([
+        [5, 70],
+        [15, 60],
+        [30, 60],
+        [60, 60],
+        [7, 70],
+      ]),
+    );
+  });
 });
 
 describe("rollupLevelFor", () => {

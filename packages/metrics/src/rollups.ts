@@ -58,27 +58,44 @@ type Bucket = { seconds: RollupSecond[]; histogram: Histogram | null; complete: 
  * CPU are the mean of the seconds; memory is the peak; latency percentiles come from the merged
  * histogram of the bucket's seconds. A bucket in which a second with requests has no histogram (an
  * upload without them) keeps the worst second's percentiles instead, and no histogram. Each second's
- * histogram is decoded once for all levels.
+ * histogram is decoded once, into the finest level; a level whose size a finer level's divides is
+ * merged from that level's buckets (the same counts: 30 s from six 5 s buckets, not 30 seconds).
  */
 export function rollUpSeconds(seconds: RollupSecond[], levels: readonly number[] = ROLLUP_LEVELS): Rollup[] {
   const buckets = new Map<number, Map<number, Bucket>>(levels.map((size) => [size, new Map()]));
+  const bucketOf = (size: number, second: number) => {
+    const start = Math.floor(second / size) * size;
+    const byStart = buckets.get(size)!;
+    let bucket = byStart.get(start);
+    if (!bucket) {
+      bucket = { seconds: [], histogram: null, complete: true };
+      byStart.set(start, bucket);
+    }
+    return bucket;
+  };
+  const merge = (into: Bucket, histogram: Histogram) => {
+    into.histogram ??= createLatencyHistogram();
+    into.histogram.add(histogram);
+  };
+  const sizes = [...new Set(levels)].sort((a, b) => a - b);
+  const fromSeconds = sizes.filter((size, i) => !sizes.slice(0, i).some((finer) => size % finer === 0));
   for (const s of seconds) {
     const decoded = s.histogram ? decodeHistogram(s.histogram) : null;
-    for (const size of levels) {
-      const start = Math.floor(s.second / size) * size;
-      const byStart = buckets.get(size)!;
-      let bucket = byStart.get(start);
-      if (!bucket) {
-        bucket = { seconds: [], histogram: null, complete: true };
-        byStart.set(start, bucket);
-      }
+    for (const size of fromSeconds) {
+      const bucket = bucketOf(size, s.second);
       bucket.seconds.push(s);
-      if (decoded) {
-        bucket.histogram ??= createLatencyHistogram();
-        bucket.histogram.add(decoded);
-      } else if (s.requests > 0) {
-        bucket.complete = false;
-      }
+      if (decoded) merge(bucket, decoded);
+      else if (s.requests > 0) bucket.complete = false;
+    }
+  }
+  for (const [i, size] of sizes.entries()) {
+    if (fromSeconds.includes(size)) continue;
+    const finer = sizes.slice(0, i).findLast((f) => size % f === 0)!;
+    for (const part of buckets.get(finer)!.values()) {
+      const bucket = bucketOf(size, part.seconds[0]!.second);
+      bucket.seconds.push(...part.seconds);
+      if (part.histogram) merge(bucket, part.histogram);
+      bucket.complete &&= part.complete;
     }
   }
   const out: Rollup[] = [];

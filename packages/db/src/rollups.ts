@@ -14,6 +14,11 @@ const CHUNK_SECONDS = 3_600;
 /** Rows per statement: 20 bind parameters each stay under Postgres' 65,535. */
 const ROLLUP_ROWS_PER_STATEMENT = 2_000;
 
+const rollupRow = (r: Rollup, cellId: string) => Prisma.sql`(${cellId}, ${r.bucketSeconds},
+  ${r.second}, ${r.t}, ${r.phase}::metric_phase, ${r.seconds}, ${r.requests}, ${r.errors}, ${r.ops}, ${r.rps},
+  ${r.latencyP50Ms}, ${r.latencyP90Ms}, ${r.latencyP95Ms}, ${r.latencyP99Ms}, ${r.latencyMaxMs}, ${r.latencyMeanMs},
+  ${r.cpuPct}, ${r.rssBytes}, ${r.k6CpuPct}, ${r.histogram})`;
+
 /**
  * Inserts rollups in multi-row statements of plain SQL: Prisma's `createMany` cost over 1 ms a row
  * in its query compiler, more than merging the bucket's histograms.
@@ -25,14 +30,7 @@ async function insertRollups(
 ): Promise<number> {
   let written = 0;
   for (let i = 0; i < rollups.length; i += ROLLUP_ROWS_PER_STATEMENT) {
-    const rows = rollups.slice(i, i + ROLLUP_ROWS_PER_STATEMENT).map(
-      (
-        r,
-      ) => Prisma.sql`(${cellId}, ${r.bucketSeconds}, ${r.second}, ${r.t}, ${r.phase}::metric_phase, ${r.seconds},
-        ${r.requests}, ${r.errors}, ${r.ops}, ${r.rps}, ${r.latencyP50Ms}, ${r.latencyP90Ms}, ${r.latencyP95Ms},
-        ${r.latencyP99Ms}, ${r.latencyMaxMs}, ${r.latencyMeanMs}, ${r.cpuPct}, ${r.rssBytes}, ${r.k6CpuPct},
-        ${r.histogram})`,
-    );
+    const rows = rollups.slice(i, i + ROLLUP_ROWS_PER_STATEMENT).map((r) => rollupRow(r, cellId));
     written += await tx.$executeRaw`
       INSERT INTO metric_rollups (cell_id, bucket_seconds, second, t, phase, seconds, requests, errors, ops, rps,
         latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms, latency_max_ms, latency_mean_ms,

@@ -14,59 +14,21 @@
 
 import { createDb, writeCellRollups } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
-import {
-  createLatencyHistogram,
-  decodeHistogram,
-  encodeHistogram,
-  type Histogram,
-  histogramMean,
-} from "@perflab/metrics";
+import { decodeHistogram, type Histogram, histogramMean } from "@perflab/metrics";
 import { createUpload, parseK6Output } from "../apps/web/src/server/operations/create-upload.ts";
 import { machine } from "./lib.ts";
+import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 
 const [seconds = 3600, repeats = 3] = process.argv.slice(2).map(Number);
 const PER_SECOND = 200;
 
-let seed = 7;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) >>> 0;
-  let t = seed;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-};
-const scratch = createLatencyHistogram();
-const second = (calls: number) => {
-  scratch.reset();
-  for (let i = 0; i < calls; i++) {
-    scratch.recordValue(Math.round(2_000 + 3_000 * rand() + (rand() < 0.005 ? 20_000 * rand() : 0)));
-  }
-  return encodeHistogram(scratch);
-};
-
-const startS = Math.floor(Date.now() / 1000) - seconds - 60;
-const lines = [JSON.stringify({ type: "start", t: startS * 1000, k6: "k6 v1.8.1" })];
-const encoded: string[] = [];
-for (let s = 0; s < seconds; s++) {
-  const calls = Math.round(PER_SECOND * (0.95 + 0.1 * rand()));
-  const hist = second(calls);
-  if (encoded.length < 2_000) encoded.push(hist);
-  const group = { phase: s < 5 ? "warmup" : "measure", method: "tools/call", tool: "echo" };
-  lines.push(
-    JSON.stringify({
-      type: "interval",
-      t: startS + s,
-      groups: [{ ...group, requests: calls, failed: 0, opErrors: 0, hist }],
-      iterations: calls,
-      dropped: 0,
-      dataSent: calls * 350,
-      dataReceived: calls * 310,
-      vus: 10,
-    }),
-  );
-}
-lines.push(JSON.stringify({ type: "end" }));
-const text = `${lines.join("\n")}\n`;
+const output = synthesize(seconds, PER_SECOND, 7);
+const text = body(output);
+const measuredSeconds = seconds - WARMUP_SEC;
+/** The tool calls' histogram of each of the first 2,000 seconds. */
+const encoded = output.lines
+  .slice(0, 2_000)
+  .map((line) => (JSON.parse(line) as { groups: { hist: string }[] }).groups.at(-1)!.hist);
 
 console.log(`machine: ${machine()}`);
 console.log(`output: ${seconds} s at ~${PER_SECOND} calls/s, ${(text.length / 2 ** 20).toFixed(1)} MiB`);
@@ -83,7 +45,12 @@ try {
     const t0 = performance.now();
     const { runId } = await createUpload({
       db,
-      query: { server: "go", scenario: "mcp-tool-call", durationSec: String(seconds - 5), warmupSec: "5" },
+      query: {
+        server: "go",
+        scenario: "mcp-tool-call",
+        durationSec: String(measuredSeconds),
+        warmupSec: String(WARMUP_SEC),
+      },
       body: text,
       origin: "http://127.0.0.1",
       rollupMinSeconds: Number.MAX_SAFE_INTEGER,
@@ -111,11 +78,11 @@ try {
 
 for (let r = 1; r <= repeats; r++) {
   const t0 = performance.now();
-  const out = parseK6Output(text, { measuredSeconds: seconds - 5 });
+  const out = parseK6Output(text, { measuredSeconds });
   const ms = performance.now() - t0;
   console.log(
     `parse #${r}: ${(ms / 1000).toFixed(2)} s, ${((ms * 1000) / seconds).toFixed(0)} µs a line ` +
-      `(${out.points.length} points, ${out.aggregator.summary({ durationSec: seconds - 5 }).requests} requests)`,
+      `(${out.points.length} points, ${out.aggregator.summary({ durationSec: measuredSeconds }).requests} requests)`,
   );
 }
 

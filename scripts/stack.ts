@@ -46,11 +46,10 @@ try {
   const pg = await startPostgres({ dir: path.join(dataDir, "postgres"), port: pgPort });
   services.push(pg);
   ownSignals();
-  // Long cells that ended without rollups (an older perflab, a failed write), before any cell runs.
+  // Long cells without all rollup levels (an older perflab, a failed write), before any cell runs.
   const db = createDb(pg.url);
   const rollups = await backfillRollups(db).finally(() => db.$disconnect());
-  if (rollups.rolledUp)
-    console.log(`» rolled up ${rollups.rolledUp} long cell(s) that ended without rollups`);
+  if (rollups.rolledUp) console.log(`» rolled up ${rollups.rolledUp} long cell(s) that lacked rollups`);
   for (const f of rollups.failed) console.warn(`» could not roll up cell ${f.cellId}: ${f.error}`);
   const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
   services.push(worker);

@@ -10,12 +10,12 @@ if (!databaseUrl) {
 try {
   const { applied } = await migrate(databaseUrl, { log: (message) => console.log(message) });
   console.log(applied.length ? `applied ${applied.length} migration(s)` : "no pending migrations");
-  // Before web and worker start (compose waits for this step): long cells that ended without rollups.
+  // Before web and worker start (compose waits for this step): long cells without all rollup levels.
   const db = createDb(databaseUrl);
   try {
     const minSeconds = Number(process.env.PERFLAB_ROLLUP_MIN_SECONDS || 600);
     const { rolledUp, failed } = await backfillRollups(db, { minSeconds });
-    if (rolledUp) console.log(`rolled up ${rolledUp} long cell(s) that ended without rollups`);
+    if (rolledUp) console.log(`rolled up ${rolledUp} long cell(s) that lacked rollups`);
     for (const f of failed) console.warn(`could not roll up cell ${f.cellId}: ${f.error}`);
   } finally {
     await db.$disconnect();

@@ -80,9 +80,13 @@ export async function writeCellRollups(
   );
 }
 
+/** The coarsest level: a cell rolled up before it existed (levels were added since) lacks it. */
+const COARSEST = ROLLUP_LEVELS[ROLLUP_LEVELS.length - 1]!;
+
 /**
- * Ended cells with more than `minSeconds` stored seconds and no rollups (they ended before rollups
- * existed, or writing them failed): their rollups, newest first, at most `limit` cells per call.
+ * Ended cells with more than `minSeconds` stored seconds and no rollups of the coarsest level (they
+ * ended before rollups existed, writing them failed, or they were rolled up before that level was
+ * added): their rollups, all levels rewritten, newest first, at most `limit` cells per call.
  * Run where no cell is measured (the migration step, the quick start before its worker): a 24-hour
  * cell takes tens of seconds of CPU. A cell that fails is named in `failed` and the rest go on.
  */
@@ -96,7 +100,7 @@ export async function backfillRollups(
     SELECT c.id FROM cells c
     WHERE c.status IN ('succeeded', 'failed', 'cancelled')
       AND c.duration_seconds + c.warmup_seconds > ${minSeconds}
-      AND NOT EXISTS (SELECT 1 FROM metric_rollups r WHERE r.cell_id = c.id)
+      AND NOT EXISTS (SELECT 1 FROM metric_rollups r WHERE r.cell_id = c.id AND r.bucket_seconds = ${COARSEST})
       AND EXISTS (SELECT 1 FROM metric_points p WHERE p.cell_id = c.id OFFSET ${minSeconds} LIMIT 1)
     ORDER BY c.finished_at DESC NULLS LAST
     LIMIT ${limit}`;

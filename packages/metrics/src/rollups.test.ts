@@ -104,8 +104,8 @@ describe("rollUpSeconds", () => {
     )
       .filter((s) => s.second < 120 || s.second > 133)
       .reverse();
-    const together = rollUpSeconds(seconds, [60, 5, 30, 15, 7]);
-    const alone = [5, 7, 15, 30, 60].flatMap((size) => rollUpSeconds(seconds, [size]));
+    const together = rollUpSeconds(seconds, [60, 5, 30, 300, 15, 7]);
+    const alone = [5, 7, 15, 30, 60, 300].flatMap((size) => rollUpSeconds(seconds, [size]));
     const key = (r: { bucketSeconds: number; second: number }) => r.bucketSeconds * 1e6 + r.second;
     expect(together.toSorted((a, b) => key(a) - key(b))).toEqual(alone.toSorted((a, b) => key(a) - key(b)));
     expect(together.filter((r) => r.histogram === null).map((r) => [r.bucketSeconds, r.second])).toEqual(
@@ -115,6 +115,7 @@ describe("rollUpSeconds", () => {
         [30, 60],
         [60, 60],
         [7, 70],
+        [300, 0],
       ]),
     );
   });
@@ -126,6 +127,10 @@ describe("rollupLevelFor", () => {
     expect(rollupLevelFor(10_000, 2_000)).toBe(5);
     expect(rollupLevelFor(10_001, 2_000)).toBe(30);
     expect(rollupLevelFor(86_400, 2_000)).toBe(60);
-    expect(rollupLevelFor(86_400, 600)).toBeNull();
+    expect(rollupLevelFor(120_001, 2_000)).toBe(300);
+    // A report's 600 points: 24 h in 5 min buckets; beyond 50 h, no level fits.
+    expect(rollupLevelFor(86_400, 600)).toBe(300);
+    expect(rollupLevelFor(180_000, 600)).toBe(300);
+    expect(rollupLevelFor(180_001, 600)).toBeNull();
   });
 });

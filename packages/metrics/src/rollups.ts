@@ -10,9 +10,11 @@ import { maxOf as max, meanOf as mean } from "./stats.ts";
 /**
  * Bucket sizes a long cell's seconds are merged into when it ends. A chart of at most N points per
  * cell reads the finest level that fits: every second up to N seconds, 5 s buckets up to 5·N, 30 s
- * up to 30·N, 60 s beyond (a 24-hour cell: 1,440 points).
+ * up to 30·N, 60 s up to 60·N, 5 min beyond (the run page's 2,000 points: a 24-hour cell in 1,440
+ * minutes; a report's 600: a 24-hour cell in 288 five-minute buckets). Each level divides the next,
+ * so each is merged from the finer one's buckets.
  */
-export const ROLLUP_LEVELS = [5, 30, 60] as const;
+export const ROLLUP_LEVELS = [5, 30, 60, 300] as const;
 
 /** One stored second, as the rollups need it. */
 export type RollupSecond = {

@@ -8,6 +8,7 @@ let server: TestPostgres;
 let db: Db;
 let rolled: { cellId: string; histograms: string[] };
 let unrolled: { cellId: string; histograms: string[] };
+let older: { cellId: string; histograms: string[] };
 
 beforeAll(async () => {
   server = await startTestPostgres({ migrate: true });
@@ -16,6 +17,10 @@ beforeAll(async () => {
   await writeCellRollups(db, rolled.cellId);
   // A cell still running (or from before rollups): the same seconds, none merged.
   unrolled = await createCellWithSeconds(db, 1_300);
+  // Rolled up by an older perflab, before the 5 min level.
+  older = await createCellWithSeconds(db, 1_300);
+  await writeCellRollups(db, older.cellId);
+  await db.metricRollup.deleteMany({ where: { cellId: older.cellId, bucketSeconds: 300 } });
 }, 120_000);
 
 afterAll(async () => {
@@ -43,14 +48,34 @@ describe("getCellPoints", () => {
     expect(points[0]!.phase).toBe("warmup");
   });
 
-  it("merges the coarsest level further when even it exceeds the limit", async () => {
+  it("reads the 5 min level when the 60 s one has more buckets than the limit", async () => {
     const points = (await getCellPoints({ db, cellIds: [rolled.cellId], maxPointsPerCell: 10 }))[
       rolled.cellId
     ]!;
+    expect(points.map((p) => p.second)).toEqual([0, 300, 600, 900, 1_200]);
+    const expected = merged(rolled.histograms, 300, 600);
+    expect(points[1]).toMatchObject({ p50: expected.p50, p99: expected.p99, errors: 0, rps: 50 });
+  });
+
+  it("merges the coarsest level further when even it exceeds the limit", async () => {
+    const points = (await getCellPoints({ db, cellIds: [rolled.cellId], maxPointsPerCell: 3 }))[
+      rolled.cellId
+    ]!;
+    // 5 buckets of 300 s merged two at a time: 600 s each, the last holding seconds 1,200–1,299.
+    expect(points.map((p) => p.second)).toEqual([0, 600, 1_200]);
+    const expected = merged(rolled.histograms, 600, 1_200);
+    expect(points[1]).toMatchObject({ p50: expected.p50, p99: expected.p99, errors: 0, rps: 50 });
+  });
+
+  it("reads a cell rolled up before the 5 min level from its 60 s buckets, merged to fit", async () => {
+    const points = (await getCellPoints({ db, cellIds: [older.cellId], maxPointsPerCell: 10 }))[
+      older.cellId
+    ]!;
     // 22 buckets of 60 s merged three at a time: 180 s each, the last holding seconds 1,260–1,299.
     expect(points.map((p) => p.second)).toEqual([0, 180, 360, 540, 720, 900, 1_080, 1_260]);
-    const expected = merged(rolled.histograms, 180, 360);
+    const expected = merged(older.histograms, 180, 360);
     expect(points[1]).toMatchObject({ p50: expected.p50, p99: expected.p99, errors: 0, rps: 50 });
+    expect(points.at(-1)).toMatchObject({ p99: merged(older.histograms, 1_260, 1_300).p99 });
   });
 
   it("cuts a cell without rollups to buckets of its worst second, and mixes both kinds in one call", async () => {

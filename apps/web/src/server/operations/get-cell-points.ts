@@ -4,8 +4,6 @@ import { downsamplePoints, MAX_POINTS_PER_CELL } from "../../lib/downsample";
 import type { PointDto } from "../../lib/dto";
 import { serializePoint } from "../serialize";
 
-const COARSEST = ROLLUP_LEVELS[ROLLUP_LEVELS.length - 1]!;
-
 function rollupPoint(cellId: string, r: Omit<MetricRollup, "cellId" | "histogram">): PointDto {
   return {
     type: "point",
@@ -27,8 +25,10 @@ function rollupPoint(cellId: string, r: Omit<MetricRollup, "cellId" | "histogram
 
 /**
  * A long cell's series from its rollups: the finest level that fits `limit`, or the coarsest merged
- * further (its histograms merged again, so percentiles stay exact). Null when the cell has none yet
- * (still running, or it ended before rollups existed).
+ * further (its histograms merged again, so percentiles stay exact). A cell rolled up before its level
+ * existed (the 5 min level came later; the migration step backfills it) reads the next coarser level
+ * it has, merged to fit. Null when the cell has none yet (still running, or it ended before rollups
+ * existed).
  */
 async function fromRollups(
   db: Pick<Db, "metricRollup">,
@@ -36,30 +36,30 @@ async function fromRollups(
   seconds: number,
   limit: number,
 ): Promise<PointDto[] | null> {
-  const level = rollupLevelFor(seconds, limit);
-  if (level !== null) {
+  const fits = rollupLevelFor(seconds, limit);
+  const candidates = ROLLUP_LEVELS.filter((level) => fits === null || level <= fits).reverse();
+  for (const level of candidates) {
+    const merge = Math.ceil(seconds / level) > limit;
     const rows = await db.metricRollup.findMany({
       where: { cellId, bucketSeconds: level },
       orderBy: { second: "asc" },
-      omit: { histogram: true },
+      // Histograms only when the buckets are merged again.
+      ...(merge ? {} : { omit: { histogram: true } }),
     });
-    return rows.length > 0 ? rows.map((r) => rollupPoint(cellId, r)) : null;
+    if (rows.length === 0) continue;
+    if (!merge) return rows.map((r) => rollupPoint(cellId, r));
+    const size = level * Math.ceil(rows.length / limit);
+    // Merged buckets count rollups, not seconds: errors per second need the seconds they cover.
+    const secondsIn = new Map<number, number>();
+    for (const r of rows) {
+      const start = Math.floor(r.second / size) * size;
+      secondsIn.set(start, (secondsIn.get(start) ?? 0) + r.seconds);
+    }
+    return rollUpSeconds(rows, [size]).map((r) =>
+      rollupPoint(cellId, { ...r, seconds: secondsIn.get(r.second) ?? r.seconds }),
+    );
   }
-  const rows = await db.metricRollup.findMany({
-    where: { cellId, bucketSeconds: COARSEST },
-    orderBy: { second: "asc" },
-  });
-  if (rows.length === 0) return null;
-  const size = COARSEST * Math.ceil(rows.length / limit);
-  // Merged buckets count rollups, not seconds: errors per second need the seconds they cover.
-  const secondsIn = new Map<number, number>();
-  for (const r of rows) {
-    const start = Math.floor(r.second / size) * size;
-    secondsIn.set(start, (secondsIn.get(start) ?? 0) + r.seconds);
-  }
-  return rollUpSeconds(rows, [size]).map((r) =>
-    rollupPoint(cellId, { ...r, seconds: secondsIn.get(r.second) ?? r.seconds }),
-  );
+  return null;
 }
 
 /**

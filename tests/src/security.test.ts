@@ -2,8 +2,9 @@
  * The web app's defences, against the suite's real web app (bound to 127.0.0.1, so it answers to
  * loopback names only): security headers on pages and the API, a request for another host refused
  * (DNS rebinding), changes a page of another site asks a browser to make refused with nothing
- * written (the cross-site form post that needs no preflight included), and, in real Chromium, a run
- * whose name and server carry markup shown as text without running it.
+ * written (the cross-site form post that needs no preflight included), pages' scripts held to a nonce
+ * drawn per request, and, in real Chromium, a run whose name and server carry markup shown as text
+ * without running it, and a script injected into a page refused while the page's own run.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -69,6 +70,87 @@ describe("every response", () => {
       expect(h.get("referrer-policy"), pathname).toBe("same-origin");
       expect(h.get("x-powered-by"), pathname).toBeNull();
     }
+  });
+});
+
+describe("a page's scripts", () => {
+  const nonceOf = (csp: string | null) => /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp ?? "")?.[1];
+
+  it("carry the nonce of the page's script-src, drawn anew for every request", async () => {
+    const nonces: string[] = [];
+    for (const pathname of [
+      "/",
+      "/",
+      "/runs/new",
+      "/compare",
+      "/settings/tokens",
+      "/sign-in",
+      "/r/no-such-report",
+    ]) {
+      const response = await fetch(`${web()}${pathname}`);
+      const html = await response.text();
+      const csp = response.headers.get("content-security-policy");
+      const nonce = nonceOf(csp);
+      expect(nonce, `${pathname}: ${csp}`).toBeDefined();
+      expect(csp, pathname).toContain("'strict-dynamic'");
+      // One policy, the base's directives in it (not a second header beside the base one).
+      expect(csp?.match(/frame-ancestors 'none'/g), pathname).toHaveLength(1);
+      expect(csp, pathname).not.toContain("unsafe-inline");
+      const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+      expect(scripts.length, pathname).toBeGreaterThan(1);
+      for (const tag of scripts) expect(tag, pathname).toContain(`nonce="${nonce}"`);
+      nonces.push(nonce!);
+    }
+    expect(new Set(nonces).size).toBe(nonces.length);
+    // JSON needs no script policy: the API keeps the base one.
+    const api = await fetch(`${web()}/api/v1/servers`);
+    await api.arrayBuffer();
+    expect(api.headers.get("content-security-policy")).not.toContain("script-src");
+  });
+
+  it("run in real Chromium with no policy violation, and a script injected into a page does not", async () => {
+    const query = new URLSearchParams({
+      server: "go",
+      name: `csp ${unique()}`,
+      durationSec: "2",
+      warmupSec: "0",
+    });
+    const response = await fetch(`${web()}/api/v1/uploads?${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body: ndjson,
+    });
+    const created = (await response.json()) as { runId: string };
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    runIds.push(created.runId);
+    type Booted = { next?: { appDir?: boolean }; __injected?: number };
+
+    await pageOf(browser, "security-csp", async (page) => {
+      const violations: string[] = [];
+      page.on("console", (m) => {
+        if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+      });
+      for (const pathname of ["/", "/runs/new", `/runs/${created.runId}`, "/compare"]) {
+        await page.goto(`${web()}${pathname}`);
+        // Next.js's client booted: every chunk it loads ran under the policy.
+        await page.waitForFunction(() => (window as Booted).next?.appDir === true);
+      }
+      expect(violations).toEqual([]);
+
+      // The lab's page, served with its own headers, plus a tag the lab never wrote.
+      await page.route(`${web()}/runs/new`, async (route) => {
+        const original = await route.fetch();
+        const body = (await original.text()).replace(
+          "</body>",
+          "<script>window.__injected=1</script></body>",
+        );
+        await route.fulfill({ response: original, body });
+      });
+      await page.goto(`${web()}/runs/new`);
+      await page.waitForFunction(() => (window as Booted).next?.appDir === true);
+      expect(await page.evaluate(() => (window as Booted).__injected)).toBeUndefined();
+      expect(violations.length).toBeGreaterThan(0);
+    });
   });
 });
 

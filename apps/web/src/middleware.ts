@@ -1,9 +1,28 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
+import { newNonce, pageCsp } from "@/server/csp";
 import { refusedHost } from "@/server/hosts";
 
 // Node.js, not the edge runtime: it reads the lab's settings when it starts, not when it is built.
 export const config = { runtime: "nodejs" };
+
+/**
+ * A page's scripts run only with the nonce drawn here: Next.js reads it from the request's
+ * Content-Security-Policy and puts it on its own scripts, the layout reads `x-nonce`, and the
+ * browser gets the same policy. The API and static files keep the base policy of next.config.ts.
+ */
+function withPageCsp(request: NextRequest): NextResponse {
+  const { pathname } = request.nextUrl;
+  if (pathname.startsWith("/api/") || pathname.startsWith("/_next/")) return NextResponse.next();
+  const nonce = newNonce();
+  const csp = pageCsp(nonce, { dev: process.env.NODE_ENV === "development" });
+  const headers = new Headers(request.headers);
+  headers.set("x-nonce", nonce);
+  headers.set("content-security-policy", csp);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("content-security-policy", csp);
+  return response;
+}
 
 /**
  * With PERFLAB_ALLOWED_HOSTS set, a request for any other host is refused before it reaches a page
@@ -13,7 +32,7 @@ export const config = { runtime: "nodejs" };
 export function middleware(request: NextRequest) {
   const allowed = env.PERFLAB_ALLOWED_HOSTS;
   const refused = allowed?.length ? refusedHost(request.headers, allowed) : null;
-  if (!refused) return NextResponse.next();
+  if (!refused) return withPageCsp(request);
   const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;
   return NextResponse.json(
     {

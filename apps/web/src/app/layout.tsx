@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { SiteHeader } from "@/components/site-header";
 import { themeInitScript } from "@/lib/theme";
 import "./globals.css";
@@ -8,13 +9,16 @@ export const metadata: Metadata = {
   description: "Benchmark MCP servers across languages and runtimes.",
 };
 
-export default function RootLayout({ children }: { children: React.ReactNode }) {
+export default async function RootLayout({ children }: { children: React.ReactNode }) {
+  // The request's script nonce (middleware.ts): reading it renders every page per request, as a
+  // nonce must be new each time.
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     // The theme script changes the class before hydration; React must not warn about it.
     <html lang="en" suppressHydrationWarning>
       <head>
         {/* biome-ignore lint/security/noDangerouslySetInnerHtml: a constant script, no user input */}
-        <script dangerouslySetInnerHTML={{ __html: themeInitScript }} />
+        <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeInitScript }} />
       </head>
       <body className="min-h-screen font-sans">
         <SiteHeader />

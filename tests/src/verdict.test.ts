@@ -197,6 +197,30 @@ describe("regression verdicts and the perflab command", () => {
     expect(unknown.stderr).toMatch(/baselineRunId: no run has the id "nope"/);
   });
 
+  it("holds sessions from the command line and prints what each one costs the server", async () => {
+    const result = await perflab(
+      "run",
+      ...["--server", "go", "--tool", "echo", "--vus", "2", "--sessions-per-vu", "20", "--think-ms", "50"],
+      ...["--duration", "3", "--warmup", "1", "--cooldown", "0"],
+    );
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.find((l) => l.startsWith("#"))).toMatch(/peak RSS\s+sessions\s+RSS\/session\s+error/);
+    // 2 VUs × 20 sessions held; RSS per session in KB (may be negative on a tiny server, never absent).
+    expect(lines.find((l) => /^0\s+go/.test(l))).toMatch(
+      /succeeded\s+[\d,.]+\s+[\d.]+\s+[\d.]+ MB\s+40\s+-?[\d,.]+ KB$/,
+    );
+    const runId = /run (\S+) succeeded/.exec(result.stdout)?.[1];
+    const detail = (await (await fetch(url(`/api/v1/runs/${runId}`))).json()) as {
+      cells: { params: Record<string, unknown>; heldSessions: number; rssPerSessionBytes: number | null }[];
+    };
+    expect(detail.cells[0]).toMatchObject({
+      params: { tool: "echo", sessionsPerVu: 20, thinkMs: 50 },
+      heldSessions: 40,
+    });
+    expect(detail.cells[0]!.rssPerSessionBytes).not.toBeNull();
+  });
+
   it("refuses what it cannot judge, naming the field", async () => {
     const problem = async (path: string, status: number, field?: string) => {
       const response = await fetch(url(path));

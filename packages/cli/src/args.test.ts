@@ -74,6 +74,18 @@ describe("perflab run", () => {
       },
     });
     expect((open as { spec: object }).spec).not.toHaveProperty("baselineRunId");
+    const held = parseCommand(
+      ["run", "--server", "go", "--tool", "echo", "--vus", "20", "--duration", "30"].concat([
+        "--sessions-per-vu",
+        "50",
+        "--think-ms",
+        "1000",
+      ]),
+      {},
+    );
+    expect(held).toMatchObject({
+      spec: { scenarios: [{ params: { tool: "echo", sessionsPerVu: 50, thinkMs: 1000 } }] },
+    });
   });
 
   it("takes git fields from GitHub Actions' environment unless flags give them, and the URL from PERFLAB_URL", () => {
@@ -115,6 +127,7 @@ describe("perflab run", () => {
     refuse(["run", "--server", "go", "--vus", "ten", "--duration", "5"]);
     refuse(["run", "--server", "go", "--vus", "1", "--args", "{oops", "--duration", "5"]);
     refuse(["run", "--server", "go", "--vus", "1", "--duration", "5", "--colour", "red"]);
+    refuse(["run", "--server", "go", "--vus", "1", "--duration", "5", "--sessions-per-vu", "many"]);
     refuse(["upload"]);
     refuse(["verdict"]);
     refuse(["verdict", "a", "b"]);

@@ -47,6 +47,8 @@ const options = {
     cooldown: { type: "string" },
     cpus: { type: "string" },
     "memory-mb": { type: "string" },
+    "sessions-per-vu": { type: "string" },
+    "think-ms": { type: "string" },
     "no-wait": { type: "boolean", default: false },
   },
   upload: {
@@ -179,6 +181,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
               tool: str("tool"),
               arguments: args,
               session: str("session"),
+              sessionsPerVu: num("sessions-per-vu", str("sessions-per-vu")),
+              thinkMs: num("think-ms", str("think-ms")),
               route: str("route"),
             }),
           },
@@ -288,6 +292,8 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   --scenario <id>         mcp-tool-call (default) or another scenario of the catalog
   --tool <name>           the tool to call; --args '<json>' its arguments
   --session per-call      a new MCP session for every call (default: one per VU)
+  --sessions-per-vu <n>   hold n sessions per VU open, called in turn (with --think-ms <ms>
+                          between calls: many mostly idle agents); prints RSS per session
   --route <path>          the route of a route scenario
   --vus <list>            closed model: load levels in VUs
   --rate <list>           open model: load levels in calls per second; --max-vus the VU pool

@@ -63,6 +63,8 @@ const fmt = (value: number | null | undefined, digits = 0) =>
     : value.toLocaleString("en-US", { maximumFractionDigits: digits });
 const mb = (bytes: number | null | undefined) =>
   bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 2 ** 20, 1)} MB`;
+const kb = (bytes: number | null | undefined) =>
+  bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 1024, 1)} KB`;
 const level = (l: { vus: number | null; rate: number | null }) =>
   l.rate !== null ? `${l.rate} calls/s` : l.vus !== null ? `${l.vus} VUs` : "—";
 
@@ -79,7 +81,24 @@ function table(rows: string[][]): string[] {
 
 function printRun(io: Io, global: Global, detail: RunDetail): void {
   io.out(`run ${detail.run.id} ${detail.run.status}: ${global.url}/runs/${detail.run.id}`);
-  const rows = [["#", "server", "load", "round", "status", "ops/s", "p99 ms", "peak RSS", "error"]];
+  // Cells that held sessions open (--sessions-per-vu, --think-ms) also say what each session cost.
+  const held = detail.cells.some(
+    (c) => c.params.sessionsPerVu !== undefined || c.params.thinkMs !== undefined,
+  );
+  const rows = [
+    [
+      "#",
+      "server",
+      "load",
+      "round",
+      "status",
+      "ops/s",
+      "p99 ms",
+      "peak RSS",
+      ...(held ? ["sessions", "RSS/session"] : []),
+      "error",
+    ],
+  ];
   for (const c of detail.cells) {
     const s = c.summary;
     rows.push([
@@ -91,6 +110,7 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
       fmt(s?.opsRps, 1),
       fmt(s?.latency.p99, 2),
       mb(s?.rssPeakBytes),
+      ...(held ? [fmt(c.heldSessions), kb(c.rssPerSessionBytes)] : []),
       c.error ?? "",
     ]);
   }

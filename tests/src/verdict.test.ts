@@ -205,17 +205,20 @@ describe("regression verdicts and the perflab command", () => {
     );
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.split("\n");
-    expect(lines.find((l) => l.startsWith("#"))).toMatch(/peak RSS\s+sessions\s+RSS\/session\s+error/);
-    // 2 VUs × 20 sessions held; RSS per session in KB (may be negative on a tiny server, never absent).
+    expect(lines.find((l) => l.startsWith("#"))).toMatch(
+      /p99 ms\s+errors\s+peak RSS\s+sessions\s+RSS\/session\s+error/,
+    );
+    // 2 VUs × 20 sessions held, echo called with its default arguments (no errors); RSS per session
+    // in KB (may be negative on a tiny server, never absent).
     expect(lines.find((l) => /^0\s+go/.test(l))).toMatch(
-      /succeeded\s+[\d,.]+\s+[\d.]+\s+[\d.]+ MB\s+40\s+-?[\d,.]+ KB$/,
+      /succeeded\s+[\d,.]+\s+[\d.]+\s+0 %\s+[\d.]+ MB\s+40\s+-?[\d,.]+ KB$/,
     );
     const runId = /run (\S+) succeeded/.exec(result.stdout)?.[1];
     const detail = (await (await fetch(url(`/api/v1/runs/${runId}`))).json()) as {
       cells: { params: Record<string, unknown>; heldSessions: number; rssPerSessionBytes: number | null }[];
     };
     expect(detail.cells[0]).toMatchObject({
-      params: { tool: "echo", sessionsPerVu: 20, thinkMs: 50 },
+      params: { tool: "echo", arguments: { message: "hello" }, sessionsPerVu: 20, thinkMs: 50 },
       heldSessions: 40,
     });
     expect(detail.cells[0]!.rssPerSessionBytes).not.toBeNull();

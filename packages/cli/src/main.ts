@@ -65,6 +65,9 @@ const mb = (bytes: number | null | undefined) =>
   bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 2 ** 20, 1)} MB`;
 const kb = (bytes: number | null | undefined) =>
   bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 1024, 1)} KB`;
+/** The share of the measured requests that failed: a run of tool errors must not read as a result. */
+const errorShare = (s: { requests: number; errors: number } | null | undefined) =>
+  !s ? "—" : s.requests === 0 ? "—" : `${fmt((100 * s.errors) / s.requests, s.errors === 0 ? 0 : 1)} %`;
 const level = (l: { vus: number | null; rate: number | null }) =>
   l.rate !== null ? `${l.rate} calls/s` : l.vus !== null ? `${l.vus} VUs` : "—";
 
@@ -94,6 +97,7 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
       "status",
       "ops/s",
       "p99 ms",
+      "errors",
       "peak RSS",
       ...(held ? ["sessions", "RSS/session"] : []),
       "error",
@@ -109,6 +113,7 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
       c.status,
       fmt(s?.opsRps, 1),
       fmt(s?.latency.p99, 2),
+      errorShare(s),
       mb(s?.rssPeakBytes),
       ...(held ? [fmt(c.heldSessions), kb(c.rssPerSessionBytes)] : []),
       c.error ?? "",

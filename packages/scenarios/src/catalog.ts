@@ -44,10 +44,23 @@ export const MAX_SESSIONS_PER_VU = 1000;
 /** Longest pause a VU makes after each call. */
 export const MAX_THINK_MS = 60_000;
 
+/**
+ * A call's arguments as given, else its tool's defaults (`defaultToolArguments`, what the run form
+ * fills in), else none: `--tool echo` alone calls echo("hello") rather than sending `{}`, which every
+ * server refuses, and measuring nothing but errors. The stored params keep the arguments used.
+ */
+export function withDefaultArguments<
+  P extends { tool: string; arguments?: Record<string, unknown> | undefined },
+>(params: P): P {
+  const { tool, arguments: given, ...rest } = params;
+  return { tool, arguments: given ?? defaultToolArguments[tool] ?? {}, ...rest } as P;
+}
+
 export const ZMcpToolCallParams = z
   .strictObject({
     tool: z.string({ error: "choose a tool" }).min(1, "choose a tool"),
-    arguments: ZToolArguments.default({}),
+    /** Absent: the tool's defaults (withDefaultArguments). */
+    arguments: ZToolArguments.optional(),
     session: z
       .enum(sessionModes, { error: 'must be "per-vu" or "per-call"' })
       .optional()
@@ -74,7 +87,8 @@ export const ZMcpToolCallParams = z
       .optional()
       .transform((n) => (n === 0 ? undefined : n)),
   })
-  .superRefine(checkSessions);
+  .superRefine(checkSessions)
+  .overwrite(withDefaultArguments);
 
 /** Sessions held open and a new session per call exclude each other. */
 export function checkSessions(

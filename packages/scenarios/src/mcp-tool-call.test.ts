@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { heldSessions, MAX_TOOL_ARGUMENTS_BYTES, rssPerSession, ZMcpToolCallParams } from "./catalog.ts";
+import {
+  heldSessions,
+  MAX_TOOL_ARGUMENTS_BYTES,
+  rssPerSession,
+  scenarioCatalog,
+  ZMcpToolCallParams,
+} from "./catalog.ts";
 import { mcpToolCallEnv, ZMcpToolCallRun } from "./mcp-tool-call.ts";
 
 const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../k6", file), "utf8");
@@ -73,10 +79,39 @@ describe("the mcp-tool-call scenario's parameters", () => {
     expect(() => mcpToolCallEnv({ ...base, arguments: sized(200 * 1024) })).toThrow(/64 KiB/);
   });
 
+  it("calls the tool with its default arguments when none are given, and keeps the ones given", () => {
+    // What the run form fills in: a call without arguments would be refused by every server.
+    expect(ZMcpToolCallParams.parse({ tool: "echo" })).toEqual({
+      tool: "echo",
+      arguments: { message: "hello" },
+    });
+    expect(ZMcpToolCallParams.parse({ tool: "fibonacci", sessionsPerVu: 5 })).toEqual({
+      tool: "fibonacci",
+      arguments: { n: 20 },
+      sessionsPerVu: 5,
+    });
+    // Stored in the same key order as given arguments, so equal workloads serialize alike.
+    expect(JSON.stringify(ZMcpToolCallParams.parse({ thinkMs: 10, tool: "sleep" }))).toBe(
+      '{"tool":"sleep","arguments":{"ms":10},"thinkMs":10}',
+    );
+    expect(ZMcpToolCallParams.parse({ tool: "my_tool" }).arguments).toEqual({});
+    expect(ZMcpToolCallParams.parse({ tool: "echo", arguments: '{"message":"x"}' }).arguments).toEqual({
+      message: "x",
+    });
+    expect(mcpToolCallEnv(base).ARGS).toBe('{"message":"hello"}');
+    expect(mcpToolCallEnv({ ...base, tool: "get_user" }).ARGS).toBe('{"id":42}');
+    expect(scenarioCatalog["mcp-tool-call"].params.parse({ tool: "transform_data" }).arguments).toEqual({
+      size: 1000,
+    });
+  });
+
   it("opens a session per VU unless a new one per call is asked for, and stores only the latter", () => {
-    expect(ZMcpToolCallParams.parse({ tool: "echo" })).toEqual({ tool: "echo", arguments: {} });
+    expect(ZMcpToolCallParams.parse({ tool: "echo", arguments: {} })).toEqual({
+      tool: "echo",
+      arguments: {},
+    });
     // The default is not stored, so workloads queued before the choice existed compare equal.
-    expect(JSON.stringify(ZMcpToolCallParams.parse({ tool: "echo", session: "per-vu" }))).toBe(
+    expect(JSON.stringify(ZMcpToolCallParams.parse({ tool: "echo", session: "per-vu", arguments: {} }))).toBe(
       '{"tool":"echo","arguments":{}}',
     );
     expect(ZMcpToolCallParams.parse({ tool: "echo", session: "per-call" }).session).toBe("per-call");
@@ -93,7 +128,7 @@ describe("the mcp-tool-call scenario's parameters", () => {
     const held = ZMcpToolCallParams.parse({ tool: "echo", sessionsPerVu: 50, thinkMs: 1000 });
     expect(held).toMatchObject({ sessionsPerVu: 50, thinkMs: 1000 });
     expect(JSON.stringify(ZMcpToolCallParams.parse({ tool: "echo", sessionsPerVu: 1, thinkMs: 0 }))).toBe(
-      '{"tool":"echo","arguments":{}}',
+      '{"tool":"echo","arguments":{"message":"hello"}}',
     );
     expect(mcpToolCallEnv({ ...base, sessionsPerVu: 50, thinkMs: 1000 })).toMatchObject({
       SESSIONS_PER_VU: "50",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkSessions, ZMcpToolCallParams } from "./catalog.ts";
+import { checkSessions, withDefaultArguments, ZMcpToolCallParams } from "./catalog.ts";
 import { checkLoadModel, loadEnv, loadRunShape } from "./load.ts";
 
 /**
@@ -21,7 +21,8 @@ export const ZMcpToolCallRun = z
       if (run[key] !== undefined)
         ctx.addIssue({ code: "custom", path: [key], message: "needs the closed model (VUs), not a rate" });
     }
-  });
+  })
+  .overwrite(withDefaultArguments);
 export type TMcpToolCallRun = z.input<typeof ZMcpToolCallRun>;
 
 /** The script's environment variables (k6/mcp-tool-call.js reads exactly these, see its header). */

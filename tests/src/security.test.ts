@@ -51,6 +51,20 @@ beforeAll(async () => {
   browser = await launchChromium();
 }, 180_000);
 
+/** The suite's echo output uploaded as a 2 s run with these query fields; removed after the file. */
+async function uploadRun(fields: Record<string, string>): Promise<{ runId: string }> {
+  const query = new URLSearchParams({ durationSec: "2", warmupSec: "0", ...fields });
+  const response = await fetch(`${web()}/api/v1/uploads?${query}`, {
+    method: "POST",
+    headers: { "content-type": "application/x-ndjson" },
+    body: ndjson,
+  });
+  const created = (await response.json()) as { runId: string };
+  expect(response.status, JSON.stringify(created)).toBe(201);
+  runIds.push(created.runId);
+  return created;
+}
+
 afterAll(async () => {
   await browser?.close();
   await testDb()
@@ -109,20 +123,7 @@ describe("a page's scripts", () => {
   });
 
   it("run in real Chromium with no policy violation, and a script injected into a page does not", async () => {
-    const query = new URLSearchParams({
-      server: "go",
-      name: `csp ${unique()}`,
-      durationSec: "2",
-      warmupSec: "0",
-    });
-    const response = await fetch(`${web()}/api/v1/uploads?${query}`, {
-      method: "POST",
-      headers: { "content-type": "application/x-ndjson" },
-      body: ndjson,
-    });
-    const created = (await response.json()) as { runId: string };
-    expect(response.status, JSON.stringify(created)).toBe(201);
-    runIds.push(created.runId);
+    const created = await uploadRun({ server: "go", name: `csp ${unique()}` });
     type Booted = { next?: { appDir?: boolean }; __injected?: number };
 
     await pageOf(browser, "security-csp", async (page) => {
@@ -256,21 +257,7 @@ describe("markup in what users name (real Chromium)", () => {
   it("shows a run's name and server as text and never runs them", async () => {
     const markup = `<img src=x onerror="window.__pwned=1">`;
     const name = `xss ${unique()} ${markup}`;
-    const query = new URLSearchParams({
-      server: `go${markup}`,
-      name,
-      durationSec: "2",
-      warmupSec: "0",
-      tool: "echo",
-    });
-    const response = await fetch(`${web()}/api/v1/uploads?${query}`, {
-      method: "POST",
-      headers: { "content-type": "application/x-ndjson" },
-      body: ndjson,
-    });
-    const created = (await response.json()) as { runId: string };
-    expect(response.status, JSON.stringify(created)).toBe(201);
-    runIds.push(created.runId);
+    const created = await uploadRun({ server: `go${markup}`, name, tool: "echo" });
 
     await pageOf(browser, "security-markup", async (page) => {
       const dialogs: string[] = [];

@@ -53,7 +53,8 @@ export function withDefaultArguments<
   P extends { tool: string; arguments?: Record<string, unknown> | undefined },
 >(params: P): P {
   const { tool, arguments: given, ...rest } = params;
-  return { tool, arguments: given ?? defaultToolArguments[tool] ?? {}, ...rest } as P;
+  const defaults = defaultToolArguments[tool];
+  return { tool, arguments: given ?? (defaults ? structuredClone(defaults) : {}), ...rest } as P;
 }
 
 export const ZMcpToolCallParams = z

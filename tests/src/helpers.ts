@@ -202,7 +202,8 @@ export async function runK6ToFiles(
     WARMUP: string;
     DURATION: string;
     TOOL: string;
-    ARGS: string;
+    /** Unset: the script sends the tool's defaults. */
+    ARGS?: string;
   } & ({ VUS: string } | { RATE: string; MAX_VUS: string }),
 ): Promise<{ out: string; summary: string }> {
   await mkdir(dir, { recursive: true });

@@ -168,6 +168,33 @@ describe("POST /api/v1/uploads", () => {
     }
   });
 
+  it("a script run by hand without ARGS sends its tool's defaults, the ones an upload without arguments stores", async () => {
+    const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "defaults", {
+      ...target,
+      VUS: "1",
+      WARMUP: "0",
+      DURATION: "1",
+      TOOL: "fibonacci",
+    });
+    const k6Summary = JSON.parse(await readFile(files.summary, "utf8")) as {
+      metrics: Record<string, { values: { count?: number; passes?: number; fails?: number } }>;
+    };
+    // fibonacci(20) answered: no tool errors (echo's {"message":"hello"} would be one every call).
+    expect(k6Summary.metrics["http_reqs{phase:measure,method:tools/call}"]!.values.count).toBeGreaterThan(0);
+    expect(k6Summary.metrics.mcp_op_errors?.values.count ?? 0).toBe(0);
+    expect(k6Summary.metrics.checks!.values.fails).toBe(0);
+
+    const output = await readFile(files.out, "utf8");
+    const response = await upload(output, `server=go&warmupSec=0&durationSec=1&tool=fibonacci`);
+    const created = (await response.json()) as { runId: string };
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as {
+      cells: { params: unknown; summary: { errors: number } }[];
+    };
+    expect(detail.cells[0]!.params).toEqual({ tool: "fibonacci", arguments: { n: 20 } });
+    expect(detail.cells[0]!.summary.errors).toBe(0);
+  });
+
   it("stores an open-model upload's rate, VU pool and the calls dropped in its measured window", async () => {
     // Two VUs calling sleep(50 ms) at 100 calls a second drop most of them, warming up and after.
     const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "open", {

@@ -14,6 +14,7 @@ import {
   systemTags,
   valuesOf,
 } from "./load.js";
+import { toolDefaults } from "./tool-defaults.js";
 
 const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
 const MCP_PATH = __ENV.MCP_PATH || "/mcp";
@@ -277,9 +278,10 @@ function sessionMode(raw) {
   throw new Error(`SESSION must be "per-vu" or "per-call", got ${JSON.stringify(raw)}`);
 }
 
+// Without ARGS, the tool's defaults (tool-defaults.js, as the API and the form use), else none.
 function parseArgs(raw) {
   if (raw === undefined || raw === "") {
-    return { message: "hello" };
+    return Object.prototype.hasOwnProperty.call(toolDefaults, TOOL) ? toolDefaults[TOOL] : {};
   }
   const v = JSON.parse(raw);
   if (v === null || typeof v !== "object" || Array.isArray(v)) {

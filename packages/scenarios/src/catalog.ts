@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { benchmarkDocument } from "./benchmark-document.ts";
+import { toolDefaults } from "../k6/tool-defaults.js";
 
 /**
  * Most bytes the tool arguments may take as JSON. They reach k6 as one environment variable (ARGS),
@@ -188,19 +188,11 @@ export function isScenarioId(id: string): id is ScenarioId {
   return Object.hasOwn(scenarioCatalog, id);
 }
 
-/** Default arguments per contract tool, so the form starts from a valid call. */
-export const defaultToolArguments: Record<string, Record<string, unknown>> = {
-  echo: { message: "hello" },
-  fibonacci: { n: 20 },
-  validate_document: { document: benchmarkDocument },
-  transform_data: { size: 1000 },
-  sleep: { ms: 10 },
-  fetch_upstream: { delay_ms: 50 },
-  search_products: { query: "lamp", limit: 10 },
-  get_user_cart: { user_id: 42 },
-  checkout: { user_id: 42, items: [{ product_id: 7, quantity: 2 }] },
-  get_user: { id: 42 },
-};
+/**
+ * Default arguments per contract tool, so the form starts from a valid call (k6/tool-defaults.js,
+ * which mcp-tool-call.js also sends when run by hand without ARGS).
+ */
+export const defaultToolArguments: Readonly<Record<string, Record<string, unknown>>> = toolDefaults;
 
 /** Tools that call the fixtures (servers/fixtures): the worker starts and resets them before such a cell. */
 export const fixtureTools: ReadonlySet<string> = new Set([

@@ -12,6 +12,8 @@ servers_in_background=0
 [ "${1:-}" = --servers-in-background ] && servers_in_background=1
 
 PNPM_VERSION=10.34.8
+# No telemetry notice or upload from turbo and Next.js in an offline lab.
+export TURBO_TELEMETRY_DISABLED=1 NEXT_TELEMETRY_DISABLED=1
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 apt_packages=()

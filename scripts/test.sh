@@ -3,6 +3,7 @@
 # Redis, k6 and servers) and browser tests (real Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export TURBO_TELEMETRY_DISABLED=1 NEXT_TELEMETRY_DISABLED=1
 PERFLAB_BROWSER_TESTS=1 bash scripts/setup.sh
 echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only

@@ -1,6 +1,9 @@
 /** The embedded perflab: Postgres, Redis, worker and web on this machine, until Ctrl-C. */
+import { readFileSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { backfillRollups, createDb } from "@perflab/db";
+import { recordServices, stopLeftovers } from "./lib/leftovers.ts";
 import {
   repoRoot,
   type Service,
@@ -15,16 +18,32 @@ const port = Number(process.env.PERFLAB_PORT ?? 3000);
 const host = process.env.PERFLAB_HOST ?? "127.0.0.1";
 const pgPort = Number(process.env.PERFLAB_PG_PORT ?? 54329);
 const redisPort = Number(process.env.PERFLAB_REDIS_PORT ?? 63790);
-const dataDir = path.join(repoRoot, ".perflab/data");
+const dataDir = path.resolve(process.env.PERFLAB_DATA_DIR ?? path.join(repoRoot, ".perflab/data"));
+const stackFile = path.join(dataDir, "stack.json");
 const log = (line: string) => console.log(line);
+// A closed terminal or a reader that went away (`up.sh | head`) fails our writes with EIO or EPIPE,
+// which Node raises as an uncaught error: perflab would die and orphan Postgres and Redis. Logs are
+// dropped instead; Ctrl-C, SIGTERM and the terminal's hang-up (up.sh turns it into SIGINT) stop it.
+for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
 
 const services: Service[] = [];
+/** The pids `stopLeftovers` stops if this process dies without stopping them, once recorded. */
+const pids: { name: string; pid: number }[] = [];
+let recorded = false;
 let stopping = false;
 async function stopAll(code: number) {
   if (stopping) return;
   stopping = true;
   for (const service of services.reverse()) await service.stop().catch(() => undefined);
+  if (recorded) await rm(stackFile, { force: true }).catch(() => undefined);
   process.exit(code);
+}
+// Whatever else goes wrong in this process, its services stop with it.
+for (const event of ["uncaughtException", "unhandledRejection"] as const) {
+  process.on(event, (error) => {
+    console.error(`perflab stopped on an unexpected error: ${(error as Error)?.stack ?? error}`);
+    void stopAll(1);
+  });
 }
 /**
  * Ctrl-C and SIGTERM stop every service in order. Libraries may hook these signals too (the embedded
@@ -40,11 +59,32 @@ function ownSignals() {
 }
 ownSignals();
 
+function postmasterPid(dir: string): number | null {
+  try {
+    return Number(readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n")[0]) || null;
+  } catch {
+    return null;
+  }
+}
+async function started(name: string, pid: number | null | undefined) {
+  if (pid) pids.push({ name, pid });
+  await recordServices(stackFile, pids);
+  recorded = true;
+}
+
 try {
+  const leftovers = await stopLeftovers(stackFile);
+  if (leftovers.length)
+    console.log(`» stopped what an earlier perflab left running: ${leftovers.join(", ")}`);
+  await mkdir(dataDir, { recursive: true });
+  await started("stack", null);
   const redis = await startRedis({ dir: path.join(dataDir, "redis"), port: redisPort });
   services.push(redis);
-  const pg = await startPostgres({ dir: path.join(dataDir, "postgres"), port: pgPort });
+  await started("redis", redis.child.pid);
+  const pgDir = path.join(dataDir, "postgres");
+  const pg = await startPostgres({ dir: pgDir, port: pgPort });
   services.push(pg);
+  await started("postgres", postmasterPid(pgDir));
   ownSignals();
   // Long cells without all rollup levels (an older perflab, a failed write), before any cell runs.
   const db = createDb(pg.url);
@@ -53,8 +93,10 @@ try {
   for (const f of rollups.failed) console.warn(`» could not roll up cell ${f.cellId}: ${f.error}`);
   const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
   services.push(worker);
+  await started("worker", worker.child.pid);
   const web = await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port, host, log });
   services.push(web);
+  await started("web", web.child.pid);
   await waitForPort(port, 5_000);
   worker.child.once("exit", () => {
     if (!stopping) {

@@ -1,0 +1,104 @@
+/**
+ * The quick-start stack (scripts/stack.ts, what `./scripts/up.sh` runs) as users treat it: a reader
+ * of its output that goes away (a closed terminal, `up.sh | head`) does not take it down half-way,
+ * SIGTERM stops every service it started, and after a kill -9 the next start stops what the dead one
+ * left running (Postgres's lock, Redis's and the web's ports) and comes up in the same place.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { processAlive } from "@perflab/contracts/processes";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { freePort, repoRoot } from "../../scripts/lib/services.ts";
+import { ownWorkerEnv, until } from "./helpers.ts";
+
+type Recorded = { name: string; pid: number; start: string | null };
+
+const started: ChildProcess[] = [];
+
+function startStack(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/stack.ts"], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  started.push(child);
+  let output = "";
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const running = until(
+    async () => output.includes("perflab is running") || child.exitCode !== null,
+    120_000,
+    "the stack to start",
+  ).then(() => {
+    if (!output.includes("perflab is running")) throw new Error(`the stack did not start:\n${output}`);
+  });
+  return { child, output: () => output, exited, running };
+}
+
+async function stackEnv(name: string) {
+  return {
+    ...ownWorkerEnv(`stack-${name}`),
+    PERFLAB_DATA_DIR: path.join(inject("tmpDir"), `stack-${name}`),
+    PERFLAB_PORT: String(await freePort()),
+    PERFLAB_PG_PORT: String(await freePort()),
+    PERFLAB_REDIS_PORT: String(await freePort()),
+  };
+}
+
+const servicesOf = (dataDir: string): Recorded[] =>
+  (JSON.parse(readFileSync(path.join(dataDir, "stack.json"), "utf8")) as { services: Recorded[] }).services;
+
+const aliveOnes = (services: Recorded[]) =>
+  services.filter((s) => processAlive(s.pid, s.start)).map((s) => s.name);
+
+afterAll(async () => {
+  for (const child of started) if (child.exitCode === null) child.kill("SIGTERM");
+});
+
+describe("the quick-start stack", () => {
+  it("outlives a reader of its output that went away, and SIGTERM stops every service it started", async () => {
+    const env = await stackEnv("epipe");
+    const stack = startStack(env);
+    await stack.running;
+    const services = servicesOf(env.PERFLAB_DATA_DIR);
+    expect(services.map((s) => s.name)).toEqual(["redis", "postgres", "worker", "web"]);
+    expect(aliveOnes(services)).toEqual(["redis", "postgres", "worker", "web"]);
+
+    // Nobody reads its output any more: every later write fails with EPIPE.
+    stack.child.stdout!.destroy();
+    stack.child.stderr!.destroy();
+    const page = await fetch(`http://127.0.0.1:${env.PERFLAB_PORT}/`);
+    expect(page.status).toBe(200);
+    // Stopping logs (the worker and web say they stop): it still stops everything, in order.
+    stack.child.kill("SIGTERM");
+    expect(await stack.exited).toBe(0);
+    expect(aliveOnes(services)).toEqual([]);
+  }, 240_000);
+
+  it("after a kill -9, the next start stops what the dead one left running and comes up on the same ports", async () => {
+    const env = await stackEnv("kill9");
+    const first = startStack(env);
+    await first.running;
+    const left = servicesOf(env.PERFLAB_DATA_DIR);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    // Its services outlive it: Postgres holds its data directory's lock, Redis and the web their ports.
+    expect(aliveOnes(left)).toEqual(["redis", "postgres", "worker", "web"]);
+
+    const second = startStack(env);
+    await second.running;
+    expect(second.output()).toMatch(
+      /stopped what an earlier perflab left running: web \(pid \d+\), worker \(pid \d+\), postgres \(pid \d+\), redis \(pid \d+\)/,
+    );
+    expect(aliveOnes(left)).toEqual([]);
+    const runs = await fetch(`http://127.0.0.1:${env.PERFLAB_PORT}/api/v1/runs`);
+    expect(runs.status).toBe(200);
+
+    const services = servicesOf(env.PERFLAB_DATA_DIR);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(aliveOnes(services)).toEqual([]);
+  }, 300_000);
+});

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import os from "node:os";
 import { describe, expect, inject, it } from "vitest";
 import { ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
@@ -119,6 +121,28 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(bad!.status).toBe("succeeded");
     expect(bad!.summary!.ops).toBeGreaterThan(0n);
     expect(bad!.summary!.errors).toBe(bad!.summary!.ops);
+  });
+
+  it("flags a cell measured beside other work as machine busy, and does not blame k6 for it", async () => {
+    // A program spinning on every core while a light cell runs: the machine is full, but not with
+    // the server or k6.
+    const burners = Array.from({ length: os.availableParallelism() }, () =>
+      spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }),
+    );
+    try {
+      const { runId } = await queueRun([{ serverName: "go", vus: 1, durationSeconds: 4, warmupSeconds: 1 }]);
+      const run = await waitForRun(runId, 90_000);
+      expect(run.status).toBe("succeeded");
+      const detail = (await (await fetch(`${inject("webUrl")}/api/v1/runs/${runId}`)).json()) as {
+        cells: { machineBusy: boolean; otherCpuPct: number | null; k6Saturated: boolean }[];
+      };
+      const cell = detail.cells[0]!;
+      expect(cell.machineBusy).toBe(true);
+      expect(cell.otherCpuPct).toBeGreaterThanOrEqual(25 * os.availableParallelism());
+      expect(cell.k6Saturated).toBe(false);
+    } finally {
+      for (const burner of burners) burner.kill("SIGKILL");
+    }
   });
 });
 

@@ -206,7 +206,7 @@ describe("regression verdicts and the perflab command", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines.find((l) => l.startsWith("#"))).toMatch(
-      /p99 ms\s+errors\s+peak RSS\s+sessions\s+RSS\/session\s+error/,
+      /p99 ms\s+errors\s+peak RSS\s+sessions\s+RSS\/session\s+flags\s+error/,
     );
     // 2 VUs × 20 sessions held, echo called with its default arguments (no errors); RSS per session
     // in KB (may be negative on a tiny server, never absent).

@@ -82,6 +82,14 @@ function table(rows: string[][]): string[] {
   );
 }
 
+/**
+ * What makes a cell's numbers less than the server's own: k6 set the throughput, or other work on
+ * the machine competed with the server and k6 (the run page's badges).
+ */
+function flags(c: RunDetail["cells"][number]): string {
+  return [c.k6Saturated ? "k6-saturated" : "", c.machineBusy ? "machine-busy" : ""].filter(Boolean).join(",");
+}
+
 function printRun(io: Io, global: Global, detail: RunDetail): void {
   io.out(`run ${detail.run.id} ${detail.run.status}: ${global.url}/runs/${detail.run.id}`);
   // Cells that held sessions open (--sessions-per-vu, --think-ms) also say what each session cost.
@@ -100,6 +108,7 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
       "errors",
       "peak RSS",
       ...(held ? ["sessions", "RSS/session"] : []),
+      "flags",
       "error",
     ],
   ];
@@ -116,6 +125,7 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
       errorShare(s),
       mb(s?.rssPeakBytes),
       ...(held ? [fmt(c.heldSessions), kb(c.rssPerSessionBytes)] : []),
+      flags(c),
       c.error ?? "",
     ]);
   }

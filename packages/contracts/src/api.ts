@@ -149,6 +149,17 @@ export const ZCellDto = z.object({
   exitSignal: z.string().nullable(),
   oomKilled: z.boolean(),
   k6Saturated: z.boolean(),
+  otherCpuPct: z
+    .number()
+    .nullable()
+    .describe(
+      "CPU the machine spent on anything but the server and k6 while the cell measured, in % of one core (machine CPU × cores − server − k6); null where they did not share one measured machine (the docker driver) or before the cell has a summary.",
+    ),
+  machineBusy: z
+    .boolean()
+    .describe(
+      "Other work took at least a quarter of the machine while the cell measured (otherCpuPct ≥ 25 × cores): the server and k6 competed with it.",
+    ),
   error: z.string().nullable(),
   logTail: z.string().nullable(),
   startedAt: isoDate.nullable(),
@@ -320,6 +331,12 @@ const comparisonBody = {
           ...comparisonLevel,
           rounds: z.number().int().describe("Succeeded rounds with a summary."),
           k6SaturatedRounds: z.number().int(),
+          machineBusyRounds: z
+            .number()
+            .int()
+            .describe(
+              "Rounds measured while other work took a quarter of the machine or more (a cell's machineBusy).",
+            ),
           opsRps: ZRoundStats.describe(
             "MCP tool calls per second. At an open-model level k6 offers the rate: this shows whether the " +
               "server kept up, not how fast it could go.",

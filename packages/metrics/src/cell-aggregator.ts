@@ -448,18 +448,44 @@ export class CellAggregator {
   }
 }
 
-/**
- * The load generator, not the server, limited the cell when k6 used (nearly) all CPU it could get:
- * either most of the machine by itself, or at least as much as the server while the machine was full.
- */
-export function isLoadGeneratorSaturated(input: {
+type CellCpu = {
+  /** % of one core, over the measured window. */
   k6CpuAvgPct: number | null;
+  /** % of one core, over the measured window. */
   serverCpuAvgPct: number | null;
+  /** % of the whole machine (100 = every core busy), over the measured window. */
   hostCpuAvgPct: number | null;
   cores: number;
-}): boolean {
+};
+
+/**
+ * CPU the machine spent on anything but the server and k6 during the measured window, in % of one
+ * core: other programs, and perflab's own worker, database and dashboard (a few % in all).
+ */
+export function otherCpuPct(input: CellCpu): number | null {
+  const { k6CpuAvgPct: k6, serverCpuAvgPct: server, hostCpuAvgPct: host, cores } = input;
+  if (k6 === null || server === null || host === null) return null;
+  return Math.max(0, host * cores - server - k6);
+}
+
+/**
+ * Other work took at least a quarter of the machine (half a core of two) while the cell measured:
+ * the server and k6 competed with it, so the cell measured the machine's load as well.
+ */
+export const MACHINE_BUSY_SHARE = 0.25;
+export function isMachineBusy(input: CellCpu): boolean {
+  const other = otherCpuPct(input);
+  return other !== null && other >= MACHINE_BUSY_SHARE * 100 * input.cores;
+}
+
+/**
+ * The load generator, not the server, limited the cell when k6 used (nearly) all CPU it could get:
+ * either most of the machine by itself, or at least as much as the server while the machine was
+ * full, and full with the two of them, not with other work (that is `isMachineBusy`).
+ */
+export function isLoadGeneratorSaturated(input: CellCpu): boolean {
   const { k6CpuAvgPct: k6, serverCpuAvgPct: server, hostCpuAvgPct: host, cores } = input;
   if (k6 === null) return false;
   if (k6 >= 90 * cores) return true;
-  return host !== null && host >= 90 && server !== null && k6 >= server;
+  return host !== null && host >= 90 && server !== null && k6 >= server && !isMachineBusy(input);
 }

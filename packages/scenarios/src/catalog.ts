@@ -9,18 +9,24 @@ export const MAX_TOOL_ARGUMENTS_BYTES = 64 * 1024;
 
 const utf8 = new TextEncoder();
 
-/** JSON object of tool arguments; the form sends it as text, the API as an object. */
+/** What the arguments must be, said alike of text that is not JSON and of JSON that is no object. */
+const NOT_AN_OBJECT = "must be a JSON object";
+
+/**
+ * JSON object of tool arguments; the form sends it as text, the API as an object. Text that does not
+ * parse, and JSON or values that are no object (`[1,2]`, `1`, `"x"`, `null`), get the same message.
+ */
 const ZToolArguments = z.preprocess(
   (value, ctx) => {
     if (typeof value !== "string") return value;
     try {
       return JSON.parse(value);
     } catch {
-      ctx.addIssue({ code: "custom", message: "must be a JSON object" });
+      ctx.addIssue({ code: "custom", message: NOT_AN_OBJECT });
       return z.NEVER;
     }
   },
-  z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  z.record(z.string(), z.unknown(), { error: NOT_AN_OBJECT }).superRefine((value, ctx) => {
     const bytes = utf8.encode(JSON.stringify(value)).length;
     if (bytes > MAX_TOOL_ARGUMENTS_BYTES) {
       ctx.addIssue({

@@ -52,6 +52,19 @@ describe("the mcp-tool-call scenario's parameters", () => {
     expect(fields({ ...base, arguments: "{not json" })).toEqual(["arguments"]);
   });
 
+  it("says the same of arguments that are not JSON and of JSON that is not an object", () => {
+    const messages = (args: unknown) =>
+      ZMcpToolCallParams.safeParse({ tool: "echo", arguments: args }).error?.issues.map((i) => [
+        i.path.join("."),
+        i.message,
+      ]);
+    // As the form sends them (text) and as an API client may (values).
+    for (const args of ["{bad", "[1,2]", "1", '"x"', "null", [1, 2], 1, "x", null, true]) {
+      expect(messages(args), JSON.stringify(args)).toEqual([["arguments", "must be a JSON object"]]);
+    }
+    expect(messages('{"message":"x"}')).toBeUndefined();
+  });
+
   it("bounds the arguments' JSON at 64 KiB, the ARGS variable k6 starts with", () => {
     expect(MAX_TOOL_ARGUMENTS_BYTES).toBe(64 * 1024);
     // {"message":"…"} is 14 bytes around the text.

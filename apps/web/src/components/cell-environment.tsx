@@ -2,7 +2,7 @@ import { formatMb } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import type { ReportCellDto } from "@/lib/report-dto";
-import { panel, table, tbody, td, th } from "./ui";
+import { scrollPanel, table, tbody, td, th } from "./ui";
 
 type Host = {
   hostname?: unknown;
@@ -54,7 +54,7 @@ export function CellEnvironment({
   return (
     <section aria-label="Environment" className="space-y-3">
       <h2 className="text-lg font-semibold">Environment</h2>
-      <div className={`${panel} overflow-x-auto`}>
+      <div className={scrollPanel}>
         <table className={table} data-testid="environment-table">
           <thead>
             <tr>

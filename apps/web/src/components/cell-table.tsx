@@ -1,8 +1,8 @@
 import type { CellDto } from "@/lib/dto";
-import { cellTool, levelLabel } from "@/lib/labels";
+import { cellTool, levelLabel, operationWord, sharedScenario } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
-import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
+import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 export function CellTable({
   cells,
@@ -16,8 +16,9 @@ export function CellTable({
   selectedId: string | null;
   onSelect: (id: string) => void;
 }) {
+  const scenario = sharedScenario(cells);
   return (
-    <div className={`${panel} overflow-x-auto`}>
+    <div className={scrollPanel}>
       <table className={table} data-testid="cell-table">
         <thead>
           <tr>
@@ -26,7 +27,7 @@ export function CellTable({
             <th className={th}>Scenario</th>
             <th
               className={thNum}
-              title="VUs calling back to back (closed model) or calls started per second (open model)"
+              title={`VUs looping back to back (closed model) or ${operationWord(scenario)} started per second (open model)`}
             >
               Load
             </th>

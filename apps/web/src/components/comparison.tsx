@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { colourOf } from "@/lib/colours";
+import { type SeriesLook, serverLooks, swatchStyle } from "@/lib/colours";
 import {
   type Comparison,
   type ComparisonGroup,
@@ -18,16 +18,17 @@ import {
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatInt, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { levelLabel, operationsName, workloadName } from "@/lib/labels";
+import { capitalized, levelLabel, operationsName, operationWord, workloadName } from "@/lib/labels";
 import { axisStyle, axisTick } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
+/** Title and units name the workload's own operations (see operationWord): requests, or tool calls. */
 type Metric = {
   id: "ops" | "p99" | "rss" | "efficiency";
-  title: string;
-  unit: string;
+  title: (scenario: string) => string;
+  unit: (scenario: string) => string;
   /** Short unit for the tooltip's heading. */
-  short: string;
+  short: (scenario: string) => string;
   pick: (group: ComparisonGroup) => Stat | null;
   /** A bare number in the metric's unit. */
   format: (value: number) => string;
@@ -48,34 +49,33 @@ const msNumber = (ms: number) => (ms < 10 ? formatRatio(ms) : formatRate(ms));
 const metrics: Metric[] = [
   {
     id: "ops",
-    title: "Throughput",
-    // Followed by what the workload's operations are (see CompareChart).
-    unit: "ops/s",
-    short: "ops/s",
+    title: () => "Throughput",
+    unit: (scenario) => `${operationsName(scenario)} per second`,
+    short: (scenario) => `${operationWord(scenario)}/s`,
     pick: (g) => g.opsRps,
     format: formatRate,
   },
   {
     id: "p99",
-    title: "Latency p99",
-    unit: "ms, measured window",
-    short: "ms",
+    title: () => "Latency p99",
+    unit: () => "ms, measured window",
+    short: () => "ms",
     pick: (g) => g.p99Ms,
     format: msNumber,
   },
   {
     id: "rss",
-    title: "Peak memory",
-    unit: "server RSS, MB",
-    short: "MB",
+    title: () => "Peak memory",
+    unit: () => "server RSS, MB",
+    short: () => "MB",
     pick: (g) => scale(g.rssPeakBytes, (v) => bytesToMb(v)!),
     format: formatRate,
   },
   {
     id: "efficiency",
-    title: "Calls per CPU-second",
-    unit: "ops/s per core of server CPU",
-    short: "ops/CPU-s",
+    title: (scenario) => `${operationsName(scenario)} per CPU-second`,
+    unit: (scenario) => `${operationWord(scenario)}/s per core of server CPU`,
+    short: (scenario) => `${operationWord(scenario)}/CPU-s`,
     pick: (g) => g.opsPerCpuSecond,
     format: formatRate,
   },
@@ -83,8 +83,11 @@ const metrics: Metric[] = [
 
 type Row = { level: string; stats: Record<string, Stat | null>; rounds: Record<string, number> };
 
-/** A level's heading: "50 VUs" (closed model), "500 calls/s" (open model), "—" for neither. */
-const levelHeading = (level: ComparisonLevel) => levelLabel(level) ?? "—";
+/**
+ * A level's heading: "50 VUs" (closed model), "500 calls/s" or "500 requests/s" (open model, in the
+ * scenario's words), "—" for neither.
+ */
+const levelHeading = (level: ComparisonLevel, scenario: string) => levelLabel({ ...level, scenario }) ?? "—";
 
 /**
  * The level in a row's test id: its VUs as before the open model ("comparison-row-go-50"), "none"
@@ -97,7 +100,7 @@ function rowsFor(workload: Workload, metric: Metric): Row[] {
   return workload.levels.map((level) => {
     const groups = groupsAtLevel(workload.groups, level);
     return {
-      level: levelHeading(level),
+      level: levelHeading(level, workload.scenario),
       stats: Object.fromEntries(groups.map((g) => [g.serverName, metric.pick(g)])),
       rounds: Object.fromEntries(groups.map((g) => [g.serverName, g.rounds])),
     };
@@ -113,13 +116,17 @@ function CompareTooltip({
   payload,
   label,
   servers,
+  looks,
   metric,
+  scenario,
 }: {
   active?: boolean;
   payload?: readonly { payload?: Row }[];
   label?: string | number;
   servers: string[];
+  looks: Map<string, SeriesLook>;
   metric: Metric;
+  scenario: string;
 }) {
   const row = payload?.[0]?.payload;
   if (!active || !row) return null;
@@ -135,7 +142,7 @@ function CompareTooltip({
         <thead>
           <tr className="text-zinc-500 dark:text-zinc-400">
             <th className="pb-1 text-left font-medium text-zinc-900 dark:text-zinc-100">{label}</th>
-            <th className={`${cell} pb-1 font-normal`}>{metric.short}</th>
+            <th className={`${cell} pb-1 font-normal`}>{metric.short(scenario)}</th>
             {spread && (
               <>
                 <th className={`${cell} pb-1 font-normal`}>± sd</th>
@@ -153,7 +160,7 @@ function CompareTooltip({
                 <td className="py-0.5">
                   <span
                     className="mr-1.5 inline-block size-2 rounded-sm"
-                    style={{ background: colourOf(servers, server) }}
+                    style={swatchStyle(looks.get(server)!)}
                   />
                   {server}
                 </td>
@@ -181,10 +188,13 @@ function CompareTooltip({
 function CompareChart({
   workload,
   servers,
+  looks,
   metric,
 }: {
   workload: Workload;
   servers: string[];
+  /** Each server's colour on every chart (lib/colours), fainter for a server's repeat (another run). */
+  looks: Map<string, SeriesLook>;
   metric: Metric;
 }) {
   const rows = rowsFor(workload, metric);
@@ -197,10 +207,9 @@ function CompareChart({
       className="min-w-0"
     >
       <figcaption className="mb-2 text-sm font-medium">
-        {metric.title}{" "}
+        {metric.title(workload.scenario)}{" "}
         <span className="font-normal text-zinc-500 dark:text-zinc-400">
-          ({metric.unit}
-          {metric.id === "ops" && `, ${operationsName(workload.scenario)} per second`})
+          ({metric.unit(workload.scenario)})
         </span>
       </figcaption>
       <div className="h-60 text-zinc-500 dark:text-zinc-400">
@@ -216,14 +225,24 @@ function CompareChart({
             />
             <Tooltip
               cursor={{ fill: "currentColor", fillOpacity: 0.06 }}
-              content={<CompareTooltip servers={servers} metric={metric} />}
+              content={
+                <CompareTooltip
+                  servers={servers}
+                  looks={looks}
+                  metric={metric}
+                  scenario={workload.scenario}
+                />
+              }
             />
             {bars.map((server) => (
               <Bar
                 key={server}
                 name={server}
                 dataKey={(row: Row) => row.stats[server]?.mean ?? null}
-                fill={colourOf(servers, server)}
+                fill={looks.get(server)!.colour}
+                fillOpacity={looks.get(server)!.opacity}
+                stroke={looks.get(server)!.colour}
+                strokeWidth={looks.get(server)!.opacity < 1 ? 1 : 0}
                 radius={[3, 3, 0, 0]}
                 maxBarSize={48}
                 isAnimationActive={false}
@@ -245,23 +264,50 @@ function CompareChart({
 }
 
 /**
+ * The bars with rounds flagged by `count`, named for a note ("go at 10 VUs (1 of 3 rounds), rust"),
+ * or null if none was.
+ */
+function flaggedGroups(workload: Workload, count: "k6SaturatedRounds" | "machineBusyRounds"): string | null {
+  const flagged = workload.groups.filter((g) => g[count] > 0);
+  if (flagged.length === 0) return null;
+  return flagged
+    .map((g) => {
+      const level = levelLabel({ ...g, scenario: workload.scenario });
+      return `${g.serverName}${level === null ? "" : ` at ${level}`}${
+        g.rounds > 1 ? ` (${g[count]} of ${g.rounds} rounds)` : ""
+      }`;
+    })
+    .join(", ");
+}
+
+/**
  * Names the bars whose throughput k6 capped: there ops/s says how fast the load generator was, and
- * only the CPU-second figure still compares the servers.
+ * only the per-CPU-second figure still compares the servers.
  */
 function SaturationNote({ workload }: { workload: Workload }) {
-  const capped = workload.groups.filter((g) => g.k6SaturatedRounds > 0);
-  if (capped.length === 0) return null;
-  const label = (g: Workload["groups"][number]) => {
-    const level = levelLabel(g);
-    return `${g.serverName}${level === null ? "" : ` at ${level}`}${
-      g.rounds > 1 ? ` (${g.k6SaturatedRounds} of ${g.rounds} rounds)` : ""
-    }`;
-  };
+  const capped = flaggedGroups(workload, "k6SaturatedRounds");
+  if (capped === null) return null;
   return (
     <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="comparison-saturated">
-      k6 was saturated for {capped.map(label).join(", ")}: the load generator, not the server, set that
-      throughput. Compare those servers by calls per CPU-second, or give k6 more room (fewer server cores
+      k6 was saturated for {capped}: the load generator, not the server, set that throughput. Compare those
+      servers by {operationsName(workload.scenario)} per CPU-second, or give k6 more room (fewer server cores
       under the docker driver, or k6 on another machine).
+    </p>
+  );
+}
+
+/**
+ * Names the bars measured while other work took a quarter of the machine or more: the server and
+ * k6 competed with it, so those numbers are the machine's as much as the server's.
+ */
+function BusyMachineNote({ workload }: { workload: Workload }) {
+  const busy = flaggedGroups(workload, "machineBusyRounds");
+  if (busy === null) return null;
+  return (
+    <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="comparison-machine-busy">
+      The machine was busy with other work while perflab measured {busy}: other processes used a quarter of it
+      or more, and the server and k6 competed with them. Run those cells again on a quiet machine before
+      comparing them.
     </p>
   );
 }
@@ -272,10 +318,12 @@ function SaturationNote({ workload }: { workload: Workload }) {
  */
 function OpenModelNote({ workload }: { workload: Workload }) {
   if (!workload.levels.some((l) => l.rate !== null)) return null;
+  const ops = operationWord(workload.scenario);
   return (
     <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="comparison-open-model">
-      At calls/s levels (open model) k6 starts calls at a fixed rate: throughput shows whether a server kept
-      up with it, not how fast it could go. Compare those servers by latency, memory and calls per CPU-second.
+      At {ops}/s levels (open model) k6 starts {ops} at a fixed rate: throughput shows whether a server kept
+      up with it, not how fast it could go. Compare those servers by latency, memory and{" "}
+      {operationsName(workload.scenario)} per CPU-second.
     </p>
   );
 }
@@ -331,9 +379,11 @@ const withSd = (s: Stat | null, format: (v: number) => string) =>
 function RoundsTable({ workload }: { workload: Workload }) {
   const noisy = workload.groups.some((g) => g.opsRps.cv !== null && g.opsRps.cv > NOISY_CV);
   const multi = workload.groups.some((g) => g.rounds > 1);
+  // The operations in the workload's words: "requests/s" of an HTTP route, "calls/s" of MCP tool calls.
+  const perSecond = `${operationWord(workload.scenario)}/s`;
   return (
     <div className="space-y-2">
-      <div className="overflow-x-auto rounded-md border border-zinc-200 dark:border-zinc-800">
+      <div className="relative overflow-x-auto rounded-md border border-zinc-200 dark:border-zinc-800">
         <table className={table} data-testid="comparison-table">
           <thead>
             <tr>
@@ -344,15 +394,18 @@ function RoundsTable({ workload }: { workload: Workload }) {
                 className={thNum}
                 title={`${operationsName(workload.scenario)} per second: mean ± sample standard deviation`}
               >
-                Ops/s
+                {capitalized(perSecond)}
               </th>
-              <th className={thNum} title="Coefficient of variation of the rounds' ops/s (sd ÷ mean)">
+              <th
+                className={thNum}
+                title={`Coefficient of variation of the rounds' ${perSecond} (sd ÷ mean)`}
+              >
                 CV
               </th>
-              <th className={thNum} title="95 % confidence interval of the mean ops/s (Student's t)">
+              <th className={thNum} title={`95 % confidence interval of the mean ${perSecond} (Student's t)`}>
                 95 % CI
               </th>
-              <th className={thNum} title="Mean ops/s ÷ the fastest server's at this load level">
+              <th className={thNum} title={`Mean ${perSecond} ÷ the fastest server's at this load level`}>
                 vs fastest
               </th>
               <th className={thNum}>p99 (ms)</th>
@@ -361,7 +414,7 @@ function RoundsTable({ workload }: { workload: Workload }) {
                 className={thNum}
                 title={`${operationsName(workload.scenario)} per second per core of server CPU`}
               >
-                Ops/CPU-s
+                {capitalized(operationWord(workload.scenario))}/CPU-s
               </th>
             </tr>
           </thead>
@@ -378,7 +431,7 @@ function RoundsTable({ workload }: { workload: Workload }) {
                     data-testid={`comparison-row-${g.serverName}-${levelTestId(level)}`}
                   >
                     <td className={`${td} text-zinc-500 dark:text-zinc-400`}>
-                      {i === 0 ? levelHeading(level) : ""}
+                      {i === 0 ? levelHeading(level, workload.scenario) : ""}
                     </td>
                     <td className={`${td} font-medium`}>{g.serverName}</td>
                     <td className={tdNum}>{g.rounds}</td>
@@ -453,9 +506,19 @@ const missingLabel = (cell: Comparison["missing"][number]) => {
  * Servers side by side per load level, rounds aggregated: shown when a run spans more than one
  * server or load level. Only succeeded cells with a summary count.
  */
-export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; serverOrder: string[] }) {
+export function ComparisonSection({
+  cells,
+  serverOrder,
+  catalog,
+}: {
+  cells: CellDto[];
+  serverOrder: string[];
+  /** The catalog's server names in its order: what the colours follow (lib/colours). */
+  catalog: string[];
+}) {
   const comparison = compareCells(cells, serverOrder);
   const { servers, workloads, missing, pending } = comparison;
+  const looks = serverLooks(catalog, servers);
   if (workloads.length === 0 && missing.length === 0) return null;
   const maxRounds = Math.max(0, ...workloads.flatMap((w) => w.groups.map((g) => g.rounds)));
   const differences = environmentDifferences(cells);
@@ -480,7 +543,7 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
               <span
                 aria-hidden
                 className="inline-block size-3 rounded-sm"
-                style={{ background: colourOf(servers, server) }}
+                style={swatchStyle(looks.get(server)!)}
               />
               {server}
             </li>
@@ -496,10 +559,17 @@ export function ComparisonSection({ cells, serverOrder }: { cells: CellDto[]; se
             )}
             <div className="grid gap-6 lg:grid-cols-2">
               {metrics.map((metric) => (
-                <CompareChart key={metric.id} workload={workload} servers={servers} metric={metric} />
+                <CompareChart
+                  key={metric.id}
+                  workload={workload}
+                  servers={servers}
+                  looks={looks}
+                  metric={metric}
+                />
               ))}
             </div>
             <SaturationNote workload={workload} />
+            <BusyMachineNote workload={workload} />
             <OpenModelNote workload={workload} />
             <RoundsTable workload={workload} />
           </div>

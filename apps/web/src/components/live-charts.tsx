@@ -1,5 +1,6 @@
 "use client";
 
+import { chartedPoints } from "@/lib/charted";
 import type { CellDto, PointDto } from "@/lib/dto";
 import { bytesToMb } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
@@ -30,7 +31,7 @@ function toRows(points: PointDto[]): ChartRow[] {
 
 /** The per-second charts of one cell, fed by the run's event stream. */
 export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[] }) {
-  const rows = toRows(points);
+  const rows = toRows(chartedPoints(points, cell));
   const lastSecond = rows[rows.length - 1]?.second ?? 0;
   const common = {
     rows,
@@ -45,9 +46,11 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
       </h2>
       {rows.length === 0 && (
         <p className="mb-3 text-sm text-zinc-500 dark:text-zinc-400" data-testid="charts-waiting">
-          {cell.status === "queued" || cell.status === "running"
-            ? "Waiting for the first second of load…"
-            : "No metric points were recorded for this cell."}
+          {cell.status === "queued"
+            ? `Queued${cell.stage ? ` (${cell.stage})` : ""}: a host measures one cell at a time, so this one starts when the cells ahead of it on its worker's host have ended.`
+            : cell.status === "running"
+              ? `Waiting for the first second of load${cell.stage ? ` (${cell.stage})` : ""}…`
+              : "No metric points were recorded for this cell."}
         </p>
       )}
       <div className="grid gap-6 lg:grid-cols-2">

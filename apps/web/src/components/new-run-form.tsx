@@ -3,7 +3,6 @@
 import {
   createMatrixSpecSchema,
   defaultToolArguments,
-  fieldErrors,
   type HttpRoute,
   httpRoutes,
   MAX_RATE,
@@ -20,7 +19,9 @@ import {
   mergeByField,
   unclaimedErrors,
 } from "@/lib/form-errors";
+import { capitalized, operationWord } from "@/lib/labels";
 import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList } from "@/lib/matrix-preview";
+import { validateSpec } from "@/lib/spec-errors";
 import { FieldGroup, FormField, inputClass } from "./form-field";
 import { SignInLink } from "./sign-in-form";
 import { buttonPrimary, panel } from "./ui";
@@ -113,10 +114,6 @@ function wholeNumber(text: string, min: number): number | null {
   const n = Number(text);
   return Number.isInteger(n) && n >= min ? n : null;
 }
-
-/** What one operation of the scenario is, in the load fields' words: "calls", "requests". */
-const operationsWord = (scenario: string) => (scenario === "http-route" ? "requests" : "calls");
-const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 /** The fields of the chosen scenario only: a tool call's, or an HTTP route's. */
 function scenarioParams(form: FormState): Record<string, unknown> {
@@ -213,11 +210,8 @@ export function NewRunForm({
 
   const tools = commonTools(servers, form.servers);
 
-  const validate = (next: FormState) => {
-    const result = schema.safeParse(toSpecInput(next));
-    if (result.success) return { spec: result.data, errors: [] };
-    return { spec: null, errors: fieldErrors(result.error) };
-  };
+  // Every field's errors at once, the scenario's parameters' too (see validateSpec).
+  const validate = (next: FormState) => validateSpec(schema, toSpecInput(next));
 
   const update = (patch: Partial<FormState>) => {
     const next = { ...form, ...patch };
@@ -266,7 +260,7 @@ export function NewRunForm({
   };
 
   const err = (key: keyof FormState) => errorsFor(errors, fields[key]);
-  const ops = operationsWord(form.scenario);
+  const ops = operationWord(form.scenario);
   const aria = (key: keyof FormState) => ({ "aria-invalid": err(key).length > 0 });
   const formLevel = unclaimedErrors(errors, Object.values(fields));
 
@@ -605,6 +599,8 @@ export function NewRunForm({
           id="model"
           label="Load model"
           errors={[]}
+          // Two columns: one (160 px) cuts "Open: requests per second"; below sm the field is full width.
+          className="sm:col-span-2"
           hint={
             form.model === "open"
               ? `${capitalized(ops)} start at a fixed rate whatever the latency (soaks, latency targets)`
@@ -685,7 +681,7 @@ export function NewRunForm({
         />
       </div>
 
-      <div className="grid gap-6 sm:grid-cols-4">
+      <div className="grid gap-6 sm:grid-cols-2 md:grid-cols-4">
         <NumberField
           id="rounds"
           label="Rounds"

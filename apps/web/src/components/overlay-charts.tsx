@@ -1,8 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { colourOf, dashOf } from "@/lib/colours";
-import { runServers } from "@/lib/compare";
+import { dashOf, serverColour } from "@/lib/colours";
 import type { CellDto, PointDto } from "@/lib/dto";
 import { type OverlayMetric, overlayGroups, overlayMetrics, overlayRows } from "@/lib/overlay";
 import { SeriesChart } from "./series-chart";
@@ -17,17 +16,19 @@ export function OverlayCharts({
   cells,
   points,
   serverOrder,
+  catalog,
 }: {
   cells: CellDto[];
   points: Record<string, PointDto[]>;
   serverOrder: string[];
+  /** The catalog's server names in its order: what the colours follow (lib/colours). */
+  catalog: string[];
 }) {
   const [pickedGroup, setPickedGroup] = useState<string | null>(null);
   const [metric, setMetric] = useState<OverlayMetric>("rps");
   const groups = overlayGroups(cells, points, serverOrder);
   if (groups.length === 0) return null;
   const group = groups.find((g) => g.key === pickedGroup) ?? groups[0]!;
-  const servers = runServers(cells, serverOrder);
   const shown = overlayMetrics.find((m) => m.id === metric)!;
   return (
     <section aria-label="Over time" data-testid="overlay" data-groups={groups.length} data-metric={metric}>
@@ -84,7 +85,7 @@ export function OverlayCharts({
           series={group.lines.map((line) => ({
             key: line.cellId,
             name: line.label,
-            color: colourOf(servers, line.serverName),
+            color: serverColour(catalog, line.serverName),
             dash: dashOf(line.round),
           }))}
           warmupSeconds={group.warmupSeconds}

@@ -1,6 +1,7 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { cellLooks, swatchStyle } from "@/lib/colours";
 import type { CellDto, LatencyDto } from "@/lib/dto";
 import { cellLabel } from "@/lib/labels";
 import { axisStyle, axisTick, tooltipStyle } from "./series-chart";
@@ -12,11 +13,10 @@ const percentiles: { key: keyof LatencyDto; label: string }[] = [
   { key: "p99", label: "p99" },
   { key: "p999", label: "p99.9" },
 ];
-const palette = ["#0ea5e9", "#f59e0b", "#10b981", "#8b5cf6", "#f43f5e", "#64748b", "#14b8a6", "#eab308"];
-
 /** Latency percentiles side by side: one group per percentile, one bar per finished cell. */
-export function PercentileChart({ cells }: { cells: CellDto[] }) {
+export function PercentileChart({ cells, catalog }: { cells: CellDto[]; catalog: string[] }) {
   const done = cells.filter((c) => c.summary !== null);
+  const looks = cellLooks(done, catalog);
   const rows = percentiles.map(({ key, label }) => ({
     percentile: label,
     ...Object.fromEntries(done.map((cell) => [cell.id, cell.summary!.latency[key]])),
@@ -38,19 +38,40 @@ export function PercentileChart({ cells }: { cells: CellDto[] }) {
               cursor={{ fill: "currentColor", fillOpacity: 0.06 }}
               formatter={(value) => (typeof value === "number" ? `${value.toFixed(2)} ms` : value)}
             />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
-            {done.map((cell, i) => (
-              <Bar
-                key={cell.id}
-                dataKey={cell.id}
-                name={cellLabel(cell)}
-                fill={palette[i % palette.length]}
-                isAnimationActive={false}
-              />
-            ))}
+            {done.map((cell) => {
+              const look = looks.get(cell.id)!;
+              return (
+                <Bar
+                  key={cell.id}
+                  dataKey={cell.id}
+                  name={cellLabel(cell)}
+                  fill={look.colour}
+                  fillOpacity={look.opacity}
+                  stroke={look.colour}
+                  strokeWidth={look.opacity < 1 ? 1 : 0}
+                  isAnimationActive={false}
+                />
+              );
+            })}
           </BarChart>
         </ResponsiveContainer>
       </div>
+      {/* Recharts' own legend would draw every swatch in full: this one shows the rounds' fainter bars. */}
+      <ul
+        className="mt-2 flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs text-zinc-600 dark:text-zinc-300"
+        data-testid="percentile-legend"
+      >
+        {done.map((cell) => (
+          <li key={cell.id} className="flex items-center gap-1.5">
+            <span
+              aria-hidden
+              className="inline-block size-2.5 rounded-sm"
+              style={swatchStyle(looks.get(cell.id)!)}
+            />
+            {cellLabel(cell)}
+          </li>
+        ))}
+      </ul>
     </figure>
   );
 }

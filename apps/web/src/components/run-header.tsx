@@ -1,6 +1,6 @@
 import type { RunDto } from "@/lib/dto";
 import { formatDateTime, formatDuration } from "@/lib/format";
-import { workloadName } from "@/lib/labels";
+import { levelLabel, sharedScenario, workloadName } from "@/lib/labels";
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { panel } from "./ui";
@@ -28,10 +28,13 @@ export function RunHeader({
   run,
   connection,
   progress,
+  succeeded,
   actions,
 }: {
   run: RunDto;
   connection: Connection;
+  /** Cells that ended with a result: what the bar counts once the run has ended. */
+  succeeded: number;
   /** Cells done plus the running cells' elapsed share (see runProgress). */
   progress?: number;
   /** Buttons for the run (Share); none on a frozen report. */
@@ -40,6 +43,8 @@ export function RunHeader({
   const { spec } = run;
   const tools =
     spec.scenarios?.map((s) => `${s.id} (${workloadName({ scenario: s.id, params: s.params })})`) ?? [];
+  // Open-model levels in the scenario's words ("500 requests/s" of an HTTP route) when it runs one.
+  const scenario = sharedScenario((spec.scenarios ?? []).map((s) => ({ scenario: s.id })));
   return (
     <header className={`${panel} space-y-5 p-5`}>
       <div className="flex flex-wrap items-center gap-3">
@@ -58,6 +63,8 @@ export function RunHeader({
       </div>
       <div data-testid="run-progress" className="max-w-md">
         <ProgressBar
+          status={run.status}
+          succeeded={succeeded}
           done={run.cellsDone}
           total={run.cellsTotal}
           failed={run.cellsFailed}
@@ -71,7 +78,11 @@ export function RunHeader({
         <SpecItem label="Scenarios">{tools.join(", ")}</SpecItem>
         <SpecItem label="Load">
           {spec.loadLevels
-            ?.map((l) => ("rate" in l ? `${l.rate} calls/s (≤ ${l.maxVus} VUs)` : `${l.vus} VUs`))
+            ?.map((l) =>
+              "rate" in l
+                ? `${levelLabel({ vus: null, rate: l.rate, scenario })} (≤ ${l.maxVus} VUs)`
+                : levelLabel({ vus: l.vus }),
+            )
             .join(", ")}
         </SpecItem>
         <SpecItem label="Duration">{formatDuration(spec.durationSec ?? 0)}</SpecItem>

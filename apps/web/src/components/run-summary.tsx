@@ -4,14 +4,21 @@ import { SummaryTable } from "./summary-table";
 import { panel } from "./ui";
 
 /** Rendered on the server from Postgres; the run view refreshes it when a cell finishes. */
-export function RunSummary({ cells }: { cells: CellDto[] }) {
+export function RunSummary({
+  cells,
+  catalog,
+}: {
+  cells: CellDto[];
+  /** The catalog's server names in its order: what the chart's colours follow (lib/colours). */
+  catalog: string[];
+}) {
   if (!cells.some((c) => c.summary !== null)) return null;
   return (
     <section aria-label="Summary" className="space-y-4" data-testid="run-summary">
       <h2 className="text-lg font-semibold">Summary</h2>
       <SummaryTable cells={cells} />
       <div className={`${panel} p-5`}>
-        <PercentileChart cells={cells} />
+        <PercentileChart cells={cells} catalog={catalog} />
       </div>
     </section>
   );

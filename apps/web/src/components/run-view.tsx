@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useReducer, useRef, useState } from "react";
 import { isComparable } from "@/lib/compare";
 import { type CellDto, type RunDto, terminalCellStatuses, terminalRunStatuses } from "@/lib/dto";
+import { succeededCells } from "@/lib/progress";
 import { defaultChartCell, type RunAction, reduceRunState, runProgress } from "@/lib/run-state";
 import { CancelRun } from "./cancel-run";
 import { CellTable } from "./cell-table";
@@ -21,10 +22,13 @@ import { ShareReport } from "./share-report";
 export function RunView({
   run,
   cells,
+  catalog,
   signedIn = false,
 }: {
   run: RunDto;
   cells: CellDto[];
+  /** The catalog's server names in its order: what the charts' colours follow (lib/colours). */
+  catalog: string[];
   /** The dashboard is signed in with a token (private reports need one). */
   signedIn?: boolean;
 }) {
@@ -88,6 +92,7 @@ export function RunView({
         run={state.run}
         connection={connection}
         progress={runProgress(state)}
+        succeeded={succeededCells(state.cells)}
         actions={
           <div className="flex flex-wrap items-start gap-2">
             {terminalRunStatuses.includes(state.run.status) ? (
@@ -100,7 +105,7 @@ export function RunView({
         }
       />
       {isComparable(state.cells) && (
-        <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} />
+        <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} catalog={catalog} />
       )}
       <section aria-label="Cells">
         <h2 className="mb-3 text-lg font-semibold">Cells</h2>
@@ -111,7 +116,12 @@ export function RunView({
           onSelect={setPicked}
         />
       </section>
-      <OverlayCharts cells={state.cells} points={state.points} serverOrder={state.run.spec.servers ?? []} />
+      <OverlayCharts
+        cells={state.cells}
+        points={state.points}
+        serverOrder={state.run.spec.servers ?? []}
+        catalog={catalog}
+      />
       {chartCell && <LiveCharts cell={chartCell} points={state.points[chartCell.id] ?? []} />}
     </div>
   );

@@ -6,7 +6,7 @@ import type { RunListItemDto } from "@/lib/dto";
 import { formatDateTime } from "@/lib/format";
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
-import { buttonSecondary, link, panel, table, tbody, td, th } from "./ui";
+import { buttonSecondary, link, scrollPanel, table, tbody, td, th } from "./ui";
 
 /** Runs one comparison takes (the compare page refuses more). */
 const MAX_COMPARED = 8;
@@ -41,7 +41,7 @@ export function RunsTable({ runs }: { runs: RunListItemDto[] }) {
             : "Tick two or more runs to compare them: a bar per server and run."}
         </span>
       </div>
-      <div className={`${panel} overflow-x-auto`}>
+      <div className={scrollPanel}>
         <table className={table} data-testid="runs-table">
           <thead>
             <tr>
@@ -88,7 +88,13 @@ export function RunsTable({ runs }: { runs: RunListItemDto[] }) {
                   <StatusBadge status={run.status} />
                 </td>
                 <td className={td}>
-                  <ProgressBar done={run.cellsDone} total={run.cellsTotal} failed={run.cellsFailed} />
+                  <ProgressBar
+                    status={run.status}
+                    done={run.cellsDone}
+                    total={run.cellsTotal}
+                    failed={run.cellsFailed}
+                    succeeded={run.cellsSucceeded}
+                  />
                 </td>
                 <td className={`${td} text-zinc-600 dark:text-zinc-400`}>{formatDateTime(run.createdAt)}</td>
               </tr>

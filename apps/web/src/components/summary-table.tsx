@@ -1,8 +1,8 @@
 import { heldSessions, rssPerSession } from "@perflab/contracts";
 import type { CellDto, CellSummaryDto } from "@/lib/dto";
 import { formatInt, formatKb, formatMb, formatMs, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { cellLabel } from "@/lib/labels";
-import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
+import { cellLabel, levelLabel, operationWord } from "@/lib/labels";
+import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 type Column = { label: string; title?: string; value: (s: CellSummaryDto, cell: CellDto) => string };
 
@@ -84,10 +84,11 @@ const sessionCost = (s: CellSummaryDto, cell: CellDto) =>
     rssAvgBytes: s.rssAvgBytes,
   });
 
-/** Shown when some cell ran the open model, where a server that cannot keep the rate loses calls. */
+/** Shown when some cell ran the open model, where a server that cannot keep the rate loses operations. */
 const droppedColumn: Column = {
   label: "Dropped",
-  title: "Open model: calls k6 could not start because all its VUs were busy (measured window only)",
+  title:
+    "Open model: tool calls (requests of an HTTP route) k6 could not start because all its VUs were busy (measured window only)",
   value: (s) => (s.droppedCalls === null ? "—" : formatInt(s.droppedCalls)),
 };
 
@@ -102,7 +103,7 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
     ...(done.some((c) => sessionCost(c.summary, c) !== null) ? sessionColumns : []),
   ];
   return (
-    <div className={`${panel} overflow-x-auto`}>
+    <div className={scrollPanel}>
       <table className={table} data-testid="summary-table">
         <thead>
           <tr>
@@ -128,13 +129,23 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
                     load generator saturated
                   </span>
                 )}
+                {cell.machineBusy === true && (
+                  <span
+                    data-testid={`machine-busy-${cell.index}`}
+                    title={`Other work on the machine used ${formatPct(cell.otherCpuPct)} of a core (100 % = one core) while this cell measured, a quarter of the machine or more: the server and k6 competed with it. Run the cell again on a quiet machine.`}
+                    className="ml-2 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 ring-1 ring-inset ring-amber-300 dark:bg-amber-950 dark:text-amber-300 dark:ring-amber-800"
+                  >
+                    machine busy
+                  </span>
+                )}
                 {(cell.summary.droppedCalls ?? 0) > 0 && (
                   <span
                     data-testid={`dropped-${cell.index}`}
-                    title={`The rate of ${cell.rate ?? "the"} calls/s was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} calls and dropped them during the measured window (warm-up excluded; raise maxVus if the server was not the cause).`}
+                    title={`The rate of ${levelLabel(cell) ?? `the ${operationWord(cell.scenario)}/s`} was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} ${operationWord(cell.scenario, cell.summary.droppedCalls ?? 0)} and dropped them during the measured window (warm-up excluded; raise maxVus if the server was not the cause).`}
                     className="ml-2 rounded-full bg-rose-100 px-2 py-0.5 text-xs font-medium text-rose-800 ring-1 ring-inset ring-rose-300 dark:bg-rose-950 dark:text-rose-300 dark:ring-rose-800"
                   >
-                    {formatInt(cell.summary.droppedCalls)} calls dropped
+                    {formatInt(cell.summary.droppedCalls)}{" "}
+                    {operationWord(cell.scenario, cell.summary.droppedCalls ?? 0)} dropped
                   </span>
                 )}
               </td>

@@ -7,7 +7,7 @@ import { errorsFor, type FieldError, unclaimedErrors } from "@/lib/form-errors";
 import { formatDateTime } from "@/lib/format";
 import { FormField, inputClass } from "./form-field";
 import { SignInLink } from "./sign-in-form";
-import { buttonPrimary, buttonSecondary, panel, table, tbody, td, th } from "./ui";
+import { buttonPrimary, buttonSecondary, panel, scrollPanel, table, tbody, td, th } from "./ui";
 
 const expiryChoices = [
   { value: "", label: "Never" },
@@ -229,7 +229,7 @@ export function TokenManager({
             No tokens yet. Create one above for a CI job, the CLI or signing in here.
           </div>
         ) : (
-          <div className={`${panel} overflow-x-auto`}>
+          <div className={scrollPanel}>
             <table className={table} data-testid="tokens-table">
               <thead>
                 <tr>

@@ -1,6 +1,12 @@
 /** Shared class names, so tables and panels look the same on every page. */
 export const panel =
   "rounded-lg border border-zinc-200 bg-white shadow-sm dark:border-zinc-800 dark:bg-zinc-900";
+/**
+ * A panel that scrolls a wide table sideways. `relative` makes it the containing block of what the
+ * table positions absolutely (`sr-only` header labels): without it they are placed against the page
+ * and widen it, so a phone scrolls the whole page sideways instead of the table.
+ */
+export const scrollPanel = `${panel} relative overflow-x-auto`;
 export const table = "min-w-full divide-y divide-zinc-200 text-sm dark:divide-zinc-800";
 export const th =
   "whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-zinc-500 dark:text-zinc-400";

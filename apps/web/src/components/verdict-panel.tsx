@@ -2,7 +2,7 @@ import Link from "next/link";
 import { formatMb, formatMs, formatRate } from "@/lib/format";
 import { levelLabel, workloadName } from "@/lib/labels";
 import type { VerdictDto } from "@/server/operations/get-verdict";
-import { link, panel, table, tbody, td, tdNum, th, thNum } from "./ui";
+import { link, scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 /** Tolerances the panel offers besides any `?tolerance=` in the address. */
 const TOLERANCE_CHOICES = [5, 10, 20] as const;
@@ -72,7 +72,7 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
         </span>
       </div>
       {checks.length > 0 && (
-        <div className={`${panel} overflow-x-auto`}>
+        <div className={scrollPanel}>
           <table className={table}>
             <thead>
               <tr>

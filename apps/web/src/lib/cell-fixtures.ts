@@ -66,6 +66,8 @@ export function cell(
     exitSignal: null,
     oomKilled: false,
     k6Saturated: false,
+    otherCpuPct: null,
+    machineBusy: false,
     error: status === "failed" ? "boom" : null,
     logTail: null,
     startedAt: null,

@@ -1,18 +1,129 @@
-/** One colour per server, by its place in the run: the same on every chart of the page. */
-export const serverPalette = [
-  "#0ea5e9",
-  "#f59e0b",
-  "#10b981",
-  "#8b5cf6",
-  "#f43f5e",
-  "#64748b",
-  "#14b8a6",
-  "#eab308",
-];
+/**
+ * Server colours: the same server (or variant) has the same colour on every chart of every page —
+ * run pages, reports, comparisons of runs. A server's hue follows its place among the catalog's
+ * servers (`catalog`: every server's name followed by its variants', as the form lists them), never
+ * its place in one run; its variants take darker and lighter tones of that hue.
+ *
+ * Each colour is a CSS variable, `--server-<hue>-<tone>` in app/globals.css, with shades per theme:
+ * darker on the light panels, lighter on the dark ones, so every line and bar keeps its contrast.
+ */
+export const SERVER_HUES = 8;
+export const SERVER_TONES = 3;
 
-export const colourOf = (servers: string[], name: string) =>
-  serverPalette[Math.max(0, servers.indexOf(name)) % serverPalette.length]!;
+/** The run tag a comparison of runs adds to a server's name ("go · 3f2a9c1"; see mergeRuns). */
+const RUN_TAG = " · ";
+/** A variant's name: `<server>:<variant>` (the catalog's VARIANT_SEPARATOR). */
+const VARIANT = ":";
+
+/** The server a chart's name is of: "go · 3f2a9c1" (a comparison of runs) is go. */
+export const serverOfName = (name: string): string => name.split(RUN_TAG)[0]!;
+
+/** A small, stable hash (FNV-1a), for servers the catalog does not know. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * The hue and tone of a server. Servers of the catalog take the hues in its order; a server it does
+ * not know (a run uploaded from another lab, a server since removed) a hue the catalog leaves free,
+ * picked by its name, so it too keeps it from page to page. Tone 0 is the server itself, then its
+ * variants in the catalog's order.
+ */
+export function serverShade(catalog: readonly string[], name: string): { hue: number; tone: number } {
+  const server = serverOfName(name);
+  const [base = server] = server.split(VARIANT);
+  const bases = [...new Set(catalog.map((n) => n.split(VARIANT)[0]!))];
+  const known = bases.indexOf(base);
+  const spare = SERVER_HUES - Math.min(bases.length, SERVER_HUES);
+  const hue =
+    known >= 0
+      ? known % SERVER_HUES
+      : spare > 0
+        ? SERVER_HUES - spare + (hash(base) % spare)
+        : hash(base) % SERVER_HUES;
+  if (server === base) return { hue, tone: 0 };
+  const family = catalog.filter((n) => n.split(VARIANT)[0] === base && n !== base);
+  const place = family.indexOf(server);
+  const tone = 1 + ((place >= 0 ? place : hash(server)) % (SERVER_TONES - 1));
+  return { hue, tone };
+}
+
+/** A server's colour, for a stroke, a fill or a legend's swatch. */
+export function serverColour(catalog: readonly string[], name: string): string {
+  const { hue, tone } = serverShade(catalog, name);
+  return `var(--server-${hue}-${tone})`;
+}
+
+/**
+ * The same server more than once in one chart — its rounds, or its runs in a comparison of runs —
+ * keeps its colour: the first in full, the next ones fainter (bars) and dashed (lines).
+ */
+const repeatOpacities = [1, 0.55, 0.3];
+export const repeatOpacity = (repeat: number): number => repeatOpacities[repeat % repeatOpacities.length]!;
 
 /** Rounds of one server share its colour and differ by dash: round 1 solid. */
 const roundDashes = [undefined, "6 3", "2 3", "8 3 2 3"];
 export const dashOf = (round: number) => roundDashes[(Math.max(1, round) - 1) % roundDashes.length];
+
+/**
+ * Which repeat of its server each key is, in order of first appearance: keys of one server (its
+ * rounds, its runs) count 0, 1, 2…; another server's start again at 0.
+ */
+export function repeatsOf(series: readonly { key: string; serverName: string }[]): Map<string, number> {
+  const seen = new Map<string, string[]>();
+  const repeats = new Map<string, number>();
+  for (const { key, serverName } of series) {
+    if (repeats.has(key)) continue;
+    const server = serverOfName(serverName);
+    const keys = seen.get(server) ?? [];
+    repeats.set(key, keys.length);
+    seen.set(server, [...keys, key]);
+  }
+  return repeats;
+}
+
+export type SeriesLook = { colour: string; opacity: number };
+
+/**
+ * The look of each of a chart's names (servers, or "server · run" in a comparison of runs): its
+ * server's colour, fainter for each repeat of the server.
+ */
+export function serverLooks(catalog: readonly string[], names: readonly string[]): Map<string, SeriesLook> {
+  const repeats = repeatsOf(names.map((name) => ({ key: name, serverName: name })));
+  return new Map(
+    names.map((name) => [
+      name,
+      { colour: serverColour(catalog, name), opacity: repeatOpacity(repeats.get(name) ?? 0) },
+    ]),
+  );
+}
+
+/** A legend's or tooltip's square for a look: filled as its bars (fainter for a repeat), edged in full. */
+export const swatchStyle = ({ colour, opacity }: SeriesLook) => ({
+  background:
+    opacity < 1 ? `color-mix(in srgb, ${colour} ${Math.round(opacity * 100)}%, transparent)` : colour,
+  boxShadow: `inset 0 0 0 1px ${colour}`,
+});
+
+/**
+ * Each cell's bar of the percentile chart in its server's colour; the server's later rounds
+ * (and its other runs, comparing runs) fainter, and its cells told apart by their labels.
+ */
+export function cellLooks(
+  cells: readonly { id: string; serverName: string; round: number }[],
+  catalog: readonly string[],
+): Map<string, SeriesLook> {
+  const round = (cell: { serverName: string; round: number }) => `${cell.serverName}\u0000${cell.round}`;
+  const repeats = repeatsOf(cells.map((cell) => ({ key: round(cell), serverName: cell.serverName })));
+  return new Map(
+    cells.map((cell) => [
+      cell.id,
+      {
+        colour: serverColour(catalog, cell.serverName),
+        opacity: repeatOpacity(repeats.get(round(cell)) ?? 0),
+      },
+    ]),
+  );
+}

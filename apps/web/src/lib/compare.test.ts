@@ -50,7 +50,16 @@ describe("compareCells", () => {
     expect(c.servers).toEqual(["node", "go"]);
     expect(c.pending).toBe(1);
     expect(c.missing).toEqual([
-      { index: 5, serverName: "node", vus: 50, rate: null, round: 2, status: "failed", error: "boom" },
+      {
+        index: 5,
+        serverName: "node",
+        scenario: "mcp-tool-call",
+        vus: 50,
+        rate: null,
+        round: 2,
+        status: "failed",
+        error: "boom",
+      },
     ]);
     expect(c.workloads).toHaveLength(1);
     const [w] = c.workloads;
@@ -171,9 +180,36 @@ describe("compareCells", () => {
     const { rate: _rate, maxVus: _maxVus, ...old } = cell("node", 10, 1, null);
     const c = compareCells([...failed, old as CellDto]);
     expect(c.missing).toEqual([
-      { index: 0, serverName: "go", vus: null, rate: 200, round: 1, status: "failed", error: "boom" },
-      { index: 1, serverName: "go", vus: null, rate: 200, round: 2, status: "cancelled", error: null },
-      { index: 2, serverName: "node", vus: 10, rate: null, round: 1, status: "failed", error: "boom" },
+      {
+        index: 0,
+        serverName: "go",
+        scenario: "mcp-tool-call",
+        vus: null,
+        rate: 200,
+        round: 1,
+        status: "failed",
+        error: "boom",
+      },
+      {
+        index: 1,
+        serverName: "go",
+        scenario: "mcp-tool-call",
+        vus: null,
+        rate: 200,
+        round: 2,
+        status: "cancelled",
+        error: null,
+      },
+      {
+        index: 2,
+        serverName: "node",
+        scenario: "mcp-tool-call",
+        vus: 10,
+        rate: null,
+        round: 1,
+        status: "failed",
+        error: "boom",
+      },
     ]);
   });
 

@@ -30,6 +30,8 @@ export type ComparisonGroup = ComparisonLevel & {
   opsPerCpuSecond: Stat | null;
   /** Rounds whose load generator was saturated: their throughput is k6's ceiling, not the server's. */
   k6SaturatedRounds: number;
+  /** Rounds measured while other work took a quarter of the machine or more (`CellDto.machineBusy`). */
+  machineBusyRounds: number;
 };
 
 /** Cells that measure the same thing: one scenario with the same parameters. */
@@ -46,11 +48,11 @@ export type Workload = {
 
 export type MissingCell = Pick<
   CellDto,
-  "index" | "serverName" | "vus" | "rate" | "round" | "status" | "error"
+  "index" | "serverName" | "scenario" | "vus" | "rate" | "round" | "status" | "error"
 >;
 
 export type Comparison = {
-  /** Every server of the run, in the run's order: the index gives its colour on every chart. */
+  /** Every server of the run, in the run's order: the order of the bars and legends. */
   servers: string[];
   workloads: Workload[];
   /** Failed or cancelled: no result to compare. */
@@ -100,7 +102,7 @@ export function groupsAtLevel(groups: ComparisonGroup[], level: ComparisonLevel)
   return groups.filter((g) => levelKey(g) === key);
 }
 
-/** The run's servers that have cells, in the run's order (its spec), then any other: colours follow it. */
+/** The run's servers that have cells, in the run's order (its spec), then any other: bars follow it. */
 export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: string[] = []): string[] {
   return [...new Set([...serverOrder, ...cells.map((c) => c.serverName)])].filter((name) =>
     cells.some((c) => c.serverName === name),
@@ -109,7 +111,7 @@ export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: st
 
 /**
  * Groups a run's cells by workload × server × load level and aggregates the rounds. Only succeeded
- * cells with a summary count; `serverOrder` (the run's spec) fixes the order, hence the colours.
+ * cells with a summary count; `serverOrder` (the run's spec) fixes the order of the bars.
  */
 export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comparison {
   const servers = runServers(cells, serverOrder);
@@ -123,8 +125,8 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
       continue;
     }
     if (cell.status !== "succeeded" || cell.summary === null) {
-      const { index, serverName, round, status, error } = cell;
-      missing.push({ index, serverName, ...levelOf(cell), round, status, error });
+      const { index, serverName, scenario, round, status, error } = cell;
+      missing.push({ index, serverName, scenario, ...levelOf(cell), round, status, error });
       continue;
     }
     const key = workloadKey(cell);
@@ -149,6 +151,8 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
           rssPeakBytes: stat(rounds.map((c) => c.summary!.rssPeakBytes)),
           opsPerCpuSecond: stat(rounds.map((c) => opsPerCpuSecond(c.summary!))),
           k6SaturatedRounds: rounds.filter((c) => c.k6Saturated).length,
+          // A report frozen before the flag existed has none.
+          machineBusyRounds: rounds.filter((c) => c.machineBusy === true).length,
         });
       }
     }
@@ -332,7 +336,8 @@ export function runTags(runs: RunToCompare[]): Map<string, string> {
 /**
  * The cells of several runs as one comparison: each server becomes "server · tag" (so a server
  * measured in two runs gets a bar per run), cell indexes continue from run to run, and the servers
- * keep each run's order, run after run (hence the colours).
+ * keep each run's order, run after run (hence the bars'); a server keeps its colour (lib/colours),
+ * fainter in each later run.
  */
 export function mergeRuns(runs: RunToCompare[]): {
   cells: CellDto[];

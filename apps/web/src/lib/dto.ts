@@ -36,7 +36,13 @@ export type RunListItemDto = Pick<
   | "cellsFailed"
   | "createdAt"
   | "finishedAt"
-> & { servers: string[] /** The name of the API token that sent it, if any. */; tokenName: string | null };
+> & {
+  servers: string[];
+  /** The name of the API token that sent it, if any. */
+  tokenName: string | null;
+  /** Cells that ended with a result: what an ended run's progress bar counts. */
+  cellsSucceeded: number;
+};
 
 export type LatencyDto = z.infer<typeof ZLatencyDto>;
 export type CellSummaryDto = z.infer<typeof ZCellSummaryDto>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellLabel, levelLabel, workloadName } from "./labels";
+import { cellLabel, levelLabel, operationWord, sharedScenario, workloadName } from "./labels";
 
 const cell = { index: 1, serverName: "go", vus: 10, round: 1, scenario: "mcp-tool-call" };
 
@@ -25,7 +25,7 @@ describe("cellLabel", () => {
       "#1 go · GET /rest/users/{id} · 10 VUs · r1",
     );
     expect(cellLabel({ ...http, vus: null, rate: 500, params: { route: "/rest/time" } })).toBe(
-      "#1 go · GET /rest/time · 500 calls/s · r1",
+      "#1 go · GET /rest/time · 500 requests/s · r1",
     );
   });
   it("says 1 VU, not 1 VUs", () => {
@@ -50,10 +50,31 @@ describe("levelLabel", () => {
   it("says an open-model level in calls per second", () => {
     expect(levelLabel({ vus: null, rate: 500 })).toBe("500 calls/s");
     expect(levelLabel({ vus: null, rate: 1 })).toBe("1 call/s");
+    expect(levelLabel({ vus: null, rate: 500, scenario: "mcp-tool-call" })).toBe("500 calls/s");
+  });
+  it("says a plain HTTP route's open-model level in requests per second", () => {
+    expect(levelLabel({ vus: null, rate: 500, scenario: "http-route" })).toBe("500 requests/s");
+    expect(levelLabel({ vus: null, rate: 1, scenario: "http-route" })).toBe("1 request/s");
+    expect(levelLabel({ vus: 50, rate: null, scenario: "http-route" })).toBe("50 VUs");
   });
   it("is null for a level of neither model, an absent rate read as none", () => {
     expect(levelLabel({ vus: null, rate: null })).toBeNull();
     expect(levelLabel({ vus: null })).toBeNull();
     expect(levelLabel({ vus: null, rate: undefined })).toBeNull();
+  });
+});
+
+describe("operationWord", () => {
+  it("says requests for a plain HTTP route and calls for MCP tool calls, as the run form does", () => {
+    expect(operationWord("http-route")).toBe("requests");
+    expect(operationWord("http-route", 1)).toBe("request");
+    expect(operationWord("mcp-tool-call")).toBe("calls");
+    expect(operationWord("mcp-tool-call", 1)).toBe("call");
+    expect(operationWord(undefined)).toBe("calls");
+  });
+  it("takes the scenario all cells share, none when they run several", () => {
+    expect(sharedScenario([{ scenario: "http-route" }, { scenario: "http-route" }])).toBe("http-route");
+    expect(sharedScenario([{ scenario: "http-route" }, { scenario: "mcp-tool-call" }])).toBeUndefined();
+    expect(sharedScenario([])).toBeUndefined();
   });
 });

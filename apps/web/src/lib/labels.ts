@@ -17,6 +17,24 @@ export function operationsName(scenario: string): string {
   return scenario === "http-route" ? "HTTP requests" : "MCP tool calls";
 }
 
+/**
+ * One operation of a scenario in running text, as the run form says it: "request" (a plain HTTP
+ * route), "call" (an MCP tool call, also when the scenario is unknown); plural unless `count` is 1.
+ */
+export function operationWord(scenario: string | undefined, count = 2): string {
+  const word = scenario === "http-route" ? "request" : "call";
+  return count === 1 ? word : `${word}s`;
+}
+
+/** "requests" → "Requests", for a heading. */
+export const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** The one scenario all these cells run, else undefined (a run of several, or none). */
+export function sharedScenario(cells: readonly { scenario: string }[]): string | undefined {
+  const scenarios = new Set(cells.map((c) => c.scenario));
+  return scenarios.size === 1 ? [...scenarios][0] : undefined;
+}
+
 /** "per-call" when each call opened its own MCP session; null for the default, one per VU. */
 export function cellSession(cell: Pick<CellDto, "params">): "per-call" | null {
   return (cell.params as { session?: unknown } | null)?.session === "per-call" ? "per-call" : null;
@@ -41,16 +59,22 @@ export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string
 /** A closed-model load level as people say it: "1 VU", "50 VUs". */
 const vusLabel = (vus: number): string => `${vus} ${vus === 1 ? "VU" : "VUs"}`;
 
-/** An open-model load level as people say it: "1 call/s", "500 calls/s". */
-const rateLabel = (rate: number): string => `${rate} ${rate === 1 ? "call/s" : "calls/s"}`;
+/** An open-model load level as people say it: "1 call/s", "500 calls/s", "500 requests/s". */
+const rateLabel = (rate: number, scenario: string | undefined): string =>
+  `${rate} ${operationWord(scenario, rate)}/s`;
 
 /**
- * A load level of either model as people say it: "50 VUs" (closed), "500 calls/s" (open); null when
- * it has neither. `rate` may be absent (cells frozen in reports before the open model existed).
+ * A load level of either model as people say it: "50 VUs" (closed), "500 calls/s" (open; "500
+ * requests/s" when its scenario is a plain HTTP route); null when it has neither. `rate` may be
+ * absent (cells frozen in reports before the open model existed).
  */
-export function levelLabel(level: { vus: number | null; rate?: number | null }): string | null {
+export function levelLabel(level: {
+  vus: number | null;
+  rate?: number | null;
+  scenario?: string;
+}): string | null {
   const rate = level.rate ?? null;
-  if (rate !== null) return rateLabel(rate);
+  if (rate !== null) return rateLabel(rate, level.scenario);
   return level.vus === null ? null : vusLabel(level.vus);
 }
 

@@ -79,12 +79,14 @@ describe("overlayGroups", () => {
     expect(groups[0]!.lines.map((l) => l.cellId)).toEqual(["a", "d"]);
   });
 
-  it("names rounds when a group has more than one, and reaches the last second recorded", () => {
+  it("names rounds when a group has more than one, and ends at warm-up + duration", () => {
     const cells = [cell("a", 0, "go", 10), cell("b", 1, "go", 10, { round: 2 })];
-    const points = { a: series("a", [0, 1]), b: series("b", [0, 1, 2, 14]) };
+    // Second 12 holds the fraction of a second the load reached into, 14 a call still finishing.
+    const points = { a: series("a", [0, 1]), b: series("b", [0, 1, 2, 11, 12, 14]) };
     const [group] = overlayGroups(cells, points);
     expect(group!.lines.map((l) => l.label)).toEqual(["go · r1", "go · r2"]);
-    expect(group!.endSecond).toBe(14);
+    expect(group!.endSecond).toBe(12);
+    expect(overlayRows(group!, points, "rps").map((r) => r.second)).toEqual([0, 1, 2, 11]);
   });
 });
 

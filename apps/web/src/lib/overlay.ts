@@ -1,3 +1,4 @@
+import { chartedPoints } from "./charted";
 import { levelKey, runServers } from "./compare";
 import type { CellDto, PointDto } from "./dto";
 import { bytesToMb } from "./format";
@@ -12,7 +13,14 @@ export const overlayMetrics: { id: OverlayMetric; title: string; unit: string }[
   { id: "rss", title: "Server memory", unit: "RSS, MB" },
 ];
 
-export type OverlayLine = { cellId: string; label: string; serverName: string; round: number };
+export type OverlayLine = {
+  cellId: string;
+  label: string;
+  serverName: string;
+  round: number;
+  /** Warm-up + duration: the line stops before this second (`chartedPoints`). */
+  endSecond: number;
+};
 
 export type OverlayGroup = {
   key: string;
@@ -49,8 +57,9 @@ export function overlayGroups(
 ): OverlayGroup[] {
   const servers = runServers(cells, serverOrder);
   const groups = new Map<string, { label: string; cells: OverlayCell[] }>();
+  const charted = (cell: OverlayCell) => chartedPoints(points[cell.id] ?? [], cell);
   for (const cell of [...cells].sort((a, b) => a.index - b.index)) {
-    if ((points[cell.id]?.length ?? 0) === 0) continue;
+    if (charted(cell).length === 0) continue;
     const key = `${cell.scenario}\u0000${JSON.stringify(cell.params ?? {})}\u0000${levelKey(cell)}`;
     const what = workloadName(cell);
     const level = levelLabel(cell);
@@ -66,7 +75,7 @@ export function overlayGroups(
     const ordered = [...group.cells].sort(
       (a, b) => servers.indexOf(a.serverName) - servers.indexOf(b.serverName) || a.round - b.round,
     );
-    const lastSeen = Math.max(...ordered.map((c) => points[c.id]!.at(-1)!.second));
+    const lastSeen = Math.max(...ordered.map((c) => charted(c).at(-1)!.second));
     result.push({
       key,
       label: group.label,
@@ -77,6 +86,7 @@ export function overlayGroups(
         label: multiRound ? `${c.serverName} · r${c.round}` : c.serverName,
         serverName: c.serverName,
         round: c.round,
+        endSecond: c.warmupSeconds + c.durationSeconds,
       })),
     });
   }
@@ -101,7 +111,10 @@ export function overlayRows(
 ): ({ second: number } & Record<string, number | null>)[] {
   const bySecond = new Map<number, { second: number } & Record<string, number | null>>();
   for (const line of group.lines) {
-    for (const point of points[line.cellId] ?? []) {
+    for (const point of chartedPoints(points[line.cellId] ?? [], {
+      warmupSeconds: 0,
+      durationSeconds: line.endSecond,
+    })) {
       const row = bySecond.get(point.second) ?? { second: point.second };
       row[line.cellId] = reading[metric](point);
       bySecond.set(point.second, row);

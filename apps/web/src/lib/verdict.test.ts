@@ -74,6 +74,22 @@ describe("judgeRuns", () => {
     expect(verdict.outcome).toBe("pass");
   });
 
+  it("calls a change measured on a busy machine unclear, whatever the metric, but still judges errors", () => {
+    resetCells();
+    const baseline = rounds("go", 10, [1000, 1010, 990], 10);
+    const busy = rounds("go", 10, [800, 805, 795], 15).map((c) => ({ ...c, machineBusy: true }));
+    const verdict = judgeRuns(baseline, busy, 10);
+    for (const metric of ["opsRps", "p99Ms"]) {
+      expect(verdict.checks.find((c) => c.metric === metric)).toMatchObject({
+        outcome: "unclear",
+        note: expect.stringMatching(/machine was busy/),
+      });
+    }
+    expect(verdict.outcome).toBe("pass");
+    // The same drop on a quiet machine fails.
+    expect(judgeRuns(baseline, rounds("go", 10, [800, 805, 795], 15), 10).outcome).toBe("fail");
+  });
+
   it("matches by workload, server and level of either model, lists what only one run measured, and is inconclusive with no match", () => {
     resetCells();
     const baseline = [

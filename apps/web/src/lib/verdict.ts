@@ -125,6 +125,7 @@ function judge(
   candidate: Stat,
   tolerancePct: number,
   k6Saturated: boolean,
+  machineBusy = false,
 ): Pick<VerdictCheck, "changePct" | "separation" | "outcome" | "note"> {
   const points = metric === "errorPct";
   const sep = separation(baseline, candidate);
@@ -144,6 +145,14 @@ function judge(
   const singleRound = baseline.n < 2 || candidate.n < 2;
   if (Math.abs(changePct) <= (points ? ERROR_TOLERANCE_POINTS : tolerancePct)) {
     return { changePct, separation: sep, outcome: "unchanged", note: null };
+  }
+  if (!points && machineBusy) {
+    return {
+      changePct,
+      separation: sep,
+      outcome: "unclear",
+      note: "the machine was busy with other work in some rounds: the change may be its doing",
+    };
   }
   if (metric === "opsRps" && k6Saturated) {
     return {
@@ -199,6 +208,7 @@ export function judgeRuns(
       continue;
     }
     const saturated = b.group.k6SaturatedRounds > 0 || c.group.k6SaturatedRounds > 0;
+    const busy = b.group.machineBusyRounds > 0 || c.group.machineBusyRounds > 0;
     for (const metric of Object.keys(verdictMetrics) as VerdictMetric[]) {
       const baseline = metric === "errorPct" ? (baseErrors.get(key) ?? null) : b.group[metric];
       const candidate = metric === "errorPct" ? (candErrors.get(key) ?? null) : c.group[metric];
@@ -208,7 +218,7 @@ export function judgeRuns(
         metric,
         baseline,
         candidate,
-        ...judge(metric, baseline, candidate, tolerancePct, saturated),
+        ...judge(metric, baseline, candidate, tolerancePct, saturated, busy),
       });
     }
   }

@@ -21,3 +21,16 @@ export function toServerInfo(entry: CatalogEntry): TServerInfo {
 export function toCatalogView(servers: Pick<TServerInfo, "name" | "tools">[]): CatalogView {
   return { servers: servers.map(({ name, tools }) => ({ name, tools })) };
 }
+
+/**
+ * The catalog's server names in its order, each followed by its variants: what the charts' server
+ * colours follow (lib/colours), on every page alike. A manifest that does not read (the form says
+ * which) leaves the colours to the servers' names rather than failing a page of results.
+ */
+export function catalogServerNames(): string[] {
+  try {
+    return getServerCatalog().map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}

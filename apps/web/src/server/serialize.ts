@@ -1,5 +1,6 @@
 import { heldSessions, rssPerSession, type TMatrixSpec, type TRunListItem } from "@perflab/contracts";
 import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
+import { isMachineBusy, otherCpuPct } from "@perflab/metrics";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 import type { ReportCellDto } from "../lib/report-dto";
 
@@ -29,7 +30,9 @@ export function serializeRun(run: Run & { apiToken?: RunToken | null }): RunDto 
   };
 }
 
-export function serializeRunListItem(run: Run & { apiToken: Pick<ApiToken, "name"> | null }): RunListItemDto {
+export function serializeRunListItem(
+  run: Run & { apiToken: Pick<ApiToken, "name"> | null; _count: { cells: number } },
+): RunListItemDto {
   const spec = run.spec as Partial<TMatrixSpec> | null;
   return {
     id: run.id,
@@ -43,6 +46,8 @@ export function serializeRunListItem(run: Run & { apiToken: Pick<ApiToken, "name
     finishedAt: iso(run.finishedAt),
     servers: Array.isArray(spec?.servers) ? spec.servers : [],
     tokenName: run.apiToken?.name ?? null,
+    // Counted with a filter: the cells that succeeded (see listRuns).
+    cellsSucceeded: run._count.cells,
   };
 }
 
@@ -97,6 +102,24 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
   };
 }
 
+/**
+ * Other work on the machine while the cell measured. Only a local cell's server, k6 and machine
+ * CPU come from one machine's /proc; a container's CPU is the engine's figure, and k6 may run
+ * elsewhere.
+ */
+function otherWork(cell: Cell & { summary?: CellSummary | null }) {
+  const cores = (cell.hostFingerprint as { cores?: unknown } | null)?.cores;
+  if (cell.driver !== "local" || !cell.summary || typeof cores !== "number")
+    return { otherCpuPct: null, machineBusy: false };
+  const cpu = {
+    k6CpuAvgPct: cell.summary.k6CpuAvgPct,
+    serverCpuAvgPct: cell.summary.cpuAvgPct,
+    hostCpuAvgPct: cell.summary.hostCpuAvgPct,
+    cores,
+  };
+  return { otherCpuPct: otherCpuPct(cpu), machineBusy: isMachineBusy(cpu) };
+}
+
 export function serializeCell(cell: Cell & { summary?: CellSummary | null }): CellDto {
   const loadLevel = cell.loadLevel as { vus?: unknown; rate?: unknown; maxVus?: unknown } | null;
   const int = (v: unknown) => (typeof v === "number" ? v : null);
@@ -134,6 +157,7 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     exitSignal: cell.exitSignal,
     oomKilled: cell.oomKilled,
     k6Saturated: cell.k6Saturated,
+    ...otherWork(cell),
     error: cell.error,
     logTail: cell.logTail,
     startedAt: iso(cell.startedAt),

@@ -6,9 +6,10 @@ import { EmptyState } from "@/components/empty-state";
 import { PageTitle } from "@/components/page-title";
 import { RunSummary } from "@/components/run-summary";
 import { StatusBadge } from "@/components/status-badge";
-import { link, panel, table, tbody, td, th } from "@/components/ui";
+import { link, scrollPanel, table, tbody, td, th } from "@/components/ui";
 import { mergeRuns } from "@/lib/compare";
 import { formatDateTime } from "@/lib/format";
+import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { getRunsToCompare, MAX_RUNS_TO_COMPARE } from "@/server/operations/get-runs-to-compare";
 
@@ -40,6 +41,7 @@ export default async function ComparePage({ searchParams }: Props) {
   }
   const { runs, unknown } = await getRunsToCompare({ db: getDb(), runIds });
   const { cells, serverOrder, tags } = mergeRuns(runs);
+  const catalog = catalogServerNames();
   return (
     <div className="space-y-8" data-testid="compare-runs">
       <PageTitle title="Compare runs" />
@@ -49,7 +51,7 @@ export default async function ComparePage({ searchParams }: Props) {
           {unknown.length === 1 ? "it" : "them"} out.
         </p>
       )}
-      <section aria-label="Runs" className={`${panel} overflow-x-auto`}>
+      <section aria-label="Runs" className={scrollPanel}>
         <table className={table} data-testid="compare-runs-table">
           <thead>
             <tr>
@@ -83,8 +85,8 @@ export default async function ComparePage({ searchParams }: Props) {
       </section>
       {runs.length >= 2 ? (
         <>
-          <ComparisonSection cells={cells} serverOrder={serverOrder} />
-          <RunSummary cells={cells} />
+          <ComparisonSection cells={cells} serverOrder={serverOrder} catalog={catalog} />
+          <RunSummary cells={cells} catalog={catalog} />
         </>
       ) : (
         <p className="text-sm text-zinc-600 dark:text-zinc-400">

@@ -8,7 +8,11 @@ export async function listRuns({ db, limit = 50 }: { db: Db; limit?: number }): 
   const runs = await db.run.findMany({
     orderBy: { createdAt: "desc" },
     take: Math.min(Math.max(limit, 1), 200),
-    include: { apiToken: { select: { name: true } } },
+    include: {
+      apiToken: { select: { name: true } },
+      // What an ended run's progress bar counts: a cancelled run's cells mostly never ran.
+      _count: { select: { cells: { where: { status: "succeeded" } } } },
+    },
   });
   return runs.map(serializeRunListItem);
 }

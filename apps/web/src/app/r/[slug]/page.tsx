@@ -11,6 +11,8 @@ import { RunSummary } from "@/components/run-summary";
 import { link } from "@/components/ui";
 import { isComparable } from "@/lib/compare";
 import { formatDateTime } from "@/lib/format";
+import { succeededCells } from "@/lib/progress";
+import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { getReport } from "@/server/operations/get-report";
@@ -44,6 +46,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function ReportPage({ params }: Props) {
   const report = await load((await params).slug);
   const { run, cells } = report.snapshot;
+  const catalog = catalogServerNames();
   return (
     <div className="space-y-8" data-testid="report">
       <div
@@ -76,13 +79,21 @@ export default async function ReportPage({ params }: Props) {
       <RunHeader
         run={run}
         connection="closed"
+        succeeded={succeededCells(cells)}
         actions={<ExportCsv href={`/api/v1/reports/${report.slug}/cells.csv`} />}
       />
-      {isComparable(cells) && <ComparisonSection cells={cells} serverOrder={run.spec.servers ?? []} />}
-      {report.snapshot.points && (
-        <OverlayCharts cells={cells} points={report.snapshot.points} serverOrder={run.spec.servers ?? []} />
+      {isComparable(cells) && (
+        <ComparisonSection cells={cells} serverOrder={run.spec.servers ?? []} catalog={catalog} />
       )}
-      <RunSummary cells={cells} />
+      {report.snapshot.points && (
+        <OverlayCharts
+          cells={cells}
+          points={report.snapshot.points}
+          serverOrder={run.spec.servers ?? []}
+          catalog={catalog}
+        />
+      )}
+      <RunSummary cells={cells} catalog={catalog} />
       <CellEnvironment cells={cells} requestedLimits={run.spec.limits} />
     </div>
   );

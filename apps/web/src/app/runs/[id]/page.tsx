@@ -5,6 +5,7 @@ import { RunSummary } from "@/components/run-summary";
 import { RunView } from "@/components/run-view";
 import { VerdictPanel } from "@/components/verdict-panel";
 import { DEFAULT_TOLERANCE_PCT } from "@/lib/verdict";
+import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { getRun } from "@/server/operations/get-run";
@@ -54,15 +55,16 @@ export default async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
   const { run, cells } = await load(id);
   const caller = await pageCaller();
+  const catalog = catalogServerNames();
   const verdict =
     run.baselineRunId && !["queued", "running"].includes(run.status)
       ? await verdictOf(run.id, toleranceOf(await searchParams))
       : null;
   return (
     <div className="space-y-8">
-      <RunView run={run} cells={cells} signedIn={caller !== null} />
+      <RunView run={run} cells={cells} catalog={catalog} signedIn={caller !== null} />
       {verdict && <VerdictPanel verdict={verdict} />}
-      <RunSummary cells={cells} />
+      <RunSummary cells={cells} catalog={catalog} />
     </div>
   );
 }

@@ -105,7 +105,7 @@ try {
     }
   });
   console.log(
-    `\n  perflab is running: http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}\n  (Ctrl-C stops it; data stays in .perflab/data)\n`,
+    `\n  perflab is running: http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}\n  (Ctrl-C stops it; data stays in ${path.relative(process.cwd(), dataDir) || dataDir})\n`,
   );
 } catch (error) {
   console.error(`perflab could not start: ${(error as Error).message}`);

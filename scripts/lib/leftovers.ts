@@ -6,14 +6,34 @@
  * kernel has since given to another process is left alone.
  */
 import { readFileSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { processAlive, processStartTime } from "@perflab/contracts/processes";
 
 type Recorded = { name: string; pid: number; start: string | null };
-type StackFile = { stack: Recorded; services: Recorded[] };
+type StackFile = { bootId: string | null; stack: Recorded; services: Recorded[] };
 
+/** This boot's id: pids and start times (ticks since boot) name a process within one boot only. */
+function bootId(): string | null {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** A zombie has exited: its start time stays in /proc until a parent that may never come reaps it. */
+function zombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** Still the recorded process, and running. An entry whose start time is unknown is never signalled. */
 function alive(entry: Recorded): boolean {
-  return processAlive(entry.pid, entry.start);
+  return entry.start !== null && processAlive(entry.pid, entry.start) && !zombie(entry.pid);
 }
 
 function readStackFile(file: string): StackFile | null {
@@ -33,7 +53,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function stopLeftovers(file: string, graceMs = 15_000): Promise<string[]> {
   const earlier = readStackFile(file);
-  if (!earlier) return [];
+  // Written before the last reboot: every process it names is gone, and its pids are others' now.
+  if (!earlier || earlier.bootId !== bootId()) {
+    await rm(file, { force: true });
+    return [];
+  }
   if (earlier.stack.pid !== process.pid && alive(earlier.stack)) {
     throw new Error(
       `perflab is already running from this directory (pid ${earlier.stack.pid}); stop it first (Ctrl-C, or kill ${earlier.stack.pid})`,
@@ -53,7 +77,8 @@ export async function stopLeftovers(file: string, graceMs = 15_000): Promise<str
       try {
         process.kill(entry.pid, "SIGKILL");
       } catch {}
-      while (alive(entry)) await sleep(50);
+      const killDeadline = Date.now() + 5_000;
+      while (alive(entry) && Date.now() < killDeadline) await sleep(50);
     }
     stopped.push(`${entry.name} (pid ${entry.pid})`);
   }
@@ -65,8 +90,11 @@ export async function stopLeftovers(file: string, graceMs = 15_000): Promise<str
 export async function recordServices(file: string, services: { name: string; pid: number }[]) {
   const entry = (name: string, pid: number): Recorded => ({ name, pid, start: processStartTime(pid) });
   const content: StackFile = {
+    bootId: bootId(),
     stack: entry("stack", process.pid),
     services: services.map((s) => entry(s.name, s.pid)),
   };
-  await writeFile(file, `${JSON.stringify(content, null, 2)}\n`);
+  // Whole or not at all: a kill -9 mid-write must not leave a file that names nobody.
+  await writeFile(`${file}.tmp`, `${JSON.stringify(content, null, 2)}\n`);
+  await rename(`${file}.tmp`, file);
 }

@@ -6,9 +6,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { processAlive } from "@perflab/contracts/processes";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { recordServices, stopLeftovers } from "../../scripts/lib/leftovers.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
 import { ownWorkerEnv, until } from "./helpers.ts";
 
@@ -101,4 +103,38 @@ describe("the quick-start stack", () => {
     expect(await second.exited).toBe(0);
     expect(aliveOnes(services)).toEqual([]);
   }, 300_000);
+
+  it("signals no process it cannot prove is the one recorded: another boot's file, an unknown start time", async () => {
+    const dir = path.join(inject("tmpDir"), "stack-proof");
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, "stack.json");
+    const bystander = spawn("sleep", ["60"], { stdio: "ignore" });
+    started.push(bystander);
+    try {
+      // Recorded as this boot's: the bystander would be stopped...
+      await recordServices(file, [{ name: "redis", pid: bystander.pid! }]);
+      const recorded = JSON.parse(await readFile(file, "utf8")) as {
+        bootId: string;
+        stack: Recorded;
+        services: Recorded[];
+      };
+      const dead = { ...recorded, stack: { ...recorded.stack, pid: 999_999_999 } };
+      // ...but not from a file written before a reboot,
+      await writeFile(file, JSON.stringify({ ...dead, bootId: "another-boot" }));
+      expect(await stopLeftovers(file, 1_000)).toEqual([]);
+      // nor when its start time is unknown,
+      const unknown = { ...dead, services: [{ ...recorded.services[0]!, start: null }] };
+      await writeFile(file, JSON.stringify(unknown));
+      expect(await stopLeftovers(file, 1_000)).toEqual([]);
+      expect(bystander.exitCode === null && bystander.signalCode === null).toBe(true);
+      // and a stack still running is refused rather than robbed of its services.
+      await writeFile(file, JSON.stringify({ ...recorded, stack: { ...recorded.services[0]! } }));
+      await expect(stopLeftovers(file, 1_000)).rejects.toThrow(/already running/);
+      // The same record with the dead stack: the bystander is stopped.
+      await writeFile(file, JSON.stringify(dead));
+      expect(await stopLeftovers(file, 1_000)).toEqual([`redis (pid ${bystander.pid})`]);
+    } finally {
+      bystander.kill("SIGKILL");
+    }
+  });
 });

@@ -23,6 +23,7 @@ import {
   type CellSummaryData,
   cellSummaryRecord,
   isLoadGeneratorSaturated,
+  otherWorkMeasured,
 } from "@perflab/metrics";
 import type { Redis } from "ioredis";
 import { withDbRetry } from "./db-retry.ts";
@@ -453,6 +454,7 @@ export async function runCell(
       serverCpuAvgPct: summary.cpuAvgPct,
       hostCpuAvgPct: summary.hostCpuAvgPct,
       cores: (started.machine ?? hostFingerprint(env.PERFLAB_HOST_ID)).cores,
+      otherWorkMeasured: otherWorkMeasured(cell.driver, needsFixtures(scenarioId, params)),
     });
     // The drops of the measured window, from the per-second lines, as every other number of the summary.
     const droppedCalls = "rate" in level ? (summary.droppedCalls ?? k6DroppedCalls(k6Result.summary)) : null;

@@ -153,7 +153,7 @@ export const ZCellDto = z.object({
     .number()
     .nullable()
     .describe(
-      "CPU the machine spent on anything but the server and k6 while the cell measured, in % of one core (machine CPU × cores − server − k6); null where they did not share one measured machine (the docker driver) or before the cell has a summary.",
+      "CPU the machine spent on anything but the server and k6 while the cell measured, in % of one core (machine CPU × cores − server − k6); null where perflab cannot tell (the docker driver; a tool or route that calls the fixtures, whose CPU is the cell's but not its server's) or before the cell has a summary.",
     ),
   machineBusy: z
     .boolean()

@@ -1,6 +1,12 @@
 import type { TK6IntervalLine } from "@perflab/contracts";
 import { describe, expect, it } from "vitest";
-import { CellAggregator, isLoadGeneratorSaturated, isMachineBusy, otherCpuPct } from "./cell-aggregator.ts";
+import {
+  CellAggregator,
+  isLoadGeneratorSaturated,
+  isMachineBusy,
+  otherCpuPct,
+  otherWorkMeasured,
+} from "./cell-aggregator.ts";
 import { createLatencyHistogram, encodeHistogram } from "./histogram.ts";
 
 function hist(valuesUs: number[]): string {
@@ -363,5 +369,14 @@ describe("other work on the machine", () => {
       false,
     );
     expect(isMachineBusy({ k6CpuAvgPct: 50, serverCpuAvgPct: 50, hostCpuAvgPct: 75, cores: 2 })).toBe(true);
+  });
+
+  it("is not known where the cell's own processes are not all counted (docker, fixtures)", () => {
+    const cpu = { k6CpuAvgPct: 61, serverCpuAvgPct: 55, hostCpuAvgPct: 98, cores: 2 };
+    expect(otherCpuPct({ ...cpu, otherWorkMeasured: false })).toBeNull();
+    expect(isMachineBusy({ ...cpu, otherWorkMeasured: false })).toBe(false);
+    expect(otherWorkMeasured("local", false)).toBe(true);
+    expect(otherWorkMeasured("local", true)).toBe(false);
+    expect(otherWorkMeasured("docker", false)).toBe(false);
   });
 });

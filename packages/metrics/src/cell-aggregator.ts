@@ -456,7 +456,20 @@ type CellCpu = {
   /** % of the whole machine (100 = every core busy), over the measured window. */
   hostCpuAvgPct: number | null;
   cores: number;
+  /**
+   * Whether the machine's CPU less the server's and k6's is other work: false where the cell's own
+   * processes are not all counted (the docker driver's engine, the fixtures a tool calls).
+   */
+  otherWorkMeasured?: boolean;
 };
+
+/**
+ * Only a local cell's server, k6 and machine CPU come from one machine's /proc with nothing of the
+ * cell left out: a container's CPU is the engine's figure, k6 may run elsewhere, and the fixtures
+ * (product API, Redis, Postgres) that I/O tools call work for the cell without being its server.
+ */
+export const otherWorkMeasured = (driver: string, usesFixtures: boolean) =>
+  driver === "local" && !usesFixtures;
 
 /**
  * CPU the machine spent on anything but the server and k6 during the measured window, in % of one
@@ -464,7 +477,7 @@ type CellCpu = {
  */
 export function otherCpuPct(input: CellCpu): number | null {
   const { k6CpuAvgPct: k6, serverCpuAvgPct: server, hostCpuAvgPct: host, cores } = input;
-  if (k6 === null || server === null || host === null) return null;
+  if (input.otherWorkMeasured === false || k6 === null || server === null || host === null) return null;
   return Math.max(0, host * cores - server - k6);
 }
 

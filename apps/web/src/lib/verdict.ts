@@ -146,7 +146,8 @@ function judge(
   if (Math.abs(changePct) <= (points ? ERROR_TOLERANCE_POINTS : tolerancePct)) {
     return { changePct, separation: sep, outcome: "unchanged", note: null };
   }
-  if (!points && machineBusy) {
+  // CPU contention moves throughput and latency; memory and errors are judged as measured.
+  if ((metric === "opsRps" || metric === "p99Ms") && machineBusy) {
     return {
       changePct,
       separation: sep,

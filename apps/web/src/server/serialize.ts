@@ -1,6 +1,12 @@
-import { heldSessions, rssPerSession, type TMatrixSpec, type TRunListItem } from "@perflab/contracts";
+import {
+  heldSessions,
+  needsFixtures,
+  rssPerSession,
+  type TMatrixSpec,
+  type TRunListItem,
+} from "@perflab/contracts";
 import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
-import { isMachineBusy, otherCpuPct } from "@perflab/metrics";
+import { isMachineBusy, otherCpuPct, otherWorkMeasured } from "@perflab/metrics";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 import type { ReportCellDto } from "../lib/report-dto";
 
@@ -102,20 +108,16 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
   };
 }
 
-/**
- * Other work on the machine while the cell measured. Only a local cell's server, k6 and machine
- * CPU come from one machine's /proc; a container's CPU is the engine's figure, and k6 may run
- * elsewhere.
- */
+/** Other work on the machine while the cell measured, where perflab can tell (`otherWorkMeasured`). */
 function otherWork(cell: Cell & { summary?: CellSummary | null }) {
   const cores = (cell.hostFingerprint as { cores?: unknown } | null)?.cores;
-  if (cell.driver !== "local" || !cell.summary || typeof cores !== "number")
-    return { otherCpuPct: null, machineBusy: false };
+  if (!cell.summary || typeof cores !== "number") return { otherCpuPct: null, machineBusy: false };
   const cpu = {
     k6CpuAvgPct: cell.summary.k6CpuAvgPct,
     serverCpuAvgPct: cell.summary.cpuAvgPct,
     hostCpuAvgPct: cell.summary.hostCpuAvgPct,
     cores,
+    otherWorkMeasured: otherWorkMeasured(cell.driver, needsFixtures(cell.scenario, cell.params)),
   };
   return { otherCpuPct: otherCpuPct(cpu), machineBusy: isMachineBusy(cpu) };
 }

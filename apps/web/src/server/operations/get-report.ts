@@ -43,6 +43,9 @@ export async function getReport({
         ...cell,
         rate: cell.rate ?? null,
         maxVus: cell.maxVus ?? null,
+        // ...and before the machine's other work was: unknown, not flagged.
+        otherCpuPct: cell.otherCpuPct ?? null,
+        machineBusy: cell.machineBusy ?? false,
         // ...and before held sessions were reported: the same numbers, from what the cell kept.
         heldSessions: cell.heldSessions ?? heldSessions(cell.params, cell.vus),
         rssPerSessionBytes:

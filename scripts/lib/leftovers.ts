@@ -31,8 +31,11 @@ function zombie(pid: number): boolean {
   }
 }
 
-/** Still the recorded process, and running. An entry whose start time is unknown is never signalled. */
-function alive(entry: Recorded): boolean {
+/**
+ * Still the recorded process, and running (a zombie has exited). An entry whose start time is
+ * unknown is never taken for it, so never signalled.
+ */
+export function alive(entry: Recorded): boolean {
   return entry.start !== null && processAlive(entry.pid, entry.start) && !zombie(entry.pid);
 }
 

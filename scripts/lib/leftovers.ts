@@ -21,22 +21,12 @@ function bootId(): string | null {
   }
 }
 
-/** A zombie has exited: its start time stays in /proc until a parent that may never come reaps it. */
-function zombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Still the recorded process, and running (a zombie has exited). An entry whose start time is
- * unknown is never taken for it, so never signalled.
+ * Still the recorded process, and running. An entry whose start time is unknown is never taken for
+ * it, so never signalled.
  */
 export function alive(entry: Recorded): boolean {
-  return entry.start !== null && processAlive(entry.pid, entry.start) && !zombie(entry.pid);
+  return entry.start !== null && processAlive(entry.pid, entry.start);
 }
 
 function readStackFile(file: string): StackFile | null {

@@ -18,8 +18,9 @@ export type OverlayLine = {
   label: string;
   serverName: string;
   round: number;
-  /** Warm-up + duration: the line stops before this second (`chartedPoints`). */
-  endSecond: number;
+  /** The cell's window: the line stops before warm-up + duration (`chartedPoints`). */
+  warmupSeconds: number;
+  durationSeconds: number;
 };
 
 export type OverlayGroup = {
@@ -86,7 +87,8 @@ export function overlayGroups(
         label: multiRound ? `${c.serverName} · r${c.round}` : c.serverName,
         serverName: c.serverName,
         round: c.round,
-        endSecond: c.warmupSeconds + c.durationSeconds,
+        warmupSeconds: c.warmupSeconds,
+        durationSeconds: c.durationSeconds,
       })),
     });
   }
@@ -111,10 +113,7 @@ export function overlayRows(
 ): ({ second: number } & Record<string, number | null>)[] {
   const bySecond = new Map<number, { second: number } & Record<string, number | null>>();
   for (const line of group.lines) {
-    for (const point of chartedPoints(points[line.cellId] ?? [], {
-      warmupSeconds: 0,
-      durationSeconds: line.endSecond,
-    })) {
+    for (const point of chartedPoints(points[line.cellId] ?? [], line)) {
       const row = bySecond.get(point.second) ?? { second: point.second };
       row[line.cellId] = reading[metric](point);
       bySecond.set(point.second, row);

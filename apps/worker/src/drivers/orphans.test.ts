@@ -31,6 +31,24 @@ describe("owner markers", () => {
     const exited = spawnSync("true").pid!;
     expect(ownerAlive(exited, null)).toBe(false);
   });
+
+  it("count an exited process that nobody has reaped (a zombie) as gone", async () => {
+    // A parent that forks a child which exits at once, and never waits for it: the child stays a zombie.
+    const script =
+      "import os, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(5)";
+    const parent = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      const start = processStartTime(pid);
+      expect(start, "the zombie keeps its /proc entry").not.toBeNull();
+      expect(ownerAlive(pid, start)).toBe(false);
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
 });
 
 describe("reaping processes left by dead workers", () => {

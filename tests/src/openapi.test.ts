@@ -140,6 +140,23 @@ describe("responses conform to the document", () => {
     expectConforms(body, "/api/v1/matrices", "post", 422, "application/problem+json");
     const fields = (body as { errors: { field: string }[] }).errors.map((e) => e.field);
     expect(fields).toEqual(expect.arrayContaining(["servers.0", "loadLevels.0.vus"]));
+    // A field not even of its type and a scenario's bad parameters come in the same answer.
+    const mixed = await api("/api/v1/matrices", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        ...tinyMatrix,
+        durationSec: "soon",
+        scenarios: [
+          { id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "hi" }, thinkMs: -1 } },
+        ],
+      }),
+    });
+    expect(mixed.response.status).toBe(422);
+    expect((mixed.body as { errors: { field: string }[] }).errors.map((e) => e.field).sort()).toEqual([
+      "durationSec",
+      "scenarios.0.params.thinkMs",
+    ]);
     expect(await testDb().run.count()).toBe(before);
   });
 

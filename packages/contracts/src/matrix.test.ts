@@ -149,6 +149,25 @@ describe("matrix spec", () => {
     });
   });
 
+  it("names a scenario's parameter errors in the same answer as a field that is not of its type", () => {
+    const fields = errorsOf({
+      ...valid,
+      durationSec: "abc",
+      loadLevels: [{ vus: true }],
+      scenarios: [
+        { id: "mcp-tool-call", params: { tool: "echo", arguments: "{bad", thinkMs: -5 } },
+        { id: "nope", params: {} },
+      ],
+    }).map((e) => e.field);
+    expect(fields.sort()).toEqual([
+      "durationSec",
+      "loadLevels.0.vus",
+      "scenarios.0.params.arguments",
+      "scenarios.0.params.thinkMs",
+      "scenarios.1.id",
+    ]);
+  });
+
   it("names a misspelt or unknown field instead of dropping it", () => {
     expect(errorsOf({ ...valid, warmup: 10 })).toEqual([
       { field: "warmup", message: "is not a known field" },

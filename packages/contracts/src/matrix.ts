@@ -149,6 +149,36 @@ export const ZMatrixSpecInput = z.strictObject({
 
 export type TMatrixSpecInput = z.input<typeof ZMatrixSpecInput>;
 
+/**
+ * A scenario selection checked against the scenario catalog on its own, so its parameters' errors
+ * (tool arguments, think time) come in the same answer as every other field's: zod runs a
+ * refinement of the whole spec only once all of it is of its type, which a refinement of each
+ * array element does not wait for.
+ */
+const ZCheckedScenario = ZScenarioSelection.superRefine((scenario, ctx) => {
+  if (!(scenarioIds as string[]).includes(scenario.id)) {
+    ctx.addIssue({ code: "custom", path: ["id"], message: `unknown scenario "${scenario.id}"` });
+    return;
+  }
+  const params = scenarioCatalog[scenario.id as keyof typeof scenarioCatalog].params.safeParse(
+    scenario.params,
+  );
+  if (params.success) return;
+  for (const issue of params.error.issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["params", ...issue.path, key],
+          message: "is not a known field",
+        });
+      }
+      continue;
+    }
+    ctx.addIssue({ code: "custom", path: ["params", ...issue.path], message: issue.message });
+  }
+});
+
 export type CatalogView = { servers: { name: string; tools: string[] }[] };
 
 /**
@@ -157,102 +187,83 @@ export type CatalogView = { servers: { name: string; tools: string[] }[] };
  */
 export function createMatrixSpecSchema(catalog: CatalogView) {
   const servers = new Map(catalog.servers.map((s) => [s.name, s]));
-  return ZMatrixSpecInput.superRefine((spec, ctx) => {
-    const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * spec.rounds;
-    if (cells > MAX_MATRIX_CELLS) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["loadLevels"],
-        message: `the matrix has ${cells} cells (servers × scenarios × load levels × rounds); at most ${MAX_MATRIX_CELLS}`,
-      });
-    }
-    const hours = (cells * (spec.durationSec + spec.warmupSec + spec.cooldownSec)) / 3600;
-    if (cells <= MAX_MATRIX_CELLS && hours > MAX_MATRIX_HOURS) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["durationSec"],
-        message: `the matrix would run for ${Math.round(hours)} hours; at most ${MAX_MATRIX_HOURS} (7 days) per run`,
-      });
-    }
-    spec.servers.forEach((name, i) => {
-      if (!servers.has(name))
-        ctx.addIssue({ code: "custom", path: ["servers", i], message: `unknown server "${name}"` });
-    });
-    if (new Set(spec.servers).size !== spec.servers.length) {
-      ctx.addIssue({ code: "custom", path: ["servers"], message: "servers must not repeat" });
-    }
-    const levels = new Set<string>();
-    spec.loadLevels.forEach((level, i) => {
-      const key = loadLevelKey(level);
-      if (levels.has(key))
-        ctx.addIssue({ code: "custom", path: ["loadLevels", i], message: "is listed twice" });
-      levels.add(key);
-    });
-    spec.scenarios.forEach((scenario, i) => {
-      if (!(scenarioIds as string[]).includes(scenario.id)) {
+  return ZMatrixSpecInput.extend({
+    scenarios: z.array(ZCheckedScenario).min(1, "choose at least one scenario"),
+  })
+    .superRefine((spec, ctx) => {
+      const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * spec.rounds;
+      if (cells > MAX_MATRIX_CELLS) {
         ctx.addIssue({
           code: "custom",
-          path: ["scenarios", i, "id"],
-          message: `unknown scenario "${scenario.id}"`,
+          path: ["loadLevels"],
+          message: `the matrix has ${cells} cells (servers × scenarios × load levels × rounds); at most ${MAX_MATRIX_CELLS}`,
         });
-        return;
       }
-      const entry = scenarioCatalog[scenario.id as keyof typeof scenarioCatalog];
-      const params = entry.params.safeParse(scenario.params);
-      if (!params.success) {
-        for (const issue of params.error.issues) {
-          if (issue.code === "unrecognized_keys") {
-            for (const key of issue.keys) {
-              ctx.addIssue({
-                code: "custom",
-                path: ["scenarios", i, "params", ...issue.path, key],
-                message: "is not a known field",
-              });
-            }
-            continue;
+      const hours = (cells * (spec.durationSec + spec.warmupSec + spec.cooldownSec)) / 3600;
+      if (cells <= MAX_MATRIX_CELLS && hours > MAX_MATRIX_HOURS) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["durationSec"],
+          message: `the matrix would run for ${Math.round(hours)} hours; at most ${MAX_MATRIX_HOURS} (7 days) per run`,
+        });
+      }
+      spec.servers.forEach((name, i) => {
+        if (!servers.has(name))
+          ctx.addIssue({ code: "custom", path: ["servers", i], message: `unknown server "${name}"` });
+      });
+      if (new Set(spec.servers).size !== spec.servers.length) {
+        ctx.addIssue({ code: "custom", path: ["servers"], message: "servers must not repeat" });
+      }
+      const levels = new Set<string>();
+      spec.loadLevels.forEach((level, i) => {
+        const key = loadLevelKey(level);
+        if (levels.has(key))
+          ctx.addIssue({ code: "custom", path: ["loadLevels", i], message: "is listed twice" });
+        levels.add(key);
+      });
+      spec.scenarios.forEach((scenario, i) => {
+        // The scenario itself and its parameters were checked element by element (see ZCheckedScenario).
+        if (!(scenarioIds as string[]).includes(scenario.id)) return;
+        const params = scenarioCatalog[scenario.id as keyof typeof scenarioCatalog].params.safeParse(
+          scenario.params,
+        );
+        if (!params.success) return;
+        // Sessions held and think time shape a closed loop of VUs; an open-model level starts calls by
+        // the clock, from a pool of VUs that a pause would only exhaust.
+        const holds = params.data as { sessionsPerVu?: number; thinkMs?: number };
+        if (spec.loadLevels.some((level) => "rate" in level)) {
+          for (const key of ["sessionsPerVu", "thinkMs"] as const) {
+            if (holds[key] === undefined) continue;
+            ctx.addIssue({
+              code: "custom",
+              path: ["scenarios", i, "params", key],
+              message:
+                "needs closed-model levels (VUs): an open-model level (rate) starts calls by the clock",
+            });
           }
-          ctx.addIssue({
-            code: "custom",
-            path: ["scenarios", i, "params", ...issue.path],
-            message: issue.message,
-          });
         }
-        return;
-      }
-      // Sessions held and think time shape a closed loop of VUs; an open-model level starts calls by
-      // the clock, from a pool of VUs that a pause would only exhaust.
-      const holds = params.data as { sessionsPerVu?: number; thinkMs?: number };
-      if (spec.loadLevels.some((level) => "rate" in level)) {
-        for (const key of ["sessionsPerVu", "thinkMs"] as const) {
-          if (holds[key] === undefined) continue;
-          ctx.addIssue({
-            code: "custom",
-            path: ["scenarios", i, "params", key],
-            message: "needs closed-model levels (VUs): an open-model level (rate) starts calls by the clock",
-          });
+        // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
+        const tool = "tool" in params.data ? params.data.tool : null;
+        if (tool === null) return;
+        for (const name of spec.servers) {
+          const server = servers.get(name);
+          if (server && server.tools.length > 0 && !server.tools.includes(tool)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["scenarios", i, "params", "tool"],
+              message: `server "${name}" has no tool "${tool}"`,
+            });
+          }
         }
-      }
-      // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
-      const tool = "tool" in params.data ? params.data.tool : null;
-      if (tool === null) return;
-      for (const name of spec.servers) {
-        const server = servers.get(name);
-        if (server && server.tools.length > 0 && !server.tools.includes(tool)) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["scenarios", i, "params", "tool"],
-            message: `server "${name}" has no tool "${tool}"`,
-          });
-        }
-      }
-    });
-  }).transform((spec) => ({
-    ...spec,
-    scenarios: spec.scenarios.map((s) => ({
-      id: s.id,
-      params: scenarioCatalog[s.id as keyof typeof scenarioCatalog].params.parse(s.params),
-    })),
-  }));
+      });
+    })
+    .transform((spec) => ({
+      ...spec,
+      scenarios: spec.scenarios.map((s) => ({
+        id: s.id,
+        params: scenarioCatalog[s.id as keyof typeof scenarioCatalog].params.parse(s.params),
+      })),
+    }));
 }
 
 export type TMatrixSpec = z.output<ReturnType<typeof createMatrixSpecSchema>>;

@@ -9,3 +9,4 @@ export * from "./scenarios.ts";
 export * from "./server-manifest.ts";
 export * from "./tokens.ts";
 export * from "./upload.ts";
+export * from "./workers.ts";

@@ -22,9 +22,12 @@ import {
 import { capitalized, operationWord } from "@/lib/labels";
 import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList } from "@/lib/matrix-preview";
 import { validateSpec } from "@/lib/spec-errors";
+import { dockerNotice } from "@/lib/workers";
 import { FieldGroup, FormField, inputClass } from "./form-field";
 import { SignInLink } from "./sign-in-form";
 import { buttonPrimary, panel } from "./ui";
+import { useWorkers } from "./use-workers";
+import { QueueNotice, WarningNote } from "./workers-notice";
 
 export type ScenarioOption = { id: string; title: string; description: string };
 
@@ -209,6 +212,9 @@ export function NewRunForm({
   }, [failure]);
 
   const tools = commonTools(servers, form.servers);
+  // Who would take the run: no worker, or docker chosen where no worker reaches an engine, is said here.
+  const workers = useWorkers();
+  const noEngine = dockerNotice(workers, form.driver);
 
   // Every field's errors at once, the scenario's parameters' too (see validateSpec).
   const validate = (next: FormState) => validateSpec(schema, toSpecInput(next));
@@ -695,9 +701,13 @@ export function NewRunForm({
           label="Driver"
           errors={err("driver")}
           hint={
-            form.driver === "docker"
-              ? "A container per cell, host network, limits applied"
-              : "A process per server"
+            noEngine ? (
+              <span className="text-amber-700 dark:text-amber-300">No worker reaches an engine (below)</span>
+            ) : form.driver === "docker" ? (
+              "A container per cell, host network, limits applied"
+            ) : (
+              "A process per server"
+            )
           }
         >
           <select
@@ -752,6 +762,8 @@ export function NewRunForm({
         </FormField>
       </div>
 
+      <QueueNotice state={workers} />
+      {noEngine && <WarningNote testId="docker-notice">{noEngine}</WarningNote>}
       <div className="flex items-center justify-between gap-4 border-t border-zinc-200 pt-5 dark:border-zinc-800">
         <MatrixPreview
           servers={form.servers.length}

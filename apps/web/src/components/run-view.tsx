@@ -14,6 +14,7 @@ import { LiveCharts } from "./live-charts";
 import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
+import { WorkersNotice } from "./workers-notice";
 
 /**
  * The live part of a run page. It follows the run's server-sent events (never polls) and asks the
@@ -104,6 +105,8 @@ export function RunView({
           </div>
         }
       />
+      {/* A run that waits for a worker that is not running says so, instead of looking stuck. */}
+      {!terminalRunStatuses.includes(state.run.status) && <WorkersNotice />}
       {isComparable(state.cells) && (
         <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} catalog={catalog} />
       )}

@@ -29,6 +29,7 @@ import {
   ZUploadQuery,
   ZVerdict,
   ZVerdictQuery,
+  ZWorkerList,
 } from "@perflab/contracts";
 import { z } from "zod";
 import type { CreatedReportDto, ReportDto } from "../lib/report-dto";
@@ -82,6 +83,7 @@ function buildDocument() {
   const RunDetail = named("RunDetail", ZRunDetail);
   const CancelledRun = named("CancelledRun", ZCancelledRun);
   const ServerList = named("ServerList", ZServerList);
+  const WorkerList = named("WorkerList", ZWorkerList);
   const RunListPage = named("RunListPage", ZRunListPage);
   const RunSnapshotEvent = named("RunSnapshotEvent", ZRunSnapshotEvent);
   const LivePoint = named("LivePointEvent", ZLivePoint);
@@ -351,6 +353,25 @@ function buildDocument() {
         content: { "application/json": { schema: ServerList } },
       },
       500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/workers",
+    operationId: "listWorkers",
+    summary: "The running workers: who takes queued cells, and whether they reach a Docker engine",
+    description:
+      "Each worker rewrites its entry every 5 s and checks its Docker engine every 15 s; an entry " +
+      "lapses 15 s after a worker was killed. No workers: queued cells wait until one starts.",
+    responses: {
+      200: {
+        description: "The workers, by host.",
+        headers,
+        content: { "application/json": { schema: WorkerList } },
+      },
+      500: problem("Unexpected server error."),
+      503: problem("Redis did not answer."),
     },
   });
 

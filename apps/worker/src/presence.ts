@@ -1,0 +1,90 @@
+import {
+  type TWorkerPresence,
+  WORKER_PRESENCE_PREFIX,
+  WORKER_PRESENCE_TTL_MS,
+  ZWorkerPresence,
+} from "@perflab/contracts";
+import type { Redis } from "ioredis";
+import { machineBootId } from "./host-claim.ts";
+
+type Engine = Pick<TWorkerPresence["docker"], "reachable" | "version" | "error">;
+
+/**
+ * Announces this worker in Redis (see WORKER_PRESENCE_PREFIX): rewritten every `intervalMs` with a
+ * time to live, the Docker engine checked every `engineIntervalMs` (a bounded `version` call: an
+ * engine that does not answer in 3 s is unreachable), the current cell set as it changes. A Redis
+ * that does not answer only delays the next rewrite; `stop` deletes the key.
+ */
+export async function announceWorker(input: {
+  redis: Redis;
+  hostId: string;
+  k6: TWorkerPresence["k6"];
+  engine: TWorkerPresence["docker"]["engine"];
+  dockerVersion: () => Promise<{ Version?: string }>;
+  intervalMs?: number;
+  engineIntervalMs?: number;
+  ttlMs?: number;
+}) {
+  const id = `${input.hostId}:${process.pid}:${machineBootId().slice(0, 8)}`;
+  const key = `${WORKER_PRESENCE_PREFIX}${id}`;
+  const ttlMs = input.ttlMs ?? WORKER_PRESENCE_TTL_MS;
+  const startedAt = new Date().toISOString();
+  let docker: TWorkerPresence["docker"] = {
+    engine: input.engine,
+    reachable: false,
+    version: null,
+    error: "not checked yet",
+    checkedAt: startedAt,
+  };
+  let cell: TWorkerPresence["cell"] = null;
+  let stopped = false;
+  let inflight: Promise<unknown> = Promise.resolve();
+
+  const checkEngine = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const found: Engine = await Promise.race([
+      input.dockerVersion().then((v) => ({ reachable: true, version: v.Version ?? "unknown", error: null })),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("the engine did not answer within 3 s")), 3_000);
+      }),
+    ])
+      .catch((error: Error) => ({ reachable: false, version: null, error: error.message }))
+      .finally(() => clearTimeout(timer));
+    docker = { engine: input.engine, ...found, checkedAt: new Date().toISOString() };
+  };
+  const write = async () => {
+    if (stopped) return;
+    const presence = ZWorkerPresence.parse({
+      id,
+      hostId: input.hostId,
+      pid: process.pid,
+      startedAt,
+      k6: input.k6,
+      docker,
+      cell,
+    });
+    inflight = input.redis.set(key, JSON.stringify(presence), "PX", ttlMs).catch(() => undefined);
+    await inflight;
+  };
+
+  await checkEngine();
+  await write();
+  const rewrite = setInterval(() => void write(), input.intervalMs ?? 5_000);
+  const recheck = setInterval(() => void checkEngine().then(write), input.engineIntervalMs ?? 15_000);
+  rewrite.unref();
+  recheck.unref();
+  return {
+    id,
+    setCell(next: TWorkerPresence["cell"]) {
+      cell = next;
+      void write();
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(rewrite);
+      clearInterval(recheck);
+      await inflight;
+      await input.redis.del(key).catch(() => undefined);
+    },
+  };
+}

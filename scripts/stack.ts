@@ -94,9 +94,20 @@ try {
   const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
   services.push(worker);
   await started("worker", worker.child.pid);
-  const web = await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port, host, log });
+  // Recorded as soon as it exists: a stack killed while Next.js starts leaves it to the next start.
+  let webRecorded: Promise<void> = Promise.resolve();
+  const web = await startWeb({
+    databaseUrl: pg.url,
+    redisUrl: redis.url,
+    port,
+    host,
+    log,
+    onSpawn: (pid) => {
+      webRecorded = started("web", pid);
+    },
+  });
   services.push(web);
-  await started("web", web.child.pid);
+  await webRecorded;
   await waitForPort(port, 5_000);
   worker.child.once("exit", () => {
     if (!stopping) {

@@ -67,6 +67,20 @@ export function startChild(
   };
 }
 
+/** Waits for `service` to listen on `port`; a service that does not is stopped, not left running. */
+async function untilListening(
+  service: ReturnType<typeof startChild>,
+  port: number,
+  timeoutMs: number,
+): Promise<void> {
+  try {
+    await waitForPort(port, timeoutMs, service.exitReason);
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+}
+
 export async function startRedis(input: { dir: string; port: number; log?: (line: string) => void }) {
   await mkdir(input.dir, { recursive: true });
   const redis = startChild({
@@ -89,7 +103,7 @@ export async function startRedis(input: { dir: string; port: number; log?: (line
     ],
     log: input.log,
   });
-  await waitForPort(input.port, 10_000, redis.exitReason);
+  await untilListening(redis, input.port, 10_000);
   return { ...redis, url: `redis://127.0.0.1:${input.port}` };
 }
 
@@ -140,6 +154,8 @@ export async function startWeb(input: {
   host?: string;
   log?: (line: string) => void;
   env?: Record<string, string>;
+  /** Called with the pid as soon as the process exists, before its port answers. */
+  onSpawn?: (pid: number | undefined) => void;
 }) {
   const webDir = path.join(repoRoot, "apps/web");
   if (!existsSync(path.join(webDir, ".next/BUILD_ID")))
@@ -161,6 +177,7 @@ export async function startWeb(input: {
     },
     log: input.log,
   });
-  await waitForPort(input.port, 60_000, web.exitReason);
+  input.onSpawn?.(web.child.pid);
+  await untilListening(web, input.port, 60_000);
   return { ...web, url: `http://127.0.0.1:${input.port}` };
 }

@@ -5,7 +5,7 @@
  * left running (Postgres's lock, Redis's and the web's ports) and comes up in the same place.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
@@ -97,6 +97,36 @@ describe("the quick-start stack", () => {
     const runs = await fetch(`http://127.0.0.1:${env.PERFLAB_PORT}/api/v1/runs`);
     expect(runs.status).toBe(200);
 
+    const services = servicesOf(env.PERFLAB_DATA_DIR);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(aliveOnes(services)).toEqual([]);
+  }, 300_000);
+
+  it("records the web app as soon as it exists: a kill -9 while it starts leaves nothing for good", async () => {
+    const env = await stackEnv("kill9-web");
+    const first = startStack(env);
+    const left = await until(
+      async () => {
+        const recorded = existsSync(path.join(env.PERFLAB_DATA_DIR, "stack.json"))
+          ? servicesOf(env.PERFLAB_DATA_DIR)
+          : [];
+        return recorded.some((s) => s.name === "web") && recorded;
+      },
+      120_000,
+      "the stack to record the web app",
+    );
+    // Next.js takes a second or more to listen: the kill lands while it starts.
+    const upBeforeKill = first.output().includes("perflab is running");
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect(upBeforeKill).toBe(false);
+    expect(left.map((s) => s.name)).toEqual(["redis", "postgres", "worker", "web"]);
+
+    const second = startStack(env);
+    await second.running;
+    expect(second.output()).toMatch(/stopped what an earlier perflab left running: web \(pid \d+\)/);
+    expect(aliveOnes(left)).toEqual([]);
     const services = servicesOf(env.PERFLAB_DATA_DIR);
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);

@@ -43,7 +43,7 @@ describe("the workers the web app knows of", () => {
         { serverName: "go", vus: 1, durationSeconds: 1, warmupSeconds: 0 },
       ]);
       await until(
-        async () => (await listed()).some((w) => w.cell?.id === cellIds[0] && w.cell.runId === runId),
+        async () => (await listed()).some((w) => w.cell?.id === cellIds[0] && w.cell?.runId === runId),
         20_000,
         "a worker to list the cell it took",
       );

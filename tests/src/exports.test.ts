@@ -101,8 +101,8 @@ describe("runs compared as one", () => {
     expect(await repeated.json()).toEqual(body);
     const comparison = ZRunsComparison.parse(body);
     expect(comparison).toEqual(body);
-    // Both runs are named "integration": each tag carries the end of its run's id.
-    const tags = [baselineId, runId].map((id) => `integration (${id.slice(-6)})`);
+    // Both runs are named "integration": each tag adds what tells them apart, their load levels.
+    const tags = ["integration (1 VU)", "integration (1, 2 VUs)"];
     expect(comparison.runs.map((r) => [r.id, r.tag, r.status])).toEqual([
       [baselineId, tags[0], "succeeded"],
       [runId, tags[1], "succeeded"],

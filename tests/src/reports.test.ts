@@ -1,6 +1,7 @@
 /**
- * Shareable reports against the real stack: a finished run is frozen behind a permalink, and
- * neither renaming the run nor deleting its cells (or the run) changes what the permalink shows.
+ * Shareable reports against the real stack: a finished run is frozen behind a permalink, sharing it
+ * again alike gives the same permalink, and neither renaming the run nor deleting its cells (or the
+ * run) changes what the permalink shows.
  */
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
@@ -161,6 +162,81 @@ describe("reports", () => {
     expect(page.status).toBe(404);
     // The app's own not-found page (streamed in the RSC payload, as for an unknown run).
     expect(await page.text()).toContain("Nothing lives at this address.");
+  });
+
+  it("answers a second identical share with the first report (200), and a different one with a new report", async () => {
+    const before = await reportCount();
+    // Two clicks at once: one report, and both hear of it.
+    const [first, second] = await Promise.all([
+      postReport({ runId, title: "twice" }),
+      postReport({ runId, title: "twice" }),
+    ]);
+    expect([first.status, second.status].sort()).toEqual([200, 201]);
+    const slug = ((await first.json()) as { slug: string }).slug;
+    const again = (await second.json()) as { slug: string; url: string };
+    expect(again.slug).toBe(slug);
+    expect(again.url).toBe(url(`/r/${slug}`));
+    const third = await postReport({ runId, title: "twice" });
+    expect(third.status).toBe(200);
+    expect(third.headers.get("location")).toBe(url(`/r/${slug}`));
+    expect(((await third.json()) as { slug: string }).slug).toBe(slug);
+    expect(await reportCount()).toBe(before + 1);
+
+    // Another visibility, title or description is another report.
+    const slugs = new Set([slug]);
+    for (const body of [
+      { runId, title: "twice", visibility: "public" },
+      { runId, title: "thrice" },
+      { runId, title: "twice", description: "with a note" },
+    ]) {
+      const response = await postReport(body);
+      expect(response.status, JSON.stringify(body)).toBe(201);
+      slugs.add(((await response.json()) as { slug: string }).slug);
+    }
+    expect(slugs.size).toBe(4);
+
+    // An expired report is not handed out again.
+    await testDb().report.update({ where: { slug }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    const renewed = await postReport({ runId, title: "twice" });
+    expect(renewed.status).toBe(201);
+    expect(((await renewed.json()) as { slug: string }).slug).not.toBe(slug);
+  });
+
+  it("makes a new report once the run's cells (the selection) are no longer the ones frozen", async () => {
+    const db = testDb();
+    const workspace = await db.workspace.findUniqueOrThrow({ where: { slug: "tests" } });
+    const cell = (index: number) => ({
+      index,
+      serverName: "go",
+      scenario: "mcp-tool-call",
+      loadLevel: { vus: 1 },
+      durationSeconds: 1,
+      driver: "local" as const,
+      status: "failed" as const,
+    });
+    const run = await db.run.create({
+      data: {
+        workspaceId: workspace.id,
+        source: "api",
+        name: "selection",
+        status: "failed",
+        spec: {},
+        cells: { create: [cell(0)] },
+      },
+    });
+    const share = async (status: number) => {
+      const response = await postReport({ runId: run.id });
+      expect(response.status).toBe(status);
+      return ((await response.json()) as { slug: string }).slug;
+    };
+    const one = await share(201);
+    expect(await share(200)).toBe(one);
+    await db.cell.create({ data: { runId: run.id, ...cell(1) } });
+    const two = await share(201);
+    expect(two).not.toBe(one);
+    expect(await share(200)).toBe(two);
+    const stored = await db.report.findUniqueOrThrow({ where: { slug: two } });
+    expect((stored.selection as { cellIds: string[] }).cellIds).toHaveLength(2);
   });
 
   it("freezes the run: the report keeps its numbers after the run is renamed, loses its cells and is deleted", async () => {

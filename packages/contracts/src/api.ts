@@ -412,7 +412,8 @@ export const ZRunsComparisonQuery = z.object({
 
 /**
  * GET /api/v1/comparison: several runs compared as one, each server labelled "server · tag" per run
- * (tag: the run's short commit, else its name, else the end of its id).
+ * (tag: the run's short commit, else what its name says beyond its servers and scenarios; runs that
+ * would share a tag get their driver, load levels, date or time of creation, else the end of their id).
  */
 export const ZRunsComparison = z.object({
   runs: z.array(

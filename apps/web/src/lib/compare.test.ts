@@ -364,26 +364,101 @@ describe("comparing runs", () => {
     commit: string | null,
     cells: CellDto[],
     servers?: string[],
+    createdAt = "2025-05-03T14:05:07.000Z",
   ): RunToCompare => ({
     run: {
       id,
       name,
+      createdAt,
       spec: {
         servers: servers ?? [...new Set(cells.map((c) => c.serverName))],
+        scenarios: [{ id: "mcp-tool-call" }],
       } as RunToCompare["run"]["spec"],
     },
     commit,
     cells,
   });
+  const labels = (runs: RunToCompare[]) => [...runTags(runs).values()];
 
-  it("tags each run by its short commit, else its name when short, else the end of its id, and keeps tags unique", () => {
-    const tags = runTags([
-      run("run-aaaaaa111111", "nightly", "3f2a9c1d0e", []),
-      run("run-bbbbbb222222", "go vs node", null, []),
-      run("run-cccccc333333", "a very long run name that would not fit", null, []),
-      run("run-dddddd444444", "go vs node", null, []),
-    ]);
-    expect([...tags.values()]).toEqual(["3f2a9c1", "go vs node (222222)", "…333333", "go vs node (444444)"]);
+  it("tags each run by its short commit, else its name, cut short when long", () => {
+    expect(
+      labels([
+        run("run-aaaaaa111111", "nightly", "3f2a9c1d0e", []),
+        run("run-bbbbbb222222", "before the pool change", null, []),
+        run("run-cccccc333333", "a very long run name that would not fit", null, []),
+      ]),
+    ).toEqual(["3f2a9c1", "before the pool change", "a very long run name th…"]);
+  });
+
+  it("leaves out the parts of a name that only repeat the run's servers and scenarios", () => {
+    resetCells();
+    const go = [cell("go", 10, 1, summary(1000, 4, 10))];
+    resetCells();
+    const both = [cell("go", 10, 1, summary(1000, 4, 10)), cell("node", 10, 1, summary(800, 6, 40))];
+    expect(
+      labels([
+        run("r1", "go · mcp-tool-call · GC tuned", null, go),
+        run("r2", "go vs node · pool of 8", null, both),
+        run("r3", "go before", null, go),
+      ]),
+    ).toEqual(["GC tuned", "pool of 8", "go before"]);
+  });
+
+  it("tells auto-named runs apart by the day they were created, else the time of day", () => {
+    resetCells();
+    const cells = [cell("go", 10, 1, summary(1000, 4, 10))];
+    expect(
+      labels([
+        run("r1", "go · mcp-tool-call", null, cells, undefined, "2025-05-03T09:30:00.000Z"),
+        run("r2", "go · mcp-tool-call", null, cells, undefined, "2025-05-04T09:30:00.000Z"),
+      ]),
+    ).toEqual(["3 May 2025", "4 May 2025"]);
+    expect(
+      labels([
+        run("r1", "go · mcp-tool-call", null, cells, undefined, "2025-05-03T09:30:00.000Z"),
+        run("r2", "go · mcp-tool-call", null, cells, undefined, "2025-05-03T14:05:00.000Z"),
+      ]),
+    ).toEqual(["09:30 UTC", "14:05 UTC"]);
+    // Alone without a tag, a run still gets one: the day it was created.
+    expect(labels([run("r1", "nightly", null, cells), run("r2", "go · mcp-tool-call", null, cells)])).toEqual(
+      ["nightly", "3 May 2025"],
+    );
+  });
+
+  it("tells runs of one name apart by their driver or load levels before their dates", () => {
+    resetCells();
+    const local = [cell("go", 10, 1, summary(1000, 4, 10))];
+    resetCells();
+    const docker = [{ ...cell("go", 10, 1, summary(900, 4, 10)), driver: "docker" }];
+    resetCells();
+    const heavier = [cell("go", 10, 1, summary(1000, 4, 10)), cell("go", 50, 1, summary(2000, 9, 10))];
+    resetCells();
+    const open = [openCell("go", 100, 1, summary(100, 3, 11))];
+    expect(
+      labels([run("r1", "go · mcp-tool-call", null, local), run("r2", "go · mcp-tool-call", null, docker)]),
+    ).toEqual(["local", "docker"]);
+    expect(
+      labels([
+        run("r1", "nightly", null, local),
+        run("r2", "nightly", null, heavier),
+        run("r3", "nightly", null, open),
+      ]),
+    ).toEqual(["nightly (10 VUs)", "nightly (10, 50 VUs)", "nightly (100 calls/s)"]);
+  });
+
+  it("falls back on the end of the run id when nothing else tells runs apart", () => {
+    const same = "2025-05-03T14:05:07.000Z";
+    expect(
+      labels([
+        run("run-bbbbbb222222", "go vs node", null, [], ["go", "node"], same),
+        run("run-dddddd444444", "go vs node", null, [], ["go", "node"], same),
+        run("run-eeeeee555555", "nightly", "3f2a9c1d0e", []),
+        run("run-ffffff666666", "nightly", "3f2a9c1d0e", [], undefined, "2025-05-03T14:05:08.000Z"),
+      ]),
+    ).toEqual(["…222222", "…444444", "3f2a9c1 (14:05:07 UTC)", "3f2a9c1 (14:05:08 UTC)"]);
+    // A name that reads like another run's date still gets a tag of its own.
+    const tags = labels([run("r-000001", "3 May 2025", null, []), run("r-000002", "go", null, [], ["go"])]);
+    expect(new Set(tags).size).toBe(2);
   });
 
   it("puts a bar per server and run, in each run's order, with indexes continuing from run to run", () => {

@@ -1,5 +1,6 @@
 import { opsPerCpuSecond, type Spread, spreadOf } from "@perflab/metrics/stats";
 import type { CellDto, CellStatus, RunDto } from "./dto";
+import { operationWord, sharedScenario } from "./labels";
 
 /**
  * One measure over the rounds of a server × load level: what the comparison charts draw (mean,
@@ -307,9 +308,9 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
   return differences;
 }
 
-/** A run as a cross-run comparison needs it: its cells, and what names it (commit, name, id). */
+/** A run as a cross-run comparison needs it: its cells, and what names it (commit, name, id, date). */
 export type RunToCompare = {
-  run: Pick<RunDto, "id" | "name" | "spec">;
+  run: Pick<RunDto, "id" | "name" | "spec" | "createdAt">;
   commit: string | null;
   cells: CellDto[];
 };
@@ -317,17 +318,119 @@ export type RunToCompare = {
 const TAG_MAX = 24;
 
 /**
+ * What a run's name adds to a label that already says the server and a chart that already says the
+ * workload: the name less its " · " parts made only of the run's servers, scenarios and "vs" (an
+ * auto-named run, "go vs node · mcp-tool-call", adds nothing); null when nothing is left.
+ */
+function nameTag({ run, cells }: RunToCompare): string | null {
+  const said = new Set(
+    [
+      "vs",
+      ...(run.spec.servers ?? []),
+      ...(run.spec.scenarios ?? []).map((s) => s?.id),
+      ...cells.flatMap((c) => [c.serverName, c.scenario]),
+    ]
+      // A spec uploaded from elsewhere need not have every field.
+      .filter((word): word is string => typeof word === "string")
+      .map((word) => word.toLowerCase()),
+  );
+  const parts = run.name
+    .split("·")
+    .map((part) => part.trim())
+    .filter((part) => part.split(/[\s,]+/).some((word) => word && !said.has(word.toLowerCase())));
+  const name = parts.join(" · ");
+  if (!name) return null;
+  return name.length <= TAG_MAX ? name : `${name.slice(0, TAG_MAX - 1).trimEnd()}…`;
+}
+
+/** The drivers a run's cells ran on: "docker", "local". */
+const driverFacet = ({ run, cells }: RunToCompare): string => {
+  const drivers = [...new Set(cells.map((c) => c.driver).filter(Boolean))].sort();
+  return drivers.length > 0 ? drivers.join("+") : (run.spec.driver ?? "");
+};
+
+/** Numbers with their unit: "1 VU", "1, 2 VUs", "10–200 VUs" (a span beyond three). */
+function countsOf(values: number[], one: string, many: string): string | null {
+  if (values.length === 0) return null;
+  const span = values.length > 3 ? `${values[0]}–${values.at(-1)}` : values.join(", ");
+  return `${span} ${values.length === 1 && values[0] === 1 ? one : many}`;
+}
+
+/** A run's load levels in few words: "1 VU", "1, 2 VUs", "50 VUs + 100 calls/s". */
+const loadFacet = ({ cells }: RunToCompare): string => {
+  const levels = [...new Map(cells.map((c) => [levelKey(c), levelOf(c)])).values()].sort(levelOrder);
+  const scenario = sharedScenario(cells);
+  const vus = levels.flatMap((l) => (l.vus !== null ? [l.vus] : []));
+  const rates = levels.flatMap((l) => (l.rate !== null ? [l.rate] : []));
+  return [
+    countsOf(vus, "VU", "VUs"),
+    countsOf(rates, `${operationWord(scenario, 1)}/s`, `${operationWord(scenario)}/s`),
+  ]
+    .filter(Boolean)
+    .join(" + ");
+};
+
+const utc = (options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" });
+const day = utc({ dateStyle: "medium" });
+const minute = utc({ hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+const second = utc({ hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+
+/**
+ * Creation times that tell these runs apart, as coarse as will do: "3 May 2025", else the time of
+ * day ("14:05 UTC", with the day when they differ), else to the second; null when none does.
+ */
+function createdFacets(runs: RunToCompare[]): string[] | null {
+  const dates = runs.map(({ run }) => new Date(run.createdAt));
+  const days = dates.map((d) => day.format(d));
+  const sameDay = new Set(days).size === 1;
+  for (const time of [null, minute, second]) {
+    const values = dates.map((d, i) => {
+      if (!time) return days[i]!;
+      return `${sameDay ? "" : `${days[i]}, `}${time.format(d)} UTC`;
+    });
+    if (new Set(values).size === values.length) return values;
+  }
+  return null;
+}
+
+const distinct = (values: string[]) => new Set(values).size === values.length;
+
+/**
  * A short tag per run for labels like "go · 3f2a9c1": its commit (7 characters) when it has one,
- * else its name when short, else the end of its id; a tag two runs share gets each run's id end.
+ * else what its name says beyond the servers and scenarios. Runs left with the same tag, or with
+ * none, get what tells them apart, in this order: the driver and the load levels when those differ,
+ * the day or time of creation, else the end of the run's id ("nightly (docker)", "14:05 UTC").
  */
 export function runTags(runs: RunToCompare[]): Map<string, string> {
-  const first = runs.map(({ run, commit }) =>
-    commit ? commit.slice(0, 7) : run.name.length <= TAG_MAX ? run.name : `…${run.id.slice(-6)}`,
-  );
+  const bases = runs.map((r) => (r.commit ? r.commit.slice(0, 7) : nameTag(r)));
+  const tags = bases.map((base) => base ?? "");
+  for (const base of new Set(bases)) {
+    const members = runs.flatMap((_, i) => (bases[i] === base ? [i] : []));
+    if (members.length === 1 && base !== null) continue;
+    const group = members.map((i) => runs[i]!);
+    const extras: string[][] = members.map(() => []);
+    const apart = () => distinct(extras.map((more) => [base ?? "", ...more].join("\u0000")));
+    for (const facet of [driverFacet, loadFacet]) {
+      const values = group.map(facet);
+      if (apart() || new Set(values).size === 1) continue;
+      for (const [k, value] of values.entries()) if (value) extras[k]!.push(value);
+    }
+    if (!apart() || (base === null && extras.every((more) => more.length === 0))) {
+      // The id's end is unique whatever the rest; the time of creation only when it alone will do.
+      const created = createdFacets(group);
+      for (const [k, { run }] of group.entries()) extras[k]!.push(created?.[k] ?? `…${run.id.slice(-6)}`);
+    }
+    for (const [k, i] of members.entries()) {
+      const more = extras[k]!.join(", ");
+      tags[i] = base === null ? more : `${base} (${more})`;
+    }
+  }
+  // A name that happens to read like another run's date: the id's end settles it.
   return new Map(
     runs.map(({ run }, i) => {
-      const tag = first[i]!;
-      const shared = first.filter((t) => t === tag).length > 1;
+      const tag = tags[i]!;
+      const shared = tags.filter((t) => t === tag).length > 1;
       return [run.id, shared ? `${tag} (${run.id.slice(-6)})` : tag];
     }),
   );

@@ -25,6 +25,7 @@ describe("OpenAPI document", () => {
       "/api/v1/tokens",
       "/api/v1/tokens/{id}",
       "/api/v1/uploads",
+      "/api/v1/workers",
     ]);
   });
 

@@ -84,6 +84,7 @@ function buildDocument() {
   const CancelledRun = named("CancelledRun", ZCancelledRun);
   const ServerList = named("ServerList", ZServerList);
   const WorkerList = named("WorkerList", ZWorkerList);
+  const CreatedReport = named("CreatedReport", ZCreatedReportDoc);
   const RunListPage = named("RunListPage", ZRunListPage);
   const RunSnapshotEvent = named("RunSnapshotEvent", ZRunSnapshotEvent);
   const LivePoint = named("LivePointEvent", ZLivePoint);
@@ -383,7 +384,8 @@ function buildDocument() {
     summary: "Freeze a finished run behind an unguessable permalink",
     description:
       `Visibility is one of ${reportVisibilities.join(", ")}. A private report opens only for a caller ` +
-      "with a token of its workspace, so creating one needs a token too (a 401 names `visibility`).",
+      "with a token of its workspace, so creating one needs a token too (a 401 names `visibility`). " +
+      "Sharing a run again alike returns the existing report (200) rather than a new permalink.",
     request: {
       body: {
         required: true,
@@ -391,10 +393,16 @@ function buildDocument() {
       },
     },
     responses: {
+      200: {
+        description:
+          "The run was already shared alike (same cells, snapshot, title, description and visibility): that report, its slug and `location`.",
+        headers,
+        content: { "application/json": { schema: CreatedReport } },
+      },
       201: {
         description: "The report was created; `location` holds its URL.",
         headers,
-        content: { "application/json": { schema: named("CreatedReport", ZCreatedReportDoc) } },
+        content: { "application/json": { schema: CreatedReport } },
       },
       400: problem("The body is not valid JSON."),
       404: problem("The run does not exist."),

@@ -16,9 +16,10 @@ export function newReportSlug(): string {
 }
 
 /**
- * Validates the request, then reads the finished run and writes the report in one repeatable-read
- * transaction: the snapshot is one consistent picture of the run, and the report is the only row
- * written, so a failure leaves nothing behind.
+ * Validates the request, reads the finished run in one repeatable-read transaction (the snapshot is
+ * one consistent picture of it), then writes the report, the only row written, so a failure leaves
+ * nothing behind. Sharing again what a live report already shows (same run, cells, snapshot, title,
+ * description and visibility) returns that report, `created: false`, instead of a second permalink.
  */
 export async function createReport({
   db,
@@ -32,7 +33,7 @@ export async function createReport({
   caller?: Caller | null;
   /** Scheme and host the permalink is built on, e.g. http://127.0.0.1:3000. */
   origin: string;
-}): Promise<CreatedReportDto> {
+}): Promise<{ report: CreatedReportDto; created: boolean }> {
   const parsed = ZCreateReport.safeParse(input);
   if (!parsed.success) {
     throw new AppError("invalid", "The report request is invalid.", fieldErrors(parsed.error));
@@ -51,7 +52,7 @@ export async function createReport({
     );
   }
 
-  const report = await db.$transaction(
+  const frozen = await db.$transaction(
     async (tx) => {
       const run = await tx.run.findUnique({
         where: { id: runId },
@@ -79,22 +80,43 @@ export async function createReport({
           maxPointsPerCell: REPORT_POINTS_PER_CELL,
         }),
       };
-      return tx.report.create({
-        data: {
-          workspaceId: run.workspaceId,
-          slug: newReportSlug(),
-          title: title || run.name,
-          description: description || null,
-          visibility,
-          selection: { runId: run.id, cellIds: cells.map((c) => c.id) },
-          // The DTOs are plain JSON by construction (ISO dates, numbers); Prisma's Json type can't see that.
-          snapshot: snapshot as unknown as Prisma.InputJsonValue,
-        },
-        select: { slug: true },
-      });
+      return {
+        workspaceId: run.workspaceId,
+        title: title || run.name,
+        description: description || null,
+        visibility,
+        selection: { runId: run.id, cellIds: cells.map((c) => c.id) },
+        // The DTOs are plain JSON by construction (ISO dates, numbers); Prisma's Json type can't see that.
+        snapshot: snapshot as unknown as Prisma.InputJsonValue,
+      };
     },
     { isolationLevel: "RepeatableRead" },
   );
 
-  return { slug: report.slug, url: new URL(`/r/${report.slug}`, origin).toString() };
+  const { slug, created } = await db.$transaction(
+    async (tx) => {
+      // One share of a run at a time: a second click waits here, then (read committed: each
+      // statement sees what committed before it) finds the report the first one wrote.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`report:${runId}`}, 0))`;
+      const existing = await tx.report.findFirst({
+        where: {
+          ...frozen,
+          selection: { equals: frozen.selection },
+          snapshot: { equals: frozen.snapshot },
+          OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
+        },
+        orderBy: { createdAt: "asc" },
+        select: { slug: true },
+      });
+      if (existing) return { slug: existing.slug, created: false };
+      const report = await tx.report.create({
+        data: { ...frozen, slug: newReportSlug() },
+        select: { slug: true },
+      });
+      return { slug: report.slug, created: true };
+    },
+    { isolationLevel: "ReadCommitted" },
+  );
+
+  return { report: { slug, url: new URL(`/r/${slug}`, origin).toString() }, created };
 }

@@ -10,9 +10,15 @@ export const dynamic = "force-dynamic";
 export const POST = withProblems(async (request, _context, requestId) => {
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   const input = await readJsonBody(request);
-  const created = await createReport({ db: getDb(), input, origin: requestOrigin(request), caller });
-  return Response.json(created, {
-    status: 201,
-    headers: { "x-request-id": requestId, location: created.url },
+  const { report, created } = await createReport({
+    db: getDb(),
+    input,
+    origin: requestOrigin(request),
+    caller,
+  });
+  // 200 when the same share already has a report: its permalink, not a second one.
+  return Response.json(report, {
+    status: created ? 201 : 200,
+    headers: { "x-request-id": requestId, location: report.url },
   });
 });

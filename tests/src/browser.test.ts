@@ -522,4 +522,41 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await expect.poll(() => row.textContent(), { timeout: 30_000 }).toMatch(/cancelled/i);
     });
   });
+
+  it("queues a study from the Studies page, quick or as published, on the lab's servers", async () => {
+    await withPage("study", async (page) => {
+      await page.goto(`${inject("webUrl")}/studies`);
+      await page.getByRole("link", { name: "Studies" }).waitFor();
+      const card = page.getByTestId("study-trivial-route");
+      // Quick: node and go × 10 and 100 VUs, (3 + 10 + 2 + 3) s a cell.
+      await expect
+        .poll(() => card.getByTestId("study-trivial-route-size").textContent())
+        .toBe("4 cells · ~70 s");
+      await card.getByText("As published").click();
+      await expect
+        .poll(() => card.getByTestId("study-trivial-route-load").textContent())
+        .toBe("10, 100, 500, 1000 VUs · 30 s after 5 s warm-up · 1 round · local");
+      await expect.poll(() => card.getByTestId("study-trivial-route-size").textContent()).toMatch(/^8 cells/);
+      const io = page.getByTestId("study-io-tools");
+      await io.getByText("As published").click();
+      await expect
+        .poll(() => io.getByTestId("study-io-tools-load").textContent())
+        .toContain("3 rounds · docker (2 vCPU / 2048 MB)");
+
+      await card.getByText("Quick").click();
+      await card.getByTestId("study-trivial-route-queue").click();
+      await page.waitForURL(/\/runs\/[^/]+$/);
+      const runId = new URL(page.url()).pathname.split("/").pop()!;
+      // It need not run here: what was queued is the study's matrix.
+      const cancel = await fetch(`${inject("webUrl")}/api/v1/runs/${runId}/cancel`, { method: "POST" });
+      expect([202, 409]).toContain(cancel.status);
+      const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run.name).toBe("A trivial HTTP route as connections grow (quick)");
+      expect(run.cellsTotal).toBe(4);
+      expect((run.spec as { servers: string[] }).servers).toEqual(["node", "go"]);
+      await expect
+        .poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 })
+        .toMatch(/cancelled/i);
+    });
+  });
 });

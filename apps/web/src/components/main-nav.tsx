@@ -19,6 +19,7 @@ export function MainNav() {
       active: !onNew && (pathname === "/" || pathname.startsWith("/runs/") || pathname === "/compare"),
     },
     { href: "/runs/new", label: "New run", active: onNew },
+    { href: "/studies", label: "Studies", active: pathname === "/studies" },
     { href: "/settings/tokens", label: "Tokens", active: pathname.startsWith("/settings/") },
   ];
   return (

@@ -1,0 +1,27 @@
+import { studies } from "@perflab/contracts";
+import type { Metadata } from "next";
+import { PageTitle } from "@/components/page-title";
+import { StudyList } from "@/components/study-list";
+import { studyView } from "@/lib/studies";
+import { catalogServerNames } from "@/server/catalog";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Studies" };
+
+/** The published studies perflab reproduces, each a matrix to queue as published or quick. */
+export default function StudiesPage() {
+  const available = catalogServerNames();
+  return (
+    <div className="max-w-4xl">
+      <PageTitle title="Studies" />
+      <p className="mb-6 text-sm text-zinc-600 dark:text-zinc-400">
+        The published comparisons of MCP server runtimes, each as the matrix that measures what it measured on
+        this lab&apos;s servers. <span className="font-medium">Quick</span> runs the same workloads for a few
+        minutes to see the shape; <span className="font-medium">as published</span> uses the study&apos;s own
+        durations, warm-up and rounds. Their absolute numbers came from other machines: compare shapes and
+        ratios.
+      </p>
+      <StudyList studies={studies.map((s) => studyView(s, available))} />
+    </div>
+  );
+}

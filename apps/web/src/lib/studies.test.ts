@@ -1,0 +1,38 @@
+import { findStudy } from "@perflab/contracts";
+import { describe, expect, it } from "vitest";
+import { studyView, studyWorkload } from "./studies";
+
+describe("study cards", () => {
+  it("name each workload by its tool and the arguments that tell them apart", () => {
+    expect(
+      studyWorkload({
+        id: "mcp-tool-call",
+        params: { tool: "echo", arguments: { message: "hi", pad_to_bytes: 1024 } },
+      }),
+    ).toBe("echo (pad_to_bytes 1024)");
+    expect(studyWorkload({ id: "mcp-tool-call", params: { tool: "echo", session: "per-call" } })).toBe(
+      "echo · session per call",
+    );
+    expect(studyWorkload({ id: "http-route", params: { route: "/rest/time" } })).toBe("GET /rest/time");
+    // A document is too large to say: the tool alone.
+    expect(
+      studyWorkload({
+        id: "mcp-tool-call",
+        params: { tool: "validate_document", arguments: { document: {} } },
+      }),
+    ).toBe("validate_document");
+  });
+
+  it("size each variant on this lab's servers and say its load, the published one's containers too", () => {
+    const view = studyView(findStudy("io-tools")!, ["go", "node", "rust"]);
+    expect(view.servers).toEqual(["rust", "go", "node"]);
+    expect(view.missing).toEqual(["java", "bun", "python"]);
+    // 3 servers × 3 tools × 1 level × 1 round, (5 + 20 + 2 + 3) s each.
+    expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 270 });
+    expect(view.variants.quick.load).toBe("50 VUs · 20 s after 5 s warm-up · 1 round · local");
+    expect(view.variants.published.cells).toBe(27);
+    expect(view.variants.published.load).toBe(
+      "50 VUs · 5 min after 1 min warm-up · 3 rounds · docker (2 vCPU / 2048 MB)",
+    );
+  });
+});

@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { studies } from "@perflab/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countsFromK6Summary, parseCommand, UsageError } from "./args.ts";
 import { run } from "./main.ts";
+import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
 
 describe("perflab run", () => {
   it("builds the matrix spec the API takes, closed or open model", () => {
@@ -134,6 +138,219 @@ describe("perflab run", () => {
     expect(() => parseCommand(["run", "--vus", "1", "--tolerance", "x"], {})).toThrow(
       /--tolerance must be a number/,
     );
+  });
+});
+
+describe("perflab study", () => {
+  it("parses a study to queue, published unless --quick, with what to change of it", () => {
+    expect(parseCommand(["study", "trivial-route"], {})).toMatchObject({
+      command: "study",
+      study: { id: "trivial-route" },
+      variant: "published",
+      wait: true,
+    });
+    const parsed = parseCommand(
+      ["study", "io-tools", "--quick", "--server", "go", "--server", "node", "--driver", "local"].concat([
+        "--name",
+        "nightly",
+        "--no-wait",
+        "--baseline",
+        "base1",
+        "--tolerance",
+        "5",
+        "--json",
+      ]),
+      {},
+    );
+    expect(parsed).toMatchObject({
+      command: "study",
+      study: { id: "io-tools" },
+      variant: "quick",
+      servers: ["go", "node"],
+      driver: "local",
+      name: "nightly",
+      baseline: "base1",
+      tolerance: 5,
+      wait: false,
+      global: { json: true },
+    });
+    // Nothing given is nothing changed: the spec keeps the study's own.
+    for (const key of ["servers", "driver", "name", "baseline", "tolerance"])
+      expect(parseCommand(["study", "soak"], {})).not.toHaveProperty(key);
+  });
+
+  it("lists the studies with no id or with --list", () => {
+    expect(parseCommand(["study"], {})).toMatchObject({ command: "study", study: null });
+    expect(parseCommand(["study", "--list", "--json"], {})).toMatchObject({
+      command: "study",
+      study: null,
+      global: { json: true },
+    });
+  });
+
+  it("refuses an unknown study naming the studies, and flags it does not take", () => {
+    expect(() => parseCommand(["study", "nope"], {})).toThrow(UsageError);
+    expect(() => parseCommand(["study", "nope"], {})).toThrow(
+      `unknown study "nope"; the studies: ${studies.map((s) => s.id).join(", ")}`,
+    );
+    const refuse = (argv: string[], message: RegExp) => expect(() => parseCommand(argv, {})).toThrow(message);
+    refuse(["study", "soak", "--colour", "red"], /Unknown option '--colour'/);
+    refuse(["study", "soak", "--vus", "10"], /Unknown option '--vus'/);
+    refuse(["study", "soak", "--driver", "k8s"], /--driver must be local or docker, got "k8s"/);
+    refuse(["study", "soak", "four-tools"], /one study id, got also "four-tools"/);
+    refuse(["study", "soak", "--list"], /a study id or --list, not both/);
+    refuse(["study", "--quick"], /--quick needs a study id/);
+    refuse(["study", "--server", "go"], /--server needs a study id/);
+    refuse(["study", "soak", "--tolerance", "lots"], /--tolerance must be a number/);
+  });
+
+  it("estimates a matrix's cells and time, and each study's as published and quick", () => {
+    const spec = {
+      servers: ["go", "node"],
+      scenarios: [{ id: "http-route" }],
+      loadLevels: [{ vus: 10 }, { vus: 100 }],
+      durationSec: 10,
+      warmupSec: 3,
+    };
+    // 2 × 1 × 2 × 1 cells of 3 + 10 + 2 (the default cool-down) + 3 s.
+    expect(matrixEstimate(spec)).toEqual({ cells: 4, seconds: 72 });
+    expect(matrixEstimate({ ...spec, rounds: 3, cooldownSec: 0 })).toEqual({ cells: 12, seconds: 192 });
+    expect([45, 600, 9_000, 172_930].map(roughDuration)).toEqual(["45 s", "10 min", "2.5 h", "48 h"]);
+    const trivial = studyListing().find((s) => s.id === "trivial-route")!;
+    expect(trivial.variants).toEqual({
+      published: { cells: 8, seconds: 8 * (5 + 30 + 2 + 3) },
+      quick: { cells: 4, seconds: 4 * (3 + 10 + 2 + 3) },
+    });
+    expect(studyListing().map((s) => s.id)).toEqual(studies.map((s) => s.id));
+  });
+});
+
+describe("perflab study against a lab", () => {
+  /** A stand-in for the lab's API: its servers, the matrices posted to it, runs that end at once. */
+  const posted: Record<string, unknown>[] = [];
+  let labServers = ["go", "node:cluster", "python"];
+  let url = "";
+  const lab = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const json = (status: number, body: unknown) => {
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(body));
+    };
+    if (request.method === "GET" && request.url === "/api/v1/servers")
+      return json(200, { servers: labServers.map((name) => ({ name })) });
+    if (request.method === "POST" && request.url === "/api/v1/matrices") {
+      let body = "";
+      request.on("data", (chunk) => {
+        body += chunk;
+      });
+      request.on("end", () => {
+        posted.push(JSON.parse(body) as Record<string, unknown>);
+        json(201, { runId: `run${posted.length}` });
+      });
+      return;
+    }
+    const detail = /^\/api\/v1\/runs\/(run\d+)$/.exec(request.url ?? "");
+    if (detail) {
+      const spec = posted[Number(detail[1]!.slice(3)) - 1]!;
+      const servers = spec.servers as string[];
+      return json(200, {
+        run: { id: detail[1], status: "succeeded", cellsDone: servers.length, cellsTotal: servers.length },
+        cells: servers.map((serverName, index) => ({
+          index,
+          serverName,
+          vus: 10,
+          rate: null,
+          round: 1,
+          status: "succeeded",
+          params: {},
+          summary: null,
+          error: null,
+        })),
+      });
+    }
+    json(404, { title: "Not Found" });
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => lab.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(lab.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => lab.close(() => resolve())));
+
+  const perflab = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await run([...argv, "--url", url], { out: (l) => out.push(l), err: (l) => err.push(l) }, {});
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  };
+
+  it("queues the study's matrix of the servers the lab has, naming those it lacks", async () => {
+    labServers = ["go", "node:cluster", "python"];
+    const result = await perflab("study", "trivial-route", "--quick", "--no-wait");
+    expect(result.code, result.err).toBe(0);
+    expect(result.out).toBe(`run${posted.length}`);
+    expect(result.err).toMatch(/the lab has no node: trivial-route is queued without it/);
+    expect(result.err).toMatch(/trivial-route --quick: go · 2 cells, about 36 s/);
+    expect(posted.at(-1)).toEqual({
+      name: "A trivial HTTP route as connections grow (quick)",
+      servers: ["go"],
+      scenarios: [{ id: "http-route", params: { route: "/rest/time" } }],
+      loadLevels: [{ vus: 10 }, { vus: 100 }],
+      durationSec: 10,
+      warmupSec: 3,
+      rounds: 1,
+      driver: "local",
+      cooldownSec: 2,
+    });
+  });
+
+  it("keeps --server to the study's servers the lab has, naming them", async () => {
+    labServers = ["go", "node", "java", "python", "rust", "bun"];
+    const before = posted.length;
+    const other = await perflab("study", "trivial-route", "--server", "go", "--server", "python");
+    expect(other.code).toBe(2);
+    expect(other.err).toMatch(
+      /--server python: not among trivial-route's servers that this lab has \(node, go\)/,
+    );
+    labServers = ["python"];
+    const none = await perflab("study", "trivial-route");
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/the lab has none of trivial-route's servers \(node, go\)/);
+    expect(posted.length).toBe(before);
+  });
+
+  it("waits and prints the cells as run does; --driver, --name and --baseline change the spec", async () => {
+    labServers = ["go", "node", "java", "python", "rust", "bun"];
+    // The published io-tools runs in containers with limits, which a local run leaves out.
+    const local = await perflab(
+      ...["study", "io-tools", "--server", "node", "--server", "go", "--driver", "local"],
+      ...["--name", "io nightly", "--no-wait"],
+    );
+    expect(local.code, local.err).toBe(0);
+    expect(local.err).toMatch(/--driver local leaves them out/);
+    expect(local.err).not.toMatch(/the lab has no/);
+    expect(posted.at(-1)).toMatchObject({ name: "io nightly", servers: ["go", "node"], driver: "local" });
+    expect(posted.at(-1)).not.toHaveProperty("limits");
+    const docker = await perflab("study", "io-tools", "--server", "go", "--no-wait");
+    expect(docker.code, docker.err).toBe(0);
+    expect(posted.at(-1)).toMatchObject({ driver: "docker", limits: { cpus: 2, memoryMb: 2048 } });
+
+    const waited = await perflab("study", "trivial-route", "--quick", "--server", "go");
+    expect(waited.code, waited.err).toBe(0);
+    expect(waited.err).toMatch(/queued run run\d+: /);
+    expect(waited.err).toMatch(/1\/1 cells done \(succeeded\)/);
+    expect(waited.out).toMatch(/run run\d+ succeeded/);
+    expect(waited.out).toMatch(/0\s+go\s+10 VUs\s+1\s+succeeded/);
+  });
+
+  it("lists the studies without asking the lab", async () => {
+    const listed = await perflab("study");
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/trivial-route\s+8 cells, ~5 min\s+4 cells, ~72 s\s+A trivial HTTP route/);
+    expect(listed.out).toMatch(/^Node vs Go performance comparison · node, go$/m);
+    const json = JSON.parse((await perflab("study", "--list", "--json")).out) as {
+      studies: { id: string }[];
+    };
+    expect(json.studies.map((s) => s.id)).toEqual(studies.map((s) => s.id));
   });
 });
 

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { driverIds, findStudy, type Study, type StudyVariant, studies } from "@perflab/contracts";
 
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -59,6 +60,17 @@ const options = {
     summary: { type: "string" },
     scenario: { type: "string" },
   },
+  study: {
+    ...common,
+    list: { type: "boolean", default: false },
+    quick: { type: "boolean", default: false },
+    server: { type: "string", multiple: true },
+    driver: { type: "string" },
+    name: { type: "string" },
+    baseline: { type: "string" },
+    tolerance: { type: "string" },
+    "no-wait": { type: "boolean", default: false },
+  },
   verdict: { ...common, baseline: { type: "string" }, tolerance: { type: "string" } },
   export: { ...common, report: { type: "boolean", default: false } },
   report: {
@@ -113,6 +125,20 @@ export type ParsedCommand =
       file: string;
       query: Record<string, string>;
       summaryFile?: string;
+      tolerance?: number;
+    }
+  | { command: "study"; global: Global; study: null }
+  | {
+      command: "study";
+      global: Global;
+      study: Study;
+      variant: StudyVariant;
+      /** Only these of the study's servers; checked against the lab's once its servers are known. */
+      servers?: string[];
+      driver?: (typeof driverIds)[number];
+      name?: string;
+      baseline?: string;
+      wait: boolean;
       tolerance?: number;
     }
   | { command: "verdict"; global: Global; runId: string; baseline?: string; tolerance?: number }
@@ -225,6 +251,40 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       }) as Record<string, string>;
       return { command, global, file, query, ...defined({ summaryFile: str("summary"), tolerance }) };
     }
+    case "study": {
+      const [id, ...extra] = positionals;
+      if (extra.length > 0) throw new UsageError(`study takes one study id, got also "${extra[0]}"`);
+      if (id === undefined || values.list) {
+        if (id !== undefined) throw new UsageError("give a study id or --list, not both");
+        // The flags of a queued study mean nothing to the list: a forgotten id, not a list wanted.
+        const queueing = ["quick", "server", "driver", "name", "baseline", "tolerance", "no-wait"].find(
+          (flag) => values[flag] !== undefined && values[flag] !== false,
+        );
+        if (queueing)
+          throw new UsageError(`--${queueing} needs a study id: perflab study <id> --${queueing}`);
+        return { command, global, study: null };
+      }
+      const study = findStudy(id);
+      if (!study)
+        throw new UsageError(`unknown study "${id}"; the studies: ${studies.map((s) => s.id).join(", ")}`);
+      const driver = str("driver");
+      if (driver !== undefined && !(driverIds as readonly string[]).includes(driver))
+        throw new UsageError(`--driver must be ${driverIds.join(" or ")}, got "${driver}"`);
+      return {
+        command,
+        global,
+        study,
+        variant: values.quick ? "quick" : "published",
+        wait: values["no-wait"] !== true,
+        ...defined({
+          servers: values.server as string[] | undefined,
+          driver: driver as (typeof driverIds)[number] | undefined,
+          name: str("name"),
+          baseline: str("baseline"),
+          tolerance,
+        }),
+      };
+    }
     case "verdict": {
       const [runId, ...extra] = positionals;
       if (!runId) throw new UsageError("verdict needs the run id");
@@ -277,6 +337,7 @@ usage: perflab <command> [options]        (perflab help <command> for its option
 
 commands:
   run       queue a matrix and wait for it: servers × tool × load levels × rounds
+  study     queue a published study's matrix and wait for it (perflab study lists them)
   upload    upload a k6 output file written with --out perflab=<file>
   verdict   judge a finished run against a baseline run: pass, fail or inconclusive
   report    freeze a finished run behind a shareable link
@@ -318,6 +379,17 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   --baseline <run id>     judge the upload against this run (exit 1 on a regression)
   --tolerance <pct>       change not called a regression (default 10)
   --git-repo/--git-branch/--git-commit/--git-pr  (default: GitHub Actions' GITHUB_* variables)`,
+  study: `usage: perflab study [--list]          the studies: what each measures, cells and time
+       perflab study <id> [options]    queue a study's matrix and wait for it, as run does
+
+  --quick                 the study shortened to minutes on one machine (default: as published)
+  --server <name>         only these of the study's servers (repeat the flag; default: every one
+                          the lab has, naming those it lacks)
+  --driver local|docker   instead of the study's own (local leaves the study's container limits out)
+  --name <text>           the run's name (default: the study's title)
+  --baseline <run id>     judge the run against this one when it ends (exit 1 on a regression)
+  --tolerance <pct>       change not called a regression (default 10)
+  --no-wait               print the run's id and return at once`,
   verdict: `usage: perflab verdict <run id> [--baseline <run id>] [--tolerance <pct>]
 
   judges the run against the baseline (default: the baseline the run was queued or uploaded with)

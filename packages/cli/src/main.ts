@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ZRunDetail, ZVerdict } from "@perflab/contracts";
+import { studyMatrix, type TMatrixSpecInput, type ZRunDetail, type ZVerdict } from "@perflab/contracts";
 import type { z } from "zod";
 import { countsFromK6Summary, type Global, parseCommand, UsageError, usage } from "./args.ts";
+import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
 
 type RunDetail = z.infer<typeof ZRunDetail>;
 type Verdict = z.infer<typeof ZVerdict>;
@@ -188,6 +189,75 @@ async function verdictOf(global: Global, runId: string, baseline?: string, toler
 
 const unfinished = new Set(["queued", "running"]);
 
+/**
+ * Queues a matrix and, unless told not to wait, follows it to the end and prints its cells (and the
+ * verdict against its baseline): what `run` and `study` do once they have the spec.
+ */
+async function queueAndWait(
+  io: Io,
+  global: Global,
+  spec: Record<string, unknown>,
+  options: { wait: boolean; tolerance?: number },
+): Promise<number> {
+  const created = await call<{ runId: string }>(global, "/api/v1/matrices", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(spec),
+  });
+  if (!options.wait) {
+    io.out(global.json ? JSON.stringify(created) : created.runId);
+    return EXIT.ok;
+  }
+  if (!global.json) io.err(`queued run ${created.runId}: ${global.url}/runs/${created.runId}`);
+  let detail: RunDetail;
+  let progress = "";
+  for (;;) {
+    detail = await call<RunDetail>(global, `/api/v1/runs/${created.runId}`);
+    const now = `${detail.run.cellsDone}/${detail.run.cellsTotal} cells done (${detail.run.status})`;
+    if (now !== progress && !global.json) io.err(now);
+    progress = now;
+    if (!unfinished.has(detail.run.status)) break;
+    await sleep(2_000);
+  }
+  const baseline = spec.baselineRunId as string | undefined;
+  const verdict = baseline ? await verdictOf(global, created.runId, undefined, options.tolerance) : null;
+  if (global.json) io.out(JSON.stringify(verdict ? { ...detail, verdict } : detail));
+  else {
+    printRun(io, global, detail);
+    if (verdict) printVerdict(io, verdict);
+  }
+  if (detail.run.status !== "succeeded") return EXIT.failed;
+  return verdict ? verdictExit(verdict) : EXIT.ok;
+}
+
+/** The studies, grouped by the publication they reproduce, with each variant's cells and time. */
+function printStudies(io: Io, global: Global): void {
+  const listing = studyListing();
+  if (global.json) {
+    io.out(JSON.stringify({ studies: listing }));
+    return;
+  }
+  const variant = (v: { cells: number; seconds: number }) =>
+    `${v.cells} cell${v.cells === 1 ? "" : "s"}, ~${roughDuration(v.seconds)}`;
+  const rows = [
+    ["study", "published", "quick", "title"],
+    ...listing.map((s) => [s.id, variant(s.variants.published), variant(s.variants.quick), s.title]),
+  ];
+  const lines = table(rows);
+  io.out(`  ${lines[0]}`);
+  const sources = [...new Set(listing.map((s) => s.source))];
+  for (const source of sources) {
+    const group = listing.filter((s) => s.source === source);
+    const servers = [...new Set(group.flatMap((s) => s.servers))];
+    io.out(`${source} · ${servers.join(", ")}`);
+    for (const s of group) io.out(`  ${lines[listing.indexOf(s) + 1]}`);
+  }
+  io.out("");
+  io.out("cells and time with all of a study's servers (a lab lacking some queues fewer): warm-up,");
+  io.out("measured seconds and cool-down of each cell, and about 3 s to start and stop its server.");
+  io.out("perflab study <id> [--quick] queues one; perflab help study for its options");
+}
+
 /** Runs one command line; resolves to the process's exit code. */
 export async function run(argv: string[], io: Io = processIo, env = process.env): Promise<number> {
   let parsed: ReturnType<typeof parseCommand>;
@@ -204,37 +274,59 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
       case "help":
         io.out(usage[parsed.topic ?? "main"]);
         return EXIT.ok;
-      case "run": {
-        const { global } = parsed;
-        const created = await call<{ runId: string }>(global, "/api/v1/matrices", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(parsed.spec),
-        });
-        if (!parsed.wait) {
-          io.out(global.json ? JSON.stringify(created) : created.runId);
+      case "run":
+        return await queueAndWait(io, parsed.global, parsed.spec, parsed);
+      case "study": {
+        const { global, study } = parsed;
+        if (study === null) {
+          printStudies(io, global);
           return EXIT.ok;
         }
-        if (!global.json) io.err(`queued run ${created.runId}: ${global.url}/runs/${created.runId}`);
-        let detail: RunDetail;
-        let progress = "";
-        for (;;) {
-          detail = await call<RunDetail>(global, `/api/v1/runs/${created.runId}`);
-          const now = `${detail.run.cellsDone}/${detail.run.cellsTotal} cells done (${detail.run.status})`;
-          if (now !== progress && !global.json) io.err(now);
-          progress = now;
-          if (!unfinished.has(detail.run.status)) break;
-          await sleep(2_000);
+        const lab = await call<{ servers: { name: string }[] }>(global, "/api/v1/servers");
+        const { spec, missing } = studyMatrix(
+          study,
+          parsed.variant,
+          lab.servers.map((s) => s.name),
+        );
+        if (spec.servers.length === 0)
+          throw new UsageError(`the lab has none of ${study.id}'s servers (${study.servers.join(", ")})`);
+        if (missing.length > 0)
+          io.err(
+            `the lab has no ${missing.join(", ")}: ${study.id} is queued without ${missing.length === 1 ? "it" : "them"}`,
+          );
+        let servers = spec.servers;
+        if (parsed.servers) {
+          const chosen = parsed.servers;
+          const other = chosen.filter((s) => !servers.includes(s));
+          if (other.length > 0)
+            throw new UsageError(
+              `--server ${other.join(", ")}: not among ${study.id}'s servers that this lab has (${servers.join(", ")})`,
+            );
+          servers = servers.filter((s) => chosen.includes(s));
         }
-        const baseline = parsed.spec.baselineRunId as string | undefined;
-        const verdict = baseline ? await verdictOf(global, created.runId, undefined, parsed.tolerance) : null;
-        if (global.json) io.out(JSON.stringify(verdict ? { ...detail, verdict } : detail));
-        else {
-          printRun(io, global, detail);
-          if (verdict) printVerdict(io, verdict);
+        const driver = parsed.driver ?? spec.driver ?? "local";
+        // Only the docker driver applies limits: a local run that kept them would record a request
+        // nothing enforced in its spec.
+        const { limits, ...rest } = spec;
+        if (limits && driver === "local")
+          io.err(
+            `${study.id} runs its servers in containers with limits as published; --driver local leaves them out`,
+          );
+        const queued: TMatrixSpecInput = {
+          ...rest,
+          servers,
+          driver,
+          ...(limits && driver !== "local" ? { limits } : {}),
+          ...(parsed.name !== undefined ? { name: parsed.name } : {}),
+          ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
+        };
+        if (!global.json) {
+          const { cells, seconds } = matrixEstimate(queued);
+          io.err(
+            `${study.id}${parsed.variant === "quick" ? " --quick" : ""}: ${servers.join(", ")} · ${cells} cell${cells === 1 ? "" : "s"}, about ${roughDuration(seconds)}`,
+          );
         }
-        if (detail.run.status !== "succeeded") return EXIT.failed;
-        return verdict ? verdictExit(verdict) : EXIT.ok;
+        return await queueAndWait(io, global, queued, parsed);
       }
       case "upload": {
         const { global } = parsed;

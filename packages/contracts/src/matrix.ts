@@ -268,6 +268,22 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
 
 export type TMatrixSpec = z.output<ReturnType<typeof createMatrixSpecSchema>>;
 
+/** Seconds a cell costs beyond its load: starting the server, health checks, stopping it. */
+export const CELL_START_STOP_SEC = 3;
+
+/**
+ * A matrix's cells (servers × scenarios × load levels × rounds, run one after another) and about
+ * how long a worker takes over them: each cell's warm-up, measured seconds, cool-down and
+ * CELL_START_STOP_SEC. The schema's defaults fill what the spec leaves out.
+ */
+export function matrixEstimate(spec: TMatrixSpecInput): { cells: number; cellSec: number; totalSec: number } {
+  const n = (value: unknown, fallback: number) => (value === undefined ? fallback : Number(value));
+  const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * n(spec.rounds, 1);
+  const cellSec =
+    n(spec.warmupSec, 0) + n(spec.durationSec, 0) + n(spec.cooldownSec, 2) + CELL_START_STOP_SEC;
+  return { cells, cellSec, totalSec: cells * cellSec };
+}
+
 /** One cell of the matrix: what a worker runs. Rounds are interleaved so noise spreads across servers. */
 export type CellPlan = {
   index: number;

@@ -281,7 +281,7 @@ function sessionMode(raw) {
 // Without ARGS, the tool's defaults (tool-defaults.js, as the API and the form use), else none.
 function parseArgs(raw) {
   if (raw === undefined || raw === "") {
-    return Object.prototype.hasOwnProperty.call(toolDefaults, TOOL) ? toolDefaults[TOOL] : {};
+    return Object.hasOwn(toolDefaults, TOOL) ? toolDefaults[TOOL] : {};
   }
   const v = JSON.parse(raw);
   if (v === null || typeof v !== "object" || Array.isArray(v)) {

@@ -1,7 +1,7 @@
+import { CELL_START_STOP_SEC } from "@perflab/contracts";
 import { formatDuration } from "./format";
 
-/** Seconds a cell costs beyond its load: starting the server, health checks, stopping it. */
-export const CELL_START_STOP_SEC = 3;
+export { CELL_START_STOP_SEC };
 
 /** "10, 50 100;200" → ["10", "50", "100", "200"]: one load level per value, left for the schema to judge. */
 export function splitVuList(text: string): string[] {

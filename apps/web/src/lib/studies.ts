@@ -1,5 +1,10 @@
-import { type Study, type StudyVariant, studyMatrix, type TMatrixSpecInput } from "@perflab/contracts";
-import { estimateMatrix } from "./matrix-preview";
+import {
+  matrixEstimate,
+  type Study,
+  type StudyVariant,
+  studyMatrix,
+  type TMatrixSpecInput,
+} from "@perflab/contracts";
 
 /** A study as its card shows it: per variant the matrix this lab would queue, and its size. */
 export type StudyView = {
@@ -65,15 +70,7 @@ function formatSeconds(seconds: number): string {
 export function studyView(study: Study, available: readonly string[]): StudyView {
   const variant = (name: StudyVariant) => {
     const { spec } = studyMatrix(study, name, available);
-    const { cells, totalSec } = estimateMatrix({
-      servers: spec.servers.length,
-      scenarios: spec.scenarios.length,
-      levels: spec.loadLevels.length,
-      rounds: Number(spec.rounds ?? 1),
-      durationSec: Number(spec.durationSec),
-      warmupSec: Number(spec.warmupSec ?? 0),
-      cooldownSec: Number(spec.cooldownSec ?? 0),
-    });
+    const { cells, totalSec } = matrixEstimate(spec);
     return { spec, cells, totalSec, load: loadSummary(spec) };
   };
   const { spec, missing } = studyMatrix(study, "published", available);

@@ -96,17 +96,18 @@ try {
   await started("worker", worker.child.pid);
   // Recorded as soon as it exists: a stack killed while Next.js starts leaves it to the next start.
   let webRecorded: Promise<void> = Promise.resolve();
-  const web = await startWeb({
+  await startWeb({
     databaseUrl: pg.url,
     redisUrl: redis.url,
     port,
     host,
     log,
-    onSpawn: (pid) => {
-      webRecorded = started("web", pid);
+    // In the services at once too: a stop while Next.js starts stops it with the rest.
+    onSpawn: (child) => {
+      services.push(child);
+      webRecorded = started("web", child.child.pid);
     },
   });
-  services.push(web);
   await webRecorded;
   await waitForPort(port, 5_000);
   worker.child.once("exit", () => {

@@ -154,8 +154,8 @@ export async function startWeb(input: {
   host?: string;
   log?: (line: string) => void;
   env?: Record<string, string>;
-  /** Called with the pid as soon as the process exists, before its port answers. */
-  onSpawn?: (pid: number | undefined) => void;
+  /** Called as soon as the process exists, before its port answers: to record and stop it. */
+  onSpawn?: (web: ReturnType<typeof startChild>) => void;
 }) {
   const webDir = path.join(repoRoot, "apps/web");
   if (!existsSync(path.join(webDir, ".next/BUILD_ID")))
@@ -177,7 +177,7 @@ export async function startWeb(input: {
     },
     log: input.log,
   });
-  input.onSpawn?.(web.child.pid);
+  input.onSpawn?.(web);
   await untilListening(web, input.port, 60_000);
   return { ...web, url: `http://127.0.0.1:${input.port}` };
 }

@@ -133,6 +133,26 @@ describe("the quick-start stack", () => {
     expect(aliveOnes(services)).toEqual([]);
   }, 300_000);
 
+  it("stopped while the web app starts, stops it with the rest", async () => {
+    const env = await stackEnv("term-web");
+    const stack = startStack(env);
+    const recorded = await until(
+      async () => {
+        const found = existsSync(path.join(env.PERFLAB_DATA_DIR, "stack.json"))
+          ? servicesOf(env.PERFLAB_DATA_DIR)
+          : [];
+        return found.some((s) => s.name === "web") && found;
+      },
+      120_000,
+      "the stack to record the web app",
+    );
+    const upBeforeStop = stack.output().includes("perflab is running");
+    stack.child.kill("SIGTERM");
+    await stack.exited;
+    expect(upBeforeStop).toBe(false);
+    expect(aliveOnes(recorded)).toEqual([]);
+  }, 300_000);
+
   it("signals no process it cannot prove is the one recorded: another boot's file, an unknown start time", async () => {
     const dir = path.join(inject("tmpDir"), "stack-proof");
     await mkdir(dir, { recursive: true });

@@ -1,5 +1,10 @@
 import os from "node:os";
-import { type TWorkerPresence, WORKER_PRESENCE_PREFIX, WORKER_PRESENCE_TTL_MS } from "@perflab/contracts";
+import {
+  type TWorkerPresence,
+  WORKER_PRESENCE_INDEX,
+  WORKER_PRESENCE_PREFIX,
+  WORKER_PRESENCE_TTL_MS,
+} from "@perflab/contracts";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { freePort, startWeb, startWorker } from "../../scripts/lib/services.ts";
@@ -81,6 +86,11 @@ describe("the workers the web app knows of", () => {
       expect(found.docker.error).toContain(socket);
       await second.stop();
       expect((await listed()).some((w) => w.pid === pid)).toBe(false);
+      expect(await redis.sismember(WORKER_PRESENCE_INDEX, found.id)).toBe(0);
+      // A worker killed with -9 leaves its id behind once its key lapses: the list drops it.
+      await redis.sadd(WORKER_PRESENCE_INDEX, "lapsed:1:00000000");
+      expect((await listed()).some((w) => w.id === "lapsed:1:00000000")).toBe(false);
+      expect(await redis.sismember(WORKER_PRESENCE_INDEX, "lapsed:1:00000000")).toBe(0);
     } finally {
       await second.stop();
     }

@@ -1,5 +1,6 @@
 import {
   type TWorkerPresence,
+  WORKER_PRESENCE_INDEX,
   WORKER_PRESENCE_PREFIX,
   WORKER_PRESENCE_TTL_MS,
   ZWorkerPresence,
@@ -48,23 +49,40 @@ export async function announceWorker(input: {
         timer = setTimeout(() => reject(new Error("the engine did not answer within 3 s")), 3_000);
       }),
     ])
-      .catch((error: Error) => ({ reachable: false, version: null, error: error.message }))
+      .catch((error: unknown) => ({
+        reachable: false,
+        version: null,
+        error: String((error as Error | undefined)?.message ?? error),
+      }))
       .finally(() => clearTimeout(timer));
     docker = { engine: input.engine, ...found, checkedAt: new Date().toISOString() };
   };
+  // Never throws: a presence that cannot be written (Redis away, an odd engine error) waits for the
+  // next rewrite; it must not take the worker down with an unhandled rejection.
   const write = async () => {
     if (stopped) return;
-    const presence = ZWorkerPresence.parse({
-      id,
-      hostId: input.hostId,
-      pid: process.pid,
-      startedAt,
-      k6: input.k6,
-      docker,
-      cell,
-    });
-    inflight = input.redis.set(key, JSON.stringify(presence), "PX", ttlMs).catch(() => undefined);
-    await inflight;
+    try {
+      const presence = JSON.stringify(
+        ZWorkerPresence.parse({
+          id,
+          hostId: input.hostId,
+          pid: process.pid,
+          startedAt,
+          k6: input.k6,
+          docker,
+          cell,
+        }),
+      );
+      inflight = input.redis
+        .multi()
+        .set(key, presence, "PX", ttlMs)
+        .sadd(WORKER_PRESENCE_INDEX, id)
+        .exec()
+        .catch(() => undefined);
+      await inflight;
+    } catch {
+      // the next rewrite tries again
+    }
   };
 
   await checkEngine();
@@ -79,12 +97,20 @@ export async function announceWorker(input: {
       cell = next;
       void write();
     },
-    async stop() {
+    /** Leaves the list at once; bounded, so a Redis that does not answer cannot hold up shutdown. */
+    async stop(timeoutMs = 1_000) {
       stopped = true;
       clearInterval(rewrite);
       clearInterval(recheck);
-      await inflight;
-      await input.redis.del(key).catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        inflight
+          .then(() => input.redis.multi().del(key).srem(WORKER_PRESENCE_INDEX, id).exec())
+          .catch(() => undefined),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
     },
   };
 }

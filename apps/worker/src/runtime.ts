@@ -203,7 +203,6 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   const shutdown = new AbortController();
   // A run cancelled in the web app: its running cell here is stopped at once (see cancel-run.ts).
   let current: { runId: string; cancel: AbortController } | null = null;
-  let presence: Awaited<ReturnType<typeof announceWorker>> | null = null;
   const subscriber = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
   subscriber.on("error", (error) => log.warn({ err: error }, "redis (cancel subscriber) error"));
   subscriber.on("message", (_channel, message) => {
@@ -219,6 +218,15 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     }
   });
   await subscriber.subscribe(CANCEL_CHANNEL);
+  // Seen by the web app (GET /api/v1/workers): who takes queued cells, and whether docker cells can
+  // run. Before the worker takes its first job, so a cell taken at once is listed as its cell.
+  const presence = await announceWorker({
+    redis: publisher,
+    hostId: env.PERFLAB_HOST_ID,
+    k6: { version, runner: k6.kind },
+    engine: remoteEngine ? "remote" : "local",
+    dockerVersion: () => dockerDriver.docker.version(),
+  });
   worker = new Worker(
     QUEUE_CELLS,
     async (job, token) => {
@@ -226,7 +234,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       const parsed = ZCellJob.safeParse(job.data);
       if (!parsed.success) throw new UnrecoverableError(`bad job payload: ${parsed.error.message}`);
       const { cellId, runId } = parsed.data;
-      presence?.setCell({ id: cellId, runId });
+      presence.setCell({ id: cellId, runId });
       // Stopping before the cell started is not a failure of the cell: it goes back to the queue.
       const requeue = async () => {
         await job.moveToDelayed(Date.now(), token);
@@ -276,7 +284,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         throw error;
       } finally {
         current = null;
-        presence?.setCell(null);
+        presence.setCell(null);
         await lock.release();
       }
     },
@@ -302,14 +310,6 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     );
   await reconcile();
   const reconcileTimer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
-  // Seen by the web app (GET /api/v1/workers): who takes queued cells, and whether docker cells can run.
-  presence = await announceWorker({
-    redis: publisher,
-    hostId: env.PERFLAB_HOST_ID,
-    k6: { version, runner: k6.kind },
-    engine: remoteEngine ? "remote" : "local",
-    dockerVersion: () => dockerDriver.docker.version(),
-  });
   log.info(
     {
       hostId: env.PERFLAB_HOST_ID,
@@ -323,7 +323,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   return {
     async close() {
       shutdown.abort();
-      await presence?.stop();
+      await presence.stop();
       clearInterval(reconcileTimer);
       hostClaim.stop();
       await worker.close();

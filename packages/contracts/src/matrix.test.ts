@@ -168,6 +168,21 @@ describe("matrix spec", () => {
     ]);
   });
 
+  it("says a held session needs closed-model levels even while another parameter is wrong", () => {
+    const fields = errorsOf({
+      ...valid,
+      loadLevels: [{ rate: 100 }],
+      scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: "{bad", thinkMs: 500 } }],
+    }).map((e) => e.field);
+    expect(fields.sort()).toEqual(["scenarios.0.params.arguments", "scenarios.0.params.thinkMs"]);
+  });
+
+  it("does not call two levels that are each wrong a repeat", () => {
+    const errors = errorsOf({ ...valid, loadLevels: [{}, {}] });
+    expect(errors.map((e) => e.message)).not.toContain("is listed twice");
+    expect(errors.map((e) => e.field)).toEqual(["loadLevels.0.vus", "loadLevels.1.vus"]);
+  });
+
   it("names a misspelt or unknown field instead of dropping it", () => {
     expect(errorsOf({ ...valid, warmup: 10 })).toEqual([
       { field: "warmup", message: "is not a known field" },

@@ -216,6 +216,9 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
       }
       const levels = new Set<string>();
       spec.loadLevels.forEach((level, i) => {
+        // A level with errors of its own (neither vus nor rate) is named there, not as a repeat.
+        const raw = level as Partial<{ vus: unknown; rate: unknown }>;
+        if (typeof raw.vus !== "number" && typeof raw.rate !== "number") return;
         const key = loadLevelKey(level);
         if (levels.has(key))
           ctx.addIssue({ code: "custom", path: ["loadLevels", i], message: "is listed twice" });
@@ -227,13 +230,14 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
         const params = scenarioCatalog[scenario.id as keyof typeof scenarioCatalog].params.safeParse(
           scenario.params,
         );
-        if (!params.success) return;
         // Sessions held and think time shape a closed loop of VUs; an open-model level starts calls by
-        // the clock, from a pool of VUs that a pause would only exhaust.
-        const holds = params.data as { sessionsPerVu?: number; thinkMs?: number };
-        if (spec.loadLevels.some((level) => "rate" in level)) {
+        // the clock, from a pool of VUs that a pause would only exhaust. Said even while another
+        // parameter is wrong, from the values as given (1 session and 0 ms meaning none).
+        const holds = (params.success ? params.data : (scenario.params ?? {})) as Record<string, unknown>;
+        const none = { sessionsPerVu: 1, thinkMs: 0 } as const;
+        if (spec.loadLevels.some((level) => typeof (level as { rate?: unknown }).rate === "number")) {
           for (const key of ["sessionsPerVu", "thinkMs"] as const) {
-            if (holds[key] === undefined) continue;
+            if (holds[key] === undefined || holds[key] === none[key]) continue;
             ctx.addIssue({
               code: "custom",
               path: ["scenarios", i, "params", key],
@@ -242,6 +246,7 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
             });
           }
         }
+        if (!params.success) return;
         // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
         const tool = "tool" in params.data ? params.data.tool : null;
         if (tool === null) return;

@@ -37,6 +37,16 @@ describe("studies", () => {
     expect(missing).toEqual(["rust", "java", "bun", "python"]);
   });
 
+  it("runs the quick variant on the lab's default driver, the published one as the study ran", () => {
+    const study = findStudy("four-tools")!;
+    expect(studyMatrix(study, "quick", names, "docker").spec.driver).toBe("docker");
+    expect(studyMatrix(study, "quick", names).spec.driver).toBe("local");
+    expect(studyMatrix(study, "published", names, "local").spec).toMatchObject({
+      driver: "docker",
+      limits: { cpus: 1 },
+    });
+  });
+
   it("has unique ids", () => {
     expect(new Set(studies.map((s) => s.id)).size).toBe(studies.length);
   });

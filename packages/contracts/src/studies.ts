@@ -2,10 +2,12 @@ import type { TMatrixSpecInput } from "./matrix.ts";
 
 /**
  * The published studies perflab reproduces (`reference/` in the design notes), each as the matrix
- * that measures what it measured. `published` is the study's own design (durations, warm-up,
- * rounds, containers with limits where it used them); `quick` is the same workloads shortened to a
- * few minutes on one machine, to see the shape before spending hours. One study whose dimensions
- * need different load levels per workload is split into several matrices.
+ * that measures what it measured. `published` follows the study's design where it gives one
+ * (durations, warm-up, rounds, load levels, containers with limits) and the lab's choices where it
+ * does not (each `measures` says which); `quick` is the same workloads shortened to a few minutes,
+ * to see the shape before spending hours, on the lab's default driver. A study whose dimensions need
+ * different load levels per workload is split into several matrices, and a study that mixed its
+ * tools in one load is measured one tool per cell.
  */
 export type Study = {
   id: string;
@@ -48,7 +50,7 @@ export const studies: readonly Study[] = [
     source: NODE_VS_GO,
     title: "Throughput by response size",
     measures:
-      "echo answering 1 KB, 10 KB, 100 KB and 1 MB (pad_to_bytes) at 50 VUs: requests per second and latency as the payload grows.",
+      "echo answering 1 KB, 10 KB, 100 KB and 1 MB (pad_to_bytes) at 50 VUs: requests per second and latency as the response grows. The study grew the request too; tool arguments here stay under 64 KiB, so only the response does. Its load and durations are the lab's choice: the study gives none.",
     servers: ["node", "go"],
     scenarios: [echo(1024), echo(10_240), echo(102_400), echo(1_048_576)],
     published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, rounds: 3, driver: "local" },
@@ -59,7 +61,7 @@ export const studies: readonly Study[] = [
     source: NODE_VS_GO,
     title: "CPU-bound and I/O-bound tool latency",
     measures:
-      "validate_document (JSON Schema, CPU) and fetch_upstream (a 50 ms upstream, I/O) at 50 VUs: p50, p95 and p99 of each.",
+      "validate_document (JSON Schema, CPU) and fetch_upstream (a 50 ms upstream, I/O) at 50 VUs: p50, p95 and p99 of each. Load and durations are the lab's choice.",
     servers: ["node", "go"],
     scenarios: [tool("validate_document"), tool("fetch_upstream", { delay_ms: 50 })],
     published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, rounds: 3, driver: "local" },
@@ -70,7 +72,7 @@ export const studies: readonly Study[] = [
     source: NODE_VS_GO,
     title: "Session establishment under concurrency",
     measures:
-      "A new MCP session for every call (initialize, call, DELETE) at 10, 100 and 1,000 VUs: what setting up and ending sessions costs.",
+      "A new MCP session for every call (initialize, call, DELETE) at 10, 100 and 1,000 VUs back to back: what setting up and ending sessions costs. The study also opened 10,000 connections; a level here is at most 5,000 VUs.",
     servers: ["node", "go"],
     scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", session: "per-call" } }],
     published: {
@@ -93,7 +95,7 @@ export const studies: readonly Study[] = [
     source: NODE_VS_GO,
     title: "Memory by open sessions",
     measures:
-      "100, 1,000 and 10,000 sessions held open (100 VUs holding 1, 10 or 100 each, a call a second): RSS per session beside idle RSS.",
+      "100, 1,000 and 10,000 sessions held open (100 VUs holding 1, 10 or 100 each, a call a second): RSS per session beside idle RSS. Durations are the lab's choice.",
     servers: ["node", "go"],
     scenarios: [1, 10, 100].map((sessionsPerVu) => ({
       id: "mcp-tool-call",
@@ -107,7 +109,7 @@ export const studies: readonly Study[] = [
     source: NODE_VS_GO,
     title: "24-hour soak at 500 calls per second",
     measures:
-      "An open model of 500 echo calls a second for 24 hours per server: memory growth, GC, dropped calls and p99 drift over the day.",
+      "An open model of 500 echo calls a second for 24 hours per server: memory growth, dropped calls and p99 drift over the day.",
     servers: ["node", "go"],
     scenarios: [tool("echo")],
     published: {
@@ -124,15 +126,22 @@ export const studies: readonly Study[] = [
     source: MULTI_LANGUAGE,
     title: "Four tools, four languages",
     measures:
-      "fibonacci (CPU), fetch_upstream (I/O), transform_data (allocation) and sleep (a 10 ms database call) at 50 VUs, 5 minutes after 10 s of warm-up, 3 rounds in containers: per-tool percentiles, RPS per MB and per CPU %, and run-to-run spread.",
+      "fibonacci (CPU), fetch_upstream (I/O, an upstream that answers at once), transform_data (allocation) and sleep (a 10 ms database call) at 50 VUs, 5 minutes after 10 s of warm-up, 3 rounds in single-core containers: per-tool percentiles, RPS per MB and per CPU %, and run-to-run spread. The study mixed the four tools in one load; here each tool is a cell of its own.",
     servers: ["java", "go", "node", "python"],
     scenarios: [
       tool("fibonacci"),
-      tool("fetch_upstream", { delay_ms: 50 }),
+      tool("fetch_upstream", { delay_ms: 0 }),
       tool("transform_data"),
       tool("sleep", { ms: 10 }),
     ],
-    published: { loadLevels: [{ vus: 50 }], durationSec: 300, warmupSec: 10, rounds: 3, driver: "docker" },
+    published: {
+      loadLevels: [{ vus: 50 }],
+      durationSec: 300,
+      warmupSec: 10,
+      rounds: 3,
+      driver: "docker",
+      limits: { cpus: 1 },
+    },
     quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
   },
   {
@@ -140,7 +149,7 @@ export const studies: readonly Study[] = [
     source: FIFTEEN_SERVERS,
     title: "Redis and HTTP API tools, every runtime",
     measures:
-      "search_products, get_user_cart and checkout (Redis and the product API, fixtures re-seeded per server) at 50 VUs, 5 minutes after 60 s of warm-up, 3 rounds in containers of 2 vCPU / 2 GB: RPS, average latency and RAM.",
+      "search_products, get_user_cart and checkout (Redis and the product API, fixtures re-seeded per server) at 50 VUs, 5 minutes after 60 s of warm-up, 3 rounds in containers of 2 vCPU / 2 GB: RPS, average latency and RAM. The study mixed the three tools in one load; here each tool is a cell of its own.",
     servers: ["rust", "go", "java", "bun", "node", "python"],
     scenarios: [tool("search_products"), tool("get_user_cart"), tool("checkout")],
     published: {
@@ -181,7 +190,7 @@ export const studies: readonly Study[] = [
     source: "Node vs Go performance comparison",
     title: "A trivial HTTP route as connections grow",
     measures:
-      "GET /rest/time at 10, 100, 500 and 1,000 connections: the most requests per second, mean latency and its spread, CPU over time.",
+      "GET /rest/time at 10, 100, 500 and 1,000 connections: the most requests per second, mean latency and its spread, CPU over time. Durations are the lab's choice.",
     servers: ["node", "go"],
     scenarios: [{ id: "http-route", params: { route: "/rest/time" } }],
     published: {
@@ -204,14 +213,17 @@ export const studies: readonly Study[] = [
 /**
  * The matrix a study queues on a lab with `available` servers: its servers that the lab has (in
  * the study's order) and the load of the variant. `missing` names the study's servers the lab lacks.
+ * `quickDriver`, the lab's default driver, runs the quick variants (a lab whose app image has no
+ * JDK or Python runs them in containers).
  */
 export function studyMatrix(
   study: Study,
   variant: StudyVariant,
   available: readonly string[],
+  quickDriver?: "local" | "docker",
 ): { spec: TMatrixSpecInput; missing: string[] } {
   const have = new Set(available);
-  const load = study[variant];
+  const load = variant === "quick" && quickDriver ? { ...study.quick, driver: quickDriver } : study[variant];
   return {
     spec: {
       name: `${study.title}${variant === "quick" ? " (quick)" : ""}`,

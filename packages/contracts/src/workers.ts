@@ -2,11 +2,14 @@ import { z } from "zod";
 
 /**
  * Each running worker keeps one key `perflab:worker:<id>` in Redis, rewritten every few seconds
- * with a time to live: a worker that stopped deletes it, one that was killed lets it lapse. The web
+ * with a time to live, and its id in the set `perflab:workers`: a worker that stopped deletes both,
+ * one that was killed lets its key lapse (and the next reader drops its id). The web
  * app lists them so a run does not sit queued with nobody to take it, and a docker run is not
  * queued where no worker reaches an engine, without anyone saying so.
  */
 export const WORKER_PRESENCE_PREFIX = "perflab:worker:";
+/** The set of worker ids that announced themselves; an id whose key lapsed is dropped by a reader. */
+export const WORKER_PRESENCE_INDEX = "perflab:workers";
 /** How long a worker's key outlives its last rewrite. */
 export const WORKER_PRESENCE_TTL_MS = 15_000;
 

@@ -390,6 +390,15 @@ describe("comparing runs", () => {
     ).toEqual(["3f2a9c1", "before the pool change", "a very long run name th…"]);
   });
 
+  it("cuts two long names that start alike at their start, so what tells them apart shows", () => {
+    expect(
+      labels([
+        run("r1", "Throughput by response size", null, []),
+        run("r2", "Throughput by response size (quick)", null, []),
+      ]),
+    ).toEqual(["…ughput by response size", "…y response size (quick)"]);
+  });
+
   it("leaves out the parts of a name that only repeat the run's servers and scenarios", () => {
     resetCells();
     const go = [cell("go", 10, 1, summary(1000, 4, 10))];

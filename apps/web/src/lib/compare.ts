@@ -340,7 +340,22 @@ function nameTag({ run, cells }: RunToCompare): string | null {
     .filter((part) => part.split(/[\s,]+/).some((word) => word && !said.has(word.toLowerCase())));
   const name = parts.join(" · ");
   if (!name) return null;
-  return name.length <= TAG_MAX ? name : `${name.slice(0, TAG_MAX - 1).trimEnd()}…`;
+  return name;
+}
+
+const head = (name: string) => `${name.slice(0, TAG_MAX - 1).trimEnd()}…`;
+const tail = (name: string) => `…${name.slice(-(TAG_MAX - 1)).trimStart()}`;
+
+/**
+ * A name cut to TAG_MAX characters: its start, or its end where another of `names` starts alike
+ * ("Throughput by response size" and "… (quick)" differ only at the end).
+ */
+function shortName(name: string, names: readonly string[]): string {
+  if (name.length <= TAG_MAX) return name;
+  const others = names.filter((n) => n !== name);
+  if (!others.some((n) => n.length > TAG_MAX && head(n) === head(name)) && !others.includes(head(name)))
+    return head(name);
+  return others.some((n) => n.length > TAG_MAX && tail(n) === tail(name)) ? head(name) : tail(name);
 }
 
 /** The drivers a run's cells ran on: "docker", "local". */
@@ -404,7 +419,9 @@ const distinct = (values: string[]) => new Set(values).size === values.length;
  */
 export function runTags(runs: RunToCompare[]): Map<string, string> {
   const bases = runs.map((r) => (r.commit ? r.commit.slice(0, 7) : nameTag(r)));
-  const tags = bases.map((base) => base ?? "");
+  const names = [...new Set(bases.filter((b): b is string => b !== null))];
+  const shown = (base: string) => shortName(base, names);
+  const tags = bases.map((base) => (base === null ? "" : shown(base)));
   for (const base of new Set(bases)) {
     const members = runs.flatMap((_, i) => (bases[i] === base ? [i] : []));
     if (members.length === 1 && base !== null) continue;
@@ -423,7 +440,7 @@ export function runTags(runs: RunToCompare[]): Map<string, string> {
     }
     for (const [k, i] of members.entries()) {
       const more = extras[k]!.join(", ");
-      tags[i] = base === null ? more : `${base} (${more})`;
+      tags[i] = base === null ? more : `${shown(base)} (${more})`;
     }
   }
   // A name that happens to read like another run's date: the id's end settles it.

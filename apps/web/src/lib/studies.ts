@@ -67,9 +67,13 @@ function formatSeconds(seconds: number): string {
   return `${seconds} s`;
 }
 
-export function studyView(study: Study, available: readonly string[]): StudyView {
+export function studyView(
+  study: Study,
+  available: readonly string[],
+  defaultDriver?: "local" | "docker",
+): StudyView {
   const variant = (name: StudyVariant) => {
-    const { spec } = studyMatrix(study, name, available);
+    const { spec } = studyMatrix(study, name, available, defaultDriver);
     const { cells, totalSec } = matrixEstimate(spec);
     return { spec, cells, totalSec, load: loadSummary(spec) };
   };

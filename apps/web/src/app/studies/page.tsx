@@ -2,6 +2,7 @@ import { studies } from "@perflab/contracts";
 import type { Metadata } from "next";
 import { PageTitle } from "@/components/page-title";
 import { StudyList } from "@/components/study-list";
+import { env } from "@/env";
 import { studyView } from "@/lib/studies";
 import { catalogServerNames } from "@/server/catalog";
 
@@ -17,11 +18,12 @@ export default function StudiesPage() {
       <p className="mb-6 text-sm text-zinc-600 dark:text-zinc-400">
         The published comparisons of MCP server runtimes, each as the matrix that measures what it measured on
         this lab&apos;s servers. <span className="font-medium">Quick</span> runs the same workloads for a few
-        minutes to see the shape; <span className="font-medium">as published</span> uses the study&apos;s own
-        durations, warm-up and rounds. Their absolute numbers came from other machines: compare shapes and
-        ratios.
+        minutes to see the shape, on this lab&apos;s default driver;{" "}
+        <span className="font-medium">as published</span> follows the study&apos;s durations, warm-up, rounds
+        and containers where it gives them (each card says where the lab chose). Their absolute numbers came
+        from other machines: compare shapes and ratios.
       </p>
-      <StudyList studies={studies.map((s) => studyView(s, available))} />
+      <StudyList studies={studies.map((s) => studyView(s, available, env.PERFLAB_DEFAULT_DRIVER))} />
     </div>
   );
 }

@@ -1,13 +1,25 @@
-import { type TWorkerPresence, WORKER_PRESENCE_PREFIX, ZWorkerPresence } from "@perflab/contracts";
-import type { Redis } from "ioredis";
+import {
+  type TWorkerPresence,
+  WORKER_PRESENCE_INDEX,
+  WORKER_PRESENCE_PREFIX,
+  ZWorkerPresence,
+} from "@perflab/contracts";
+import { Redis } from "ioredis";
+import { env } from "../../env";
 import { AppError } from "../errors";
-import { createProducerConnection } from "../redis";
 
 const globalForWorkers = globalThis as unknown as { perflabPresenceRedis?: Redis };
 
 function presenceConnection(): Redis {
   if (!globalForWorkers.perflabPresenceRedis) {
-    const redis = createProducerConnection();
+    // As the producer connection (fail fast, no offline queue), and no command waits past 3 s on a
+    // connection that went quiet.
+    const redis = new Redis(env.REDIS_URL, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 3_000,
+      commandTimeout: 3_000,
+    });
     // Without a listener an unreachable Redis becomes an unhandled 'error' event.
     redis.on("error", (error) => console.error("[workers]", error.message));
     globalForWorkers.perflabPresenceRedis = redis;
@@ -34,7 +46,8 @@ async function ready(redis: Redis, ms: number): Promise<void> {
 
 /**
  * The workers that announced themselves within the last WORKER_PRESENCE_TTL_MS (see the worker's
- * presence.ts), by host then id. A key that does not parse (another version's) is left out.
+ * presence.ts), by host then id, read through their index set (no scan of the keyspace). A key that
+ * does not parse (another version's) is left out.
  */
 export async function listWorkers(
   redis: Redis = presenceConnection(),
@@ -42,15 +55,12 @@ export async function listWorkers(
 ): Promise<TWorkerPresence[]> {
   try {
     await ready(redis, timeoutMs);
-    const keys: string[] = [];
-    let cursor = "0";
-    do {
-      const [next, found] = await redis.scan(cursor, "MATCH", `${WORKER_PRESENCE_PREFIX}*`, "COUNT", 200);
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== "0");
-    if (keys.length === 0) return [];
-    const values = await redis.mget(...keys);
+    const ids = await redis.smembers(WORKER_PRESENCE_INDEX);
+    if (ids.length === 0) return [];
+    const values = await redis.mget(...ids.map((id) => `${WORKER_PRESENCE_PREFIX}${id}`));
+    // Workers killed without a word: their keys lapsed, so their ids leave the index.
+    const lapsed = ids.filter((_, i) => values[i] === null);
+    if (lapsed.length > 0) await redis.srem(WORKER_PRESENCE_INDEX, ...lapsed);
     return values
       .flatMap((value) => {
         if (value === null) return [];

@@ -229,12 +229,16 @@ describe("perflab study against a lab", () => {
   /** A stand-in for the lab's API: its servers, the matrices posted to it, runs that end at once. */
   const posted: Record<string, unknown>[] = [];
   let labServers = ["go", "node:cluster", "python"];
+  /** The lab's workers (GET /api/v1/workers); null: a lab without the endpoint (404). */
+  let labWorkers: { docker: { reachable: boolean; error: string | null } }[] | null = null;
   let url = "";
   const lab = createServer((request: IncomingMessage, response: ServerResponse) => {
     const json = (status: number, body: unknown) => {
       response.writeHead(status, { "content-type": "application/json" });
       response.end(JSON.stringify(body));
     };
+    if (request.method === "GET" && request.url === "/api/v1/workers" && labWorkers !== null)
+      return json(200, { workers: labWorkers });
     if (request.method === "GET" && request.url === "/api/v1/servers")
       return json(200, { servers: labServers.map((name) => ({ name })) });
     if (request.method === "POST" && request.url === "/api/v1/matrices") {
@@ -340,6 +344,27 @@ describe("perflab study against a lab", () => {
     expect(waited.err).toMatch(/1\/1 cells done \(succeeded\)/);
     expect(waited.out).toMatch(/run run\d+ succeeded/);
     expect(waited.out).toMatch(/0\s+go\s+10 VUs\s+1\s+succeeded/);
+  });
+
+  it("warns when no worker runs, or when docker is chosen and no worker reaches an engine", async () => {
+    labServers = ["go", "node"];
+    try {
+      labWorkers = [];
+      const idle = await perflab("study", "trivial-route", "--quick", "--no-wait");
+      expect(idle.code, idle.err).toBe(0);
+      expect(idle.err).toMatch(
+        /no worker is running on this lab: the run waits in the queue until one starts/,
+      );
+      labWorkers = [{ docker: { reachable: false, error: "connect ENOENT /var/run/docker.sock" } }];
+      const docker = await perflab("study", "trivial-route", "--quick", "--driver", "docker", "--no-wait");
+      expect(docker.err).toMatch(
+        /no running worker reaches a Docker engine \(connect ENOENT \/var\/run\/docker\.sock\): docker cells would fail/,
+      );
+      const local = await perflab("study", "trivial-route", "--quick", "--no-wait");
+      expect(local.err).not.toMatch(/worker/);
+    } finally {
+      labWorkers = null;
+    }
   });
 
   it("lists the studies without asking the lab", async () => {

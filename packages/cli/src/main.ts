@@ -193,12 +193,34 @@ const unfinished = new Set(["queued", "running"]);
  * Queues a matrix and, unless told not to wait, follows it to the end and prints its cells (and the
  * verdict against its baseline): what `run` and `study` do once they have the spec.
  */
+/**
+ * Says on stderr what would keep a run from running as asked: no worker on the lab (it would wait
+ * in the queue, and a CI job with it), or docker chosen where no worker reaches an engine. A lab
+ * that does not list its workers says nothing.
+ */
+async function warnAboutWorkers(io: Io, global: Global, spec: Record<string, unknown>): Promise<void> {
+  type Listed = { workers: { docker: { reachable: boolean; error: string | null } }[] };
+  let workers: Listed["workers"];
+  try {
+    workers = (await call<Listed>(global, "/api/v1/workers")).workers;
+  } catch {
+    return;
+  }
+  if (workers.length === 0) {
+    io.err("no worker is running on this lab: the run waits in the queue until one starts");
+  } else if (spec.driver === "docker" && !workers.some((w) => w.docker.reachable)) {
+    const why = workers[0]?.docker.error;
+    io.err(`no running worker reaches a Docker engine${why ? ` (${why})` : ""}: docker cells would fail`);
+  }
+}
+
 async function queueAndWait(
   io: Io,
   global: Global,
   spec: Record<string, unknown>,
   options: { wait: boolean; tolerance?: number },
 ): Promise<number> {
+  await warnAboutWorkers(io, global, spec);
   const created = await call<{ runId: string }>(global, "/api/v1/matrices", {
     method: "POST",
     headers: { "content-type": "application/json" },

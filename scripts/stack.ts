@@ -120,6 +120,7 @@ try {
     `\n  perflab is running: http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}\n  (Ctrl-C stops it; data stays in ${path.relative(process.cwd(), dataDir) || dataDir})\n`,
   );
 } catch (error) {
-  console.error(`perflab could not start: ${(error as Error).message}`);
+  // Stopped while starting (Ctrl-C, SIGTERM): the services it stopped are not why.
+  if (!stopping) console.error(`perflab could not start: ${(error as Error).message}`);
   await stopAll(1);
 }

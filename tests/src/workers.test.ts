@@ -127,6 +127,12 @@ describe("the workers the web app knows of", () => {
           .toContain(`No running worker reaches a Docker engine (connect ENOENT ${socket})`);
         await page.getByLabel("Driver").selectOption("local");
         await expect.poll(() => page.getByTestId("docker-notice").count()).toBe(0);
+        // The list of runs shows who takes queued cells and what each is doing.
+        await page.goto(web.url);
+        const strip = page.getByTestId("workers");
+        await expect
+          .poll(() => strip.textContent(), { timeout: 15_000 })
+          .toMatch(/pid \d+\s*idle\s*· k6 v\d+\.\d+\.\d+ · no Docker engine/);
       });
     } finally {
       await browser.close();

@@ -3,6 +3,7 @@ import { EmptyState } from "@/components/empty-state";
 import { PageTitle } from "@/components/page-title";
 import { RunsTable } from "@/components/runs-table";
 import { buttonPrimary } from "@/components/ui";
+import { WorkersStrip } from "@/components/workers-strip";
 import { getDb } from "@/server/db";
 import { listRuns } from "@/server/operations/list-runs";
 
@@ -19,6 +20,7 @@ export default async function RunsPage() {
           </Link>
         )}
       </PageTitle>
+      <WorkersStrip />
       {runs.length === 0 ? (
         <EmptyState
           title="No runs yet"

@@ -1,5 +1,5 @@
 import type { CellDto } from "@/lib/dto";
-import { cellTool, levelLabel, operationWord, sharedScenario } from "@/lib/labels";
+import { cellRoute, cellTool, levelLabel, operationWord, sharedScenario, workloadName } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
@@ -59,8 +59,8 @@ export function CellTable({
                 <td className={`${td} font-medium`}>{cell.serverName}</td>
                 <td className={td}>
                   {cell.scenario}
-                  {cellTool(cell) && (
-                    <span className="text-zinc-500 dark:text-zinc-400"> · {cellTool(cell)}</span>
+                  {(cellTool(cell) || cellRoute(cell)) && (
+                    <span className="text-zinc-500 dark:text-zinc-400"> · {workloadName(cell)}</span>
                   )}
                 </td>
                 <td className={tdNum} title={cell.maxVus == null ? undefined : `at most ${cell.maxVus} VUs`}>

@@ -5,10 +5,30 @@ const cell = { index: 1, serverName: "go", vus: 10, round: 1, scenario: "mcp-too
 
 describe("cellLabel", () => {
   it("names the tool, so two tools on one server are told apart", () => {
-    expect(cellLabel({ ...cell, params: { tool: "fibonacci", arguments: { n: 25 } } })).toBe(
+    expect(cellLabel({ ...cell, params: { tool: "fibonacci", arguments: { n: 20 } } })).toBe(
       "#1 go · fibonacci · 10 VUs · r1",
     );
     expect(cellLabel({ ...cell, index: 0, params: { tool: "echo" } })).toBe("#0 go · echo · 10 VUs · r1");
+  });
+  it("names the arguments beyond the tool's defaults, so a payload sweep's cells are told apart", () => {
+    const echo = (args: Record<string, unknown>) =>
+      workloadName({ scenario: "mcp-tool-call", params: { tool: "echo", arguments: args } });
+    expect(echo({ message: "hello" })).toBe("echo");
+    expect(echo({ message: "hello", pad_to_bytes: 1024 })).toBe("echo (pad_to_bytes 1024)");
+    expect(echo({ message: "hi" })).toBe("echo");
+    expect(echo({ message: "x".repeat(10_240) })).toBe("echo (message 10240 B)");
+    expect(
+      workloadName({
+        scenario: "mcp-tool-call",
+        params: { tool: "validate_document", arguments: { document: {} } },
+      }),
+    ).toBe("validate_document (own document)");
+    expect(
+      workloadName({
+        scenario: "mcp-tool-call",
+        params: { tool: "fetch_upstream", arguments: { delay_ms: 0 } },
+      }),
+    ).toBe("fetch_upstream (delay_ms 0)");
   });
   it("says when each call opened a new session, so the two ways on one tool are told apart", () => {
     expect(cellLabel({ ...cell, params: { tool: "echo", session: "per-call" } })).toBe(

@@ -256,16 +256,19 @@ describe("perflab study against a lab", () => {
     if (detail) {
       const spec = posted[Number(detail[1]!.slice(3)) - 1]!;
       const servers = spec.servers as string[];
+      const scenarios = spec.scenarios as { id: string; params: Record<string, unknown> }[];
+      const cells = scenarios.flatMap((scenario) =>
+        servers.map((serverName) => ({ serverName, scenario: scenario.id, params: scenario.params })),
+      );
       return json(200, {
-        run: { id: detail[1], status: "succeeded", cellsDone: servers.length, cellsTotal: servers.length },
-        cells: servers.map((serverName, index) => ({
+        run: { id: detail[1], status: "succeeded", cellsDone: cells.length, cellsTotal: cells.length },
+        cells: cells.map((cell, index) => ({
           index,
-          serverName,
+          ...cell,
           vus: 10,
           rate: null,
           round: 1,
           status: "succeeded",
-          params: {},
           summary: null,
           error: null,
         })),
@@ -344,6 +347,11 @@ describe("perflab study against a lab", () => {
     expect(waited.err).toMatch(/1\/1 cells done \(succeeded\)/);
     expect(waited.out).toMatch(/run run\d+ succeeded/);
     expect(waited.out).toMatch(/0\s+go\s+10 VUs\s+1\s+succeeded/);
+    // Several workloads: each row says which it ran.
+    const sweep = await perflab("study", "payload-sweep", "--quick", "--server", "go");
+    expect(sweep.code, sweep.err).toBe(0);
+    expect(sweep.out).toMatch(/#\s+server\s+workload\s+load/);
+    expect(sweep.out).toMatch(/3\s+go\s+echo \(pad_to_bytes 1048576\)\s+10 VUs/);
   });
 
   it("warns when no worker runs, or when docker is chosen and no worker reaches an engine", async () => {

@@ -1,6 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { studyMatrix, type TMatrixSpecInput, type ZRunDetail, type ZVerdict } from "@perflab/contracts";
+import {
+  studyMatrix,
+  type TMatrixSpecInput,
+  workloadName,
+  type ZRunDetail,
+  type ZVerdict,
+} from "@perflab/contracts";
 import type { z } from "zod";
 import { countsFromK6Summary, type Global, parseCommand, UsageError, usage } from "./args.ts";
 import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
@@ -97,10 +103,13 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
   const held = detail.cells.some(
     (c) => c.params.sessionsPerVu !== undefined || c.params.thinkMs !== undefined,
   );
+  // A run of several workloads (a study, a payload sweep) says which each cell ran.
+  const workloads = new Set(detail.cells.map((c) => workloadName(c))).size > 1;
   const rows = [
     [
       "#",
       "server",
+      ...(workloads ? ["workload"] : []),
       "load",
       "round",
       "status",
@@ -118,6 +127,7 @@ function printRun(io: Io, global: Global, detail: RunDetail): void {
     rows.push([
       String(c.index),
       c.serverName,
+      ...(workloads ? [workloadName(c)] : []),
       level({ vus: c.vus, rate: c.rate ?? null }),
       String(c.round),
       c.status,

@@ -11,3 +11,4 @@ export * from "./studies.ts";
 export * from "./tokens.ts";
 export * from "./upload.ts";
 export * from "./workers.ts";
+export * from "./workload.ts";

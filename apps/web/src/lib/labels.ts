@@ -1,4 +1,4 @@
-import { defaultToolArguments } from "@perflab/contracts";
+import { workloadName as sharedWorkloadName } from "@perflab/contracts";
 import type { CellDto } from "./dto";
 
 /** The tool a cell calls, when its scenario names one. */
@@ -41,40 +41,9 @@ export function cellSession(cell: Pick<CellDto, "params">): "per-call" | null {
   return (cell.params as { session?: unknown } | null)?.session === "per-call" ? "per-call" : null;
 }
 
-/**
- * The arguments a call gave beyond its tool's defaults, in as few words as tell workloads apart:
- * numbers and flags as given (" (pad_to_bytes 1024)", " (delay_ms 0)"), a long text by its size
- * (" (message 10240 B)"), a structure of one's own by its name (" (own document)"); a short text
- * (another echo message) and the defaults add nothing.
- */
-function argumentsNote(tool: string, args: unknown): string {
-  if (!args || typeof args !== "object") return "";
-  const defaults = defaultToolArguments[tool] ?? {};
-  const words = Object.entries(args).flatMap(([key, value]) => {
-    if (JSON.stringify(value) === JSON.stringify(defaults[key])) return [];
-    if (typeof value === "number" || typeof value === "boolean") return [`${key} ${String(value)}`];
-    if (typeof value === "string")
-      return value.length > 16 ? [`${key} ${new TextEncoder().encode(value).length} B`] : [];
-    return [`own ${key}`];
-  });
-  return words.length === 0 ? "" : ` (${words.join(", ")})`;
-}
-
-/**
- * What a cell's scenario does, in a few words: its tool (else the scenario's id), and how it used
- * sessions when not one per VU: "echo", "echo · session per call"; or the request of a plain HTTP
- * route: "GET /rest/time".
- */
+/** What a cell's scenario does, in a few words (see the contracts' workloadName). */
 export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string {
-  const route = cellRoute(cell);
-  if (route) return `GET ${route}`;
-  const tool = cellTool(cell);
-  const what = `${tool ?? cell.scenario}${tool ? argumentsNote(tool, (cell.params as { arguments?: unknown }).arguments) : ""}`;
-  if (cellSession(cell)) return `${what} · session per call`;
-  const { sessionsPerVu, thinkMs } = (cell.params ?? {}) as { sessionsPerVu?: unknown; thinkMs?: unknown };
-  const held = typeof sessionsPerVu === "number" ? ` · ${sessionsPerVu} sessions per VU` : "";
-  const think = typeof thinkMs === "number" ? ` · ${thinkMs} ms think` : "";
-  return `${what}${held}${think}`;
+  return sharedWorkloadName(cell);
 }
 
 /** A closed-model load level as people say it: "1 VU", "50 VUs". */

@@ -4,12 +4,8 @@
  * — and cancelled at once so it does not keep the suite's worker busy. A server the study does not
  * compare is refused before anything is queued.
  */
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
-import { repoRoot } from "../../scripts/lib/services.ts";
-import { until } from "./helpers.ts";
+import { perflab, until } from "./helpers.ts";
 
 type RunDetail = {
   run: { id: string; name: string; status: string; cellsTotal: number; finishedAt: string | null };
@@ -17,25 +13,6 @@ type RunDetail = {
 };
 
 const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
-
-async function perflab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return promisify(execFile)(
-    process.execPath,
-    [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", inject("webUrl")],
-    {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
-      timeout: 60_000,
-    },
-  ).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: typeof error.code === "number" ? error.code : -1,
-      stdout: error.stdout ?? "",
-      stderr: error.stderr ?? "",
-    }),
-  );
-}
 
 describe("perflab study", () => {
   it("queues a study's quick matrix on the servers asked for, as the lab takes it", async () => {

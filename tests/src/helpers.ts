@@ -307,3 +307,23 @@ export async function tokenInDb(
   const db = testDb();
   return createApiToken(db, { workspaceId: (await ensureDefaultWorkspace(db)).id, name, expiresAt, role });
 }
+
+/** The perflab command as a CI job runs it, against the suite's web app: its exit code and output. */
+export async function perflab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(
+    process.execPath,
+    [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", inject("webUrl")],
+    {
+      cwd: repoRoot,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+      timeout: 120_000,
+    },
+  ).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: typeof error.code === "number" ? error.code : -1,
+      stdout: error.stdout ?? "",
+      stderr: error.stderr ?? "",
+    }),
+  );
+}

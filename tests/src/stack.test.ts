@@ -53,6 +53,17 @@ async function stackEnv(name: string) {
 const servicesOf = (dataDir: string): Recorded[] =>
   (JSON.parse(readFileSync(path.join(dataDir, "stack.json"), "utf8")) as { services: Recorded[] }).services;
 
+/** The services a starting stack has recorded, once the web app is among them (before it listens). */
+const untilWebRecorded = (dataDir: string) =>
+  until(
+    async () => {
+      const found = existsSync(path.join(dataDir, "stack.json")) ? servicesOf(dataDir) : [];
+      return found.some((s) => s.name === "web") && found;
+    },
+    120_000,
+    "the stack to record the web app",
+  );
+
 // Orphans of a killed stack are reaped by whatever adopts them, maybe late: a zombie has exited.
 const aliveOnes = (services: Recorded[]) => services.filter(alive).map((s) => s.name);
 
@@ -108,16 +119,7 @@ describe("the quick-start stack", () => {
   it("records the web app as soon as it exists: a kill -9 while it starts leaves nothing for good", async () => {
     const env = await stackEnv("kill9-web");
     const first = startStack(env);
-    const left = await until(
-      async () => {
-        const recorded = existsSync(path.join(env.PERFLAB_DATA_DIR, "stack.json"))
-          ? servicesOf(env.PERFLAB_DATA_DIR)
-          : [];
-        return recorded.some((s) => s.name === "web") && recorded;
-      },
-      120_000,
-      "the stack to record the web app",
-    );
+    const left = await untilWebRecorded(env.PERFLAB_DATA_DIR);
     // Next.js takes a second or more to listen: the kill lands while it starts.
     const upBeforeKill = first.output().includes("perflab is running");
     first.child.kill("SIGKILL");
@@ -138,16 +140,7 @@ describe("the quick-start stack", () => {
   it("stopped while the web app starts, stops it with the rest", async () => {
     const env = await stackEnv("term-web");
     const stack = startStack(env);
-    const recorded = await until(
-      async () => {
-        const found = existsSync(path.join(env.PERFLAB_DATA_DIR, "stack.json"))
-          ? servicesOf(env.PERFLAB_DATA_DIR)
-          : [];
-        return found.some((s) => s.name === "web") && found;
-      },
-      120_000,
-      "the stack to record the web app",
-    );
+    const recorded = await untilWebRecorded(env.PERFLAB_DATA_DIR);
     const upBeforeStop = stack.output().includes("perflab is running");
     stack.child.kill("SIGTERM");
     expect(await stack.exited).toBe(0);

@@ -4,13 +4,10 @@
  * uploads both, the second judged against the first: a regression, exit code 1. The verdict API
  * answers in its documented shape and refuses what it cannot judge, naming the field.
  */
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
-import { repoRoot } from "../../scripts/lib/services.ts";
-import { expectConforms, queueRun, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
+import { expectConforms, perflab, queueRun, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
 
 const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
 const DURATION = 3;
@@ -28,27 +25,6 @@ const measure = (baseUrl: string, mcpPath: string, name: string, ms: number) =>
     TOOL: "sleep",
     ARGS: JSON.stringify({ ms }),
   });
-
-/** The perflab command as a CI job runs it: its exit code and what it printed. */
-async function perflab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const result = await promisify(execFile)(
-    process.execPath,
-    [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", inject("webUrl")],
-    {
-      cwd: repoRoot,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
-      timeout: 120_000,
-    },
-  ).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (error: { code?: number; stdout?: string; stderr?: string }) => ({
-      code: typeof error.code === "number" ? error.code : -1,
-      stdout: error.stdout ?? "",
-      stderr: error.stderr ?? "",
-    }),
-  );
-  return result;
-}
 
 const runIdOf = (stdout: string) => /uploaded run (\S+):/.exec(stdout)?.[1] ?? "";
 

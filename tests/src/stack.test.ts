@@ -67,6 +67,14 @@ const untilWebRecorded = (dataDir: string) =>
 // Orphans of a killed stack are reaped by whatever adopts them, maybe late: a zombie has exited.
 const aliveOnes = (services: Recorded[]) => services.filter(alive).map((s) => s.name);
 
+/** SIGTERM to a running stack: it exits 0 and no service it recorded is left. */
+async function expectStopsClean(stack: ReturnType<typeof startStack>, dataDir: string) {
+  const services = servicesOf(dataDir);
+  stack.child.kill("SIGTERM");
+  expect(await stack.exited).toBe(0);
+  expect(aliveOnes(services)).toEqual([]);
+}
+
 afterAll(async () => {
   for (const child of started) if (child.exitCode === null) child.kill("SIGTERM");
 });
@@ -110,10 +118,7 @@ describe("the quick-start stack", () => {
     const runs = await fetch(`http://127.0.0.1:${env.PERFLAB_PORT}/api/v1/runs`);
     expect(runs.status).toBe(200);
 
-    const services = servicesOf(env.PERFLAB_DATA_DIR);
-    second.child.kill("SIGTERM");
-    expect(await second.exited).toBe(0);
-    expect(aliveOnes(services)).toEqual([]);
+    await expectStopsClean(second, env.PERFLAB_DATA_DIR);
   }, 300_000);
 
   it("records the web app as soon as it exists: a kill -9 while it starts leaves nothing for good", async () => {
@@ -131,10 +136,7 @@ describe("the quick-start stack", () => {
     await second.running;
     expect(second.output()).toMatch(/stopped what an earlier perflab left running: web \(pid \d+\)/);
     expect(aliveOnes(left)).toEqual([]);
-    const services = servicesOf(env.PERFLAB_DATA_DIR);
-    second.child.kill("SIGTERM");
-    expect(await second.exited).toBe(0);
-    expect(aliveOnes(services)).toEqual([]);
+    await expectStopsClean(second, env.PERFLAB_DATA_DIR);
   }, 300_000);
 
   it("stopped while the web app starts, stops it with the rest", async () => {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import {
   studyMatrix,
   type TMatrixSpecInput,
+  workersProblem,
   workloadName,
   type ZRunDetail,
   type ZVerdict,
@@ -216,10 +217,11 @@ async function warnAboutWorkers(io: Io, global: Global, spec: Record<string, unk
   } catch {
     return;
   }
-  if (workers.length === 0) {
+  const problem = workersProblem(workers, spec.driver as string | undefined);
+  if (problem?.kind === "no-worker") {
     io.err("no worker is running on this lab: the run waits in the queue until one starts");
-  } else if (spec.driver === "docker" && !workers.some((w) => w.docker.reachable)) {
-    const why = workers[0]?.docker.error;
+  } else if (problem?.kind === "no-engine") {
+    const why = problem.reason;
     io.err(`no running worker reaches a Docker engine${why ? ` (${why})` : ""}: docker cells would fail`);
   }
 }

@@ -39,3 +39,18 @@ export const ZWorkerPresence = z
 export type TWorkerPresence = z.infer<typeof ZWorkerPresence>;
 
 export const ZWorkerList = z.object({ workers: z.array(ZWorkerPresence) });
+
+/**
+ * What would keep a run on `driver` from running as asked, judged from the workers listed: none
+ * running (its cells wait in the queue), or docker chosen and none reaching an engine (its cells
+ * would fail; `reason` is why the first one could not). Null when nothing would. Said alike by the
+ * dashboard and the `perflab` command.
+ */
+export function workersProblem(
+  workers: readonly { docker: Pick<TWorkerPresence["docker"], "reachable" | "error"> }[],
+  driver: string | undefined,
+): { kind: "no-worker" } | { kind: "no-engine"; reason: string | null } | null {
+  if (workers.length === 0) return { kind: "no-worker" };
+  if (driver !== "docker" || workers.some((w) => w.docker.reachable)) return null;
+  return { kind: "no-engine", reason: workers[0]?.docker.error ?? null };
+}

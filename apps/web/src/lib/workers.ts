@@ -1,4 +1,4 @@
-import type { TWorkerPresence } from "@perflab/contracts";
+import { type TWorkerPresence, workersProblem } from "@perflab/contracts";
 
 /** What the app last learnt of the workers: their list, why it could not be read, or nothing yet. */
 export type WorkersState = { workers: TWorkerPresence[] } | { error: string } | null;
@@ -7,7 +7,7 @@ export type WorkersState = { workers: TWorkerPresence[] } | { error: string } | 
 export function queueNotice(state: WorkersState): string | null {
   if (state === null) return null;
   if ("error" in state) return `Could not tell whether a worker is running: ${state.error}`;
-  if (state.workers.length > 0) return null;
+  if (workersProblem(state.workers, undefined)?.kind !== "no-worker") return null;
   return "No worker is running: queued cells wait until one starts (./scripts/up.sh and docker compose up each start one).";
 }
 
@@ -16,9 +16,10 @@ export function queueNotice(state: WorkersState): string | null {
  * why the first one could not (a missing socket, an engine that does not answer).
  */
 export function dockerNotice(state: WorkersState, driver: string): string | null {
-  if (driver !== "docker" || state === null || "error" in state || state.workers.length === 0) return null;
-  if (state.workers.some((w) => w.docker.reachable)) return null;
-  const reason = state.workers[0]?.docker.error;
+  if (state === null || "error" in state) return null;
+  const problem = workersProblem(state.workers, driver);
+  if (problem?.kind !== "no-engine") return null;
+  const { reason } = problem;
   return (
     `No running worker reaches a Docker engine${reason ? ` (${reason})` : ""}, so docker cells would fail. ` +
     "Start one (bash scripts/docker/start-dockerd.sh on this machine); workers look again every 15 s."

@@ -22,10 +22,15 @@ import (
 // message of control characters is 6 MiB once JSON-escaped; larger bodies get 413.
 const maxBodyBytes = 8 << 20
 
+// sdkOverlay is set by build.sh (-ldflags -X) when the SDK's internal/json carries the
+// GO_SDK_DIRECT_JSON switch (_sdk/internal_json.go); a plain `go build` leaves it empty.
+var sdkOverlay string
+
 type config struct {
 	port         string
 	stateless    bool
 	jsonResponse bool
+	directJSON   bool
 }
 
 // envFlag reads a 0/1 switch: unset, "" and "0" are off, "1" is on, anything
@@ -55,6 +60,14 @@ func loadConfig() (config, error) {
 	}
 	if cfg.jsonResponse, err = envFlag("MCP_JSON_RESPONSE"); err != nil {
 		return cfg, err
+	}
+	// Read again by the SDK's overlaid internal/json at start: a binary built without the overlay
+	// would silently ignore it, so that build refuses it.
+	if cfg.directJSON, err = envFlag("GO_SDK_DIRECT_JSON"); err != nil {
+		return cfg, err
+	}
+	if cfg.directJSON && sdkOverlay != "direct-json" {
+		return cfg, errors.New("GO_SDK_DIRECT_JSON=1 needs the SDK overlay: build with ./build.sh")
 	}
 	return cfg, nil
 }
@@ -121,8 +134,8 @@ func run() error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Printf("perflab go server listening on http://%s (stateless=%t json_response=%t gomaxprocs=%d)",
-		ln.Addr(), cfg.stateless, cfg.jsonResponse, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
+	log.Printf("perflab go server listening on http://%s (stateless=%t json_response=%t direct_json=%t gomaxprocs=%d)",
+		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.directJSON, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -776,7 +776,15 @@ function expectRuntime(server: CatalogEntry, body: Record<string, unknown>, mcp:
   }
 }
 
-for (const server of ordered) {
+/**
+ * Variants that keep one stateful process and change how it works inside (Go's direct JSON
+ * decoding): they take the whole stateful pass beside the servers and must answer exactly as they do.
+ */
+const inProcessVariants = withVariants(ordered).filter(
+  (v) => v.variant !== null && v.start.env.MCP_STATELESS !== "1",
+);
+
+for (const server of [...ordered, ...inProcessVariants]) {
   const name = server.name;
 
   describe(`server ${name}`, () => {
@@ -816,7 +824,7 @@ for (const server of ordered) {
 
     beforeAll(async () => {
       await fixtures.reset();
-      ({ running, baseUrl } = await start(server, name, backends));
+      ({ running, baseUrl } = await start(server, name.replace(":", "~"), backends));
       mcpUrl = `${baseUrl}${server.mcpPath}`;
     });
 
@@ -827,7 +835,7 @@ for (const server of ordered) {
 
     it("initializes with serverInfo perflab-<name> 1.0.0 and the tools capability only", async () => {
       const client = await session();
-      expect(client.getServerVersion()).toMatchObject({ name: `perflab-${name}`, version: "1.0.0" });
+      expect(client.getServerVersion()).toMatchObject({ name: `perflab-${server.base}`, version: "1.0.0" });
       const capabilities = client.getServerCapabilities();
       expect(capabilities?.tools).toBeDefined();
       expect(capabilities?.prompts).toBeUndefined();
@@ -1004,7 +1012,10 @@ for (const server of ordered) {
       expect(init.status).toBe(200);
       expect(init.contentType, "a POST is answered with SSE by default").toMatch(/^text\/event-stream\b/);
       expect(init.message?.result?.protocolVersion).toBe("2025-06-18");
-      expect(init.message?.result?.serverInfo).toMatchObject({ name: `perflab-${name}`, version: "1.0.0" });
+      expect(init.message?.result?.serverInfo).toMatchObject({
+        name: `perflab-${server.base}`,
+        version: "1.0.0",
+      });
       const sessionId = init.sessionId;
       expect(sessionId).toBeTruthy();
       const headers = { "mcp-session-id": sessionId!, "mcp-protocol-version": "2025-06-18" };
@@ -1083,9 +1094,12 @@ for (const server of ordered) {
  * Stateless mode: every server with MCP_STATELESS=1, and every variant that runs several processes
  * (Node's cluster, Python's workers), whose requests land on different processes and must agree.
  */
-/** Variants whose env sets more than MCP_STATELESS (a worker count): several processes serve them. */
+/** Stateless variants whose env sets more than MCP_STATELESS (a worker count): several processes serve them. */
 const multiProcessVariants = withVariants(ordered).filter(
-  (v) => v.variant !== null && Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"),
+  (v) =>
+    v.variant !== null &&
+    v.start.env.MCP_STATELESS === "1" &&
+    Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"),
 );
 const statelessTargets = [
   ...ordered.map((server) => ({ server, name: server.name, env: { MCP_STATELESS: "1" }, variant: false })),

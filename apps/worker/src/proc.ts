@@ -61,11 +61,55 @@ export async function processResources(
   return stat ? { cpuSeconds: stat.cpuSeconds, rssBytes: stat.rssBytes } : null;
 }
 
-/** Busy and total jiffies of the whole machine, for host CPU %. */
+/** The CPU numbers of a list like /proc/self/status's Cpus_allowed_list ("0-3,6"); null if unreadable. */
+export function parseCpuList(list: string): Set<number> | null {
+  const cpus = new Set<number>();
+  for (const part of list.trim().split(",")) {
+    const match = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!match) return null;
+    const first = Number(match[1]);
+    const last = match[2] === undefined ? first : Number(match[2]);
+    if (last < first) return null;
+    for (let cpu = first; cpu <= last; cpu++) cpus.add(cpu);
+  }
+  return cpus.size > 0 ? cpus : null;
+}
+
+/**
+ * Busy and total jiffies from /proc/stat: summed over the `cpuN` lines of `cpus` when given and all
+ * found, else the whole machine's `cpu` line. Idle is idle plus iowait.
+ */
+export function cpuTimesOf(stat: string, cpus: Set<number> | null): { busy: number; total: number } {
+  const times = (line: string) => {
+    const values = line.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (values[3] ?? 0) + (values[4] ?? 0);
+    const total = values.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  };
+  const lines = stat.split("\n");
+  if (cpus) {
+    const own = lines.filter((line) => {
+      const match = /^cpu(\d+)\s/.exec(line);
+      return match !== null && cpus.has(Number(match[1]));
+    });
+    if (own.length === cpus.size) {
+      return own.map(times).reduce((a, b) => ({ busy: a.busy + b.busy, total: a.total + b.total }));
+    }
+  }
+  return times(lines[0]!);
+}
+
+/**
+ * Busy and total jiffies of the CPUs this worker may run on (its affinity, which the servers and k6
+ * it starts inherit), for host CPU %: what else ran on the cores the cell used. On a machine whose
+ * other cores are kept for other work (`taskset -c 0-1 ./scripts/up.sh`), their load does not count,
+ * and the figure is a share of the same cores as the machine's `cores` (os.availableParallelism()).
+ */
 export async function hostCpuTimes(): Promise<{ busy: number; total: number }> {
-  const line = (await readFile("/proc/stat", "utf8")).split("\n")[0]!;
-  const values = line.trim().split(/\s+/).slice(1).map(Number);
-  const idle = (values[3] ?? 0) + (values[4] ?? 0);
-  const total = values.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
+  const [stat, status] = await Promise.all([
+    readFile("/proc/stat", "utf8"),
+    readFile("/proc/self/status", "utf8").catch(() => ""),
+  ]);
+  const allowed = /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1];
+  return cpuTimesOf(stat, allowed ? parseCpuList(allowed) : null);
 }

@@ -326,7 +326,10 @@ describe.each(implementations)(
     it("lists every reference server, and keeps its queue in a Redis that neither evicts nor forgets", async () => {
       const body = (await (await fetch(`${webUrl}/api/v1/servers`)).json()) as {
         servers: { name: string }[];
+        defaultDriver: string;
       };
+      // The lab says its form's driver, which `perflab study --quick` then uses.
+      expect(body.defaultDriver).toBe("docker");
       // Every server and its variants, as the form shows them.
       const expected = withVariants(loadServerCatalog(path.join(repoRoot, "servers"))).map((s) => s.name);
       expect(expected).toEqual(

@@ -229,6 +229,8 @@ describe("perflab study against a lab", () => {
   /** A stand-in for the lab's API: its servers, the matrices posted to it, runs that end at once. */
   const posted: Record<string, unknown>[] = [];
   let labServers = ["go", "node:cluster", "python"];
+  /** The lab's default driver (PERFLAB_DEFAULT_DRIVER); undefined: a lab that does not say. */
+  let labDriver: "local" | "docker" | undefined;
   /** The lab's workers (GET /api/v1/workers); null: a lab without the endpoint (404). */
   let labWorkers: { docker: { reachable: boolean; error: string | null } }[] | null = null;
   let url = "";
@@ -240,7 +242,7 @@ describe("perflab study against a lab", () => {
     if (request.method === "GET" && request.url === "/api/v1/workers" && labWorkers !== null)
       return json(200, { workers: labWorkers });
     if (request.method === "GET" && request.url === "/api/v1/servers")
-      return json(200, { servers: labServers.map((name) => ({ name })) });
+      return json(200, { servers: labServers.map((name) => ({ name })), defaultDriver: labDriver });
     if (request.method === "POST" && request.url === "/api/v1/matrices") {
       let body = "";
       request.on("data", (chunk) => {
@@ -308,6 +310,24 @@ describe("perflab study against a lab", () => {
       driver: "local",
       cooldownSec: 2,
     });
+  });
+
+  it("runs a quick study on the lab's default driver, and --driver still chooses", async () => {
+    labServers = ["go", "node"];
+    labDriver = "docker";
+    try {
+      expect((await perflab("study", "trivial-route", "--quick", "--no-wait")).code).toBe(0);
+      expect(posted.at(-1)).toMatchObject({ servers: ["node", "go"], driver: "docker" });
+      const local = await perflab("study", "trivial-route", "--quick", "--driver", "local", "--no-wait");
+      expect(local.code).toBe(0);
+      expect(posted.at(-1)).toMatchObject({ driver: "local" });
+      // The published variant keeps the study's own driver whatever the lab's default.
+      labDriver = "local";
+      expect((await perflab("study", "io-tools", "--no-wait")).code).toBe(0);
+      expect(posted.at(-1)).toMatchObject({ driver: "docker" });
+    } finally {
+      labDriver = undefined;
+    }
   });
 
   it("keeps --server to the study's servers the lab has, naming them", async () => {

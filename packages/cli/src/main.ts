@@ -316,11 +316,17 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           printStudies(io, global);
           return EXIT.ok;
         }
-        const lab = await call<{ servers: { name: string }[] }>(global, "/api/v1/servers");
+        const lab = await call<{ servers: { name: string }[]; defaultDriver?: "local" | "docker" }>(
+          global,
+          "/api/v1/servers",
+        );
+        // The quick variants run on the lab's default driver, as its Studies page queues them (a
+        // compose lab's containers: its app image has no JDK or Python to run those servers locally).
         const { spec, missing } = studyMatrix(
           study,
           parsed.variant,
           lab.servers.map((s) => s.name),
+          lab.defaultDriver,
         );
         if (spec.servers.length === 0)
           throw new UsageError(`the lab has none of ${study.id}'s servers (${study.servers.join(", ")})`);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ZLivePoint } from "./live.ts";
-import { ZMatrixSpecInput } from "./matrix.ts";
+import { driverIds, ZMatrixSpecInput } from "./matrix.ts";
 import { ZServerInfo } from "./server-manifest.ts";
 
 /**
@@ -206,7 +206,14 @@ export const ZCreatedRun = z.object({
 });
 
 /** GET /api/v1/servers. */
-export const ZServerList = z.object({ servers: z.array(ZServerInfo) });
+export const ZServerList = z.object({
+  servers: z.array(ZServerInfo),
+  /**
+   * The driver this lab's run form starts on (PERFLAB_DEFAULT_DRIVER; docker in docker-compose.yml),
+   * which its studies' quick variants use. A matrix without `driver` still runs locally.
+   */
+  defaultDriver: z.enum(driverIds),
+});
 
 // ---- GET /api/v1/runs ----
 

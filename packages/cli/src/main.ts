@@ -95,7 +95,13 @@ function table(rows: string[][]): string[] {
  * the machine competed with the server and k6 (the run page's badges).
  */
 function flags(c: RunDetail["cells"][number]): string {
-  return [c.k6Saturated ? "k6-saturated" : "", c.machineBusy ? "machine-busy" : ""].filter(Boolean).join(",");
+  return [
+    c.k6Saturated ? "k6-saturated" : "",
+    c.machineBusy ? "machine-busy" : "",
+    c.warmingUp ? "warming-up" : "",
+  ]
+    .filter(Boolean)
+    .join(",");
 }
 
 function printRun(io: Io, global: Global, detail: RunDetail): void {

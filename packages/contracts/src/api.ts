@@ -160,6 +160,11 @@ export const ZCellDto = z.object({
     .describe(
       "Other work took at least a quarter of the machine while the cell measured (otherCpuPct ≥ 25 × cores): the server and k6 competed with it.",
     ),
+  warmingUp: z
+    .boolean()
+    .describe(
+      "The server was still getting faster while the cell measured (a JIT compiling, caches filling): at a closed-model level with a window of 20 s or more, the last tenth of the window made at least 25 % more calls per second than the first (summary.drift.opsRps). Queue it with a longer warm-up.",
+    ),
   error: z.string().nullable(),
   logTail: z.string().nullable(),
   startedAt: isoDate.nullable(),
@@ -343,6 +348,12 @@ const comparisonBody = {
             .int()
             .describe(
               "Rounds measured while other work took a quarter of the machine or more (a cell's machineBusy).",
+            ),
+          warmingUpRounds: z
+            .number()
+            .int()
+            .describe(
+              "Rounds whose server was still getting faster while they measured (a cell's warmingUp).",
             ),
           opsRps: ZRoundStats.describe(
             "MCP tool calls per second. At an open-model level k6 offers the rate: this shows whether the " +

@@ -4,6 +4,7 @@ import {
   CellAggregator,
   isLoadGeneratorSaturated,
   isMachineBusy,
+  isWarmingUp,
   otherCpuPct,
   otherWorkMeasured,
 } from "./cell-aggregator.ts";
@@ -80,6 +81,29 @@ describe("drift over a long measured window", () => {
     expect(drift!.opsRps.first).toBe(100);
     // Seconds 91–94 had 100 calls each, 95–99 none: 400 calls over 9 seconds.
     expect(drift!.opsRps.last).toBeCloseTo(400 / 9, 5);
+  });
+
+  it("flags a server still getting faster at a closed-model level: the last tenth 25 % or more above the first", () => {
+    // A JIT-compiled server: 100 calls a second over the first 40 s of the window, 200 over the rest.
+    const agg = new CellAggregator({ measuredSeconds: 100 });
+    for (let i = 0; i < 100; i++) agg.addInterval(line(3000 + i, "measure", 1_000, i < 40 ? 100 : 200));
+    const { drift } = agg.summary({ durationSec: 100 });
+    expect(drift!.opsRps.changePct).toBeCloseTo(100, 5);
+    expect(isWarmingUp({ drift, closedModel: true })).toBe(true);
+    // The rate of an open-model level is k6's: no flag.
+    expect(isWarmingUp({ drift, closedModel: false })).toBe(false);
+    // Short windows have no drift, so no flag either.
+    expect(isWarmingUp({ drift: null, closedModel: true })).toBe(false);
+    const flat = (changePct: number) => ({
+      tenthSeconds: 9.9,
+      opsRps: { first: 100, last: 100 + changePct, changePct },
+      p99Ms: { first: null, last: null, changePct: null },
+      rssBytes: { first: null, last: null, changePct: null, slopePerHour: null },
+    });
+    // Noise and a server that slows down are not a warm-up.
+    expect(isWarmingUp({ drift: flat(24.9), closedModel: true })).toBe(false);
+    expect(isWarmingUp({ drift: flat(25), closedModel: true })).toBe(true);
+    expect(isWarmingUp({ drift: flat(-40), closedModel: true })).toBe(false);
   });
 
   it("is left out for windows under 20 s, or when the window's length was not given", () => {

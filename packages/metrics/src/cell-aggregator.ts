@@ -492,6 +492,24 @@ export function isMachineBusy(input: CellCpu): boolean {
 }
 
 /**
+ * Throughput rose at least this much (in %) from the first tenth of the measured window to the
+ * last: well beyond a shared machine's second-to-second noise (about ±10 %).
+ */
+export const WARMING_UP_RISE_PCT = 25;
+
+/**
+ * The server was still getting faster while the cell measured (a JIT compiling its hot paths,
+ * caches filling): at a closed-model level, where throughput is the server's (or k6's) pace, the
+ * last tenth of the measured window made at least WARMING_UP_RISE_PCT % more calls per second than
+ * the first, so the summary mixes the end of the warm-up into the result. Needs the drift of a
+ * window of 20 s or more; an open-model level offers a fixed rate, so its throughput says nothing.
+ */
+export function isWarmingUp(input: { drift: Drift | null; closedModel: boolean }): boolean {
+  const change = input.drift?.opsRps.changePct ?? null;
+  return input.closedModel && change !== null && change >= WARMING_UP_RISE_PCT;
+}
+
+/**
  * The load generator, not the server, limited the cell when k6 used (nearly) all CPU it could get:
  * either most of the machine by itself, or at least as much as the server while the machine was
  * full, and full with the two of them, not with other work (that is `isMachineBusy`).

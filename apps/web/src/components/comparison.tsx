@@ -267,7 +267,10 @@ function CompareChart({
  * The bars with rounds flagged by `count`, named for a note ("go at 10 VUs (1 of 3 rounds), rust"),
  * or null if none was.
  */
-function flaggedGroups(workload: Workload, count: "k6SaturatedRounds" | "machineBusyRounds"): string | null {
+function flaggedGroups(
+  workload: Workload,
+  count: "k6SaturatedRounds" | "machineBusyRounds" | "warmingUpRounds",
+): string | null {
   const flagged = workload.groups.filter((g) => g[count] > 0);
   if (flagged.length === 0) return null;
   return flagged
@@ -308,6 +311,23 @@ function BusyMachineNote({ workload }: { workload: Workload }) {
       The machine was busy with other work while perflab measured {busy}: other processes used a quarter of it
       or more, and the server and k6 competed with them. Run those cells again on a quiet machine before
       comparing them.
+    </p>
+  );
+}
+
+/**
+ * Names the bars whose server was still getting faster while they measured: their numbers hold the
+ * end of a warm-up (a JIT's first minute) and understate the server against those already steady.
+ */
+function WarmingUpNote({ workload }: { workload: Workload }) {
+  const warming = flaggedGroups(workload, "warmingUpRounds");
+  if (warming === null) return null;
+  return (
+    <p className="text-sm text-amber-700 dark:text-amber-400" data-testid="comparison-warming-up">
+      The server was still getting faster while perflab measured {warming}: the last tenth of the measured
+      window made a quarter more {operationWord(workload.scenario, 2)} per second than the first or more (a
+      JIT compiling, caches filling). Those bars hold the end of a warm-up; queue them again with a longer
+      one.
     </p>
   );
 }
@@ -570,6 +590,7 @@ export function ComparisonSection({
             </div>
             <SaturationNote workload={workload} />
             <BusyMachineNote workload={workload} />
+            <WarmingUpNote workload={workload} />
             <OpenModelNote workload={workload} />
             <RoundsTable workload={workload} />
           </div>

@@ -138,6 +138,15 @@ export function SummaryTable({ cells }: { cells: CellDto[] }) {
                     machine busy
                   </span>
                 )}
+                {cell.warmingUp === true && (
+                  <span
+                    data-testid={`warming-up-${cell.index}`}
+                    title={`The server was still getting faster while this cell measured: the last tenth of the measured window made ${formatPct(cell.summary.drift?.opsRps.changePct ?? null)} more ${operationWord(cell.scenario, 2)} per second than the first (a JIT compiling its hot paths, caches filling), so the summary mixes the end of its warm-up into the result. Queue it again with a longer warm-up.`}
+                    className="ml-2 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-800 ring-1 ring-inset ring-amber-300 dark:bg-amber-950 dark:text-amber-300 dark:ring-amber-800"
+                  >
+                    still warming up
+                  </span>
+                )}
                 {(cell.summary.droppedCalls ?? 0) > 0 && (
                   <span
                     data-testid={`dropped-${cell.index}`}

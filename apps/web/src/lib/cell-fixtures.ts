@@ -68,6 +68,7 @@ export function cell(
     k6Saturated: false,
     otherCpuPct: null,
     machineBusy: false,
+    warmingUp: false,
     error: status === "failed" ? "boom" : null,
     logTail: null,
     startedAt: null,

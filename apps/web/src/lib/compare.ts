@@ -33,6 +33,8 @@ export type ComparisonGroup = ComparisonLevel & {
   k6SaturatedRounds: number;
   /** Rounds measured while other work took a quarter of the machine or more (`CellDto.machineBusy`). */
   machineBusyRounds: number;
+  /** Rounds whose server was still getting faster while they measured (`CellDto.warmingUp`). */
+  warmingUpRounds: number;
 };
 
 /** Cells that measure the same thing: one scenario with the same parameters. */
@@ -154,6 +156,7 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
           k6SaturatedRounds: rounds.filter((c) => c.k6Saturated).length,
           // A report frozen before the flag existed has none.
           machineBusyRounds: rounds.filter((c) => c.machineBusy === true).length,
+          warmingUpRounds: rounds.filter((c) => c.warmingUp === true).length,
         });
       }
     }

@@ -71,6 +71,7 @@ const columns: Column[] = [
   ["k6_saturated", (c) => c.k6Saturated],
   ["other_cpu_pct", (c) => c.otherCpuPct ?? null],
   ["machine_busy", (c) => c.machineBusy ?? false],
+  ["warming_up", (c) => c.warmingUp ?? false],
   ["dropped_calls", (c) => c.summary?.droppedCalls ?? null],
   // The last tenth of the measured window against the first (windows of 20 s and more).
   ["drift_ops_change_pct", (c) => c.summary?.drift?.opsRps.changePct ?? null],

@@ -6,7 +6,7 @@ import {
   type TRunListItem,
 } from "@perflab/contracts";
 import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
-import { isMachineBusy, otherCpuPct, otherWorkMeasured } from "@perflab/metrics";
+import { type Drift, isMachineBusy, isWarmingUp, otherCpuPct, otherWorkMeasured } from "@perflab/metrics";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 import type { ReportCellDto } from "../lib/report-dto";
 
@@ -160,6 +160,10 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     oomKilled: cell.oomKilled,
     k6Saturated: cell.k6Saturated,
     ...otherWork(cell),
+    warmingUp: isWarmingUp({
+      drift: (cell.summary?.drift ?? null) as Drift | null,
+      closedModel: typeof loadLevel?.vus === "number",
+    }),
     error: cell.error,
     logTail: cell.logTail,
     startedAt: iso(cell.startedAt),

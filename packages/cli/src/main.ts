@@ -91,8 +91,8 @@ function table(rows: string[][]): string[] {
 }
 
 /**
- * What makes a cell's numbers less than the server's own: k6 set the throughput, or other work on
- * the machine competed with the server and k6 (the run page's badges).
+ * What makes a cell's numbers less than the server's own: k6 set the throughput, other work on the
+ * machine competed with the server and k6, or the server was still warming up (the run page's badges).
  */
 function flags(c: RunDetail["cells"][number]): string {
   return [

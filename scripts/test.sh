@@ -9,7 +9,7 @@ echo "» lint";        pnpm --silent lint
 echo "» typecheck";   pnpm exec turbo run typecheck --output-logs=errors-only
 echo "» unit";        pnpm exec turbo run test --filter='!@perflab/tests' --output-logs=errors-only
 # Each server's own suite, as its perflab.json's `test.command` says (servers/README.md: Node's and
-# Bun's run with the unit tests above; Rust's needs a second multi-minute cargo build and runs by hand).
+# Bun's run with the unit tests above).
 echo "» servers";     pnpm --silent exec tsx scripts/test-servers.ts
 (cd servers/fixtures && go test ./...)
 # The fixture resets against a real Redis and Postgres (the embedded Postgres's own binaries): the

@@ -1,6 +1,6 @@
 // perflab: begin
-// perflab overlays this file on the SDK's internal/json/json.go (v1.8.0) when it builds the Go
-// server (build.sh, `go build -overlay`). Removing every perflab block gives the SDK's file back
+// perflab puts this file in place of the SDK's internal/json/json.go (v1.8.0) in a copy of the SDK
+// when it builds the Go server (build.sh: the copy, then a -modfile replace). Removing every perflab block gives the SDK's file back
 // byte for byte (sdk_overlay_test.go checks it). The one change: with GO_SDK_DIRECT_JSON=1,
 // Unmarshal parses the message's bytes in place instead of through a streaming Decoder, whose
 // first read allocates a 32 KiB buffer for every message however small (see README.md).

@@ -387,6 +387,14 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
       expect(await page.getByTestId("comparison").getAttribute("data-groups")).toBe("4");
       expect(await page.locator('[data-testid^="environment-row-"]').count()).toBe(4);
+      // Each cell says the runtime version its server reported: Go's toolchain, Node's own version.
+      expect((await page.locator('[data-testid^="environment-runtime-"]').allTextContents()).sort()).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^ran go1\.\d+/),
+          expect.stringMatching(/^ran v\d+\./),
+        ]),
+      );
+      expect(await page.locator('[data-testid^="environment-runtime-"]').count()).toBe(4);
       // The curves were frozen with it.
       expect(await page.getByTestId("overlay").getAttribute("data-groups")).toBe("2");
       await expect

@@ -1,5 +1,6 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import os from "node:os";
+import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
@@ -52,6 +53,16 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(cell.exitCode === 0 || cell.exitSignal === "SIGTERM").toBe(true);
     expect(cell.hostFingerprint).toMatchObject({ cores: expect.any(Number) });
     expect(cell.k6Version).toMatch(/k6/);
+    // The Go toolchain the binary was built with (the one `go` picks in its folder), as the server
+    // itself reported it at start.
+    const goVersion = execFileSync("go", ["env", "GOVERSION"], {
+      cwd: path.join(import.meta.dirname, "../../servers/go"),
+      encoding: "utf8",
+    }).trim();
+    expect(cell.serverBuild).toMatchObject({
+      runtime: expect.stringMatching(/^go /),
+      runtimeVersion: goVersion,
+    });
   });
 
   it("flags a cell whose load generator, not the server, was the bottleneck — and not one the server bounded", async () => {

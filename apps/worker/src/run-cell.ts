@@ -244,13 +244,14 @@ export async function runCell(
           ...(applied.cpuset ? { cpuset: applied.cpuset } : {}),
         }
       : null;
+    const build = serverBuild(server, running.image ?? null, running.imageId ?? null);
     await db.cell.update({
       where: { id: cell.id },
       data: {
         port,
         // What was enforced, not what was asked (the run's spec keeps that): none for a plain process.
         limits: enforced ?? Prisma.DbNull,
-        serverBuild: serverBuild(server, running.image ?? null, running.imageId ?? null),
+        serverBuild: build,
         // Measured on the engine's machine, not the worker's.
         ...(running.machine ? { hostFingerprint: running.machine } : {}),
       },
@@ -290,9 +291,12 @@ export async function runCell(
           .catch(() => null);
     // The idle reading is the healthy server's, not a sample from before it started.
     const idle = await running.resources({ notBefore: healthyAt });
+    const runtimeVersion = reportedRuntimeVersion(runtime);
     await db.cell.update({
       where: { id: cell.id },
       data: {
+        // The manifest says `python 3.11`; the interpreter that answered may be 3.11.7 or a 3.12.
+        ...(runtimeVersion ? { serverBuild: { ...build, runtimeVersion } } : {}),
         healthyAt: new Date(healthyAt),
         coldStartMs: healthyAt - running.startedAt,
         idleRssBytes: idle ? BigInt(idle.rssBytes) : null,
@@ -582,6 +586,13 @@ function serverBuild(server: CatalogEntry, image: string | null, imageId: string
     image,
     imageId,
   };
+}
+
+/** `runtime.version` of a server's /debug/runtime (`go1.26.8`, `v20.20.2`, `3.11.7`), or null. */
+function reportedRuntimeVersion(runtime: unknown): string | null {
+  const inner = runtime && typeof runtime === "object" ? (runtime as { runtime?: unknown }).runtime : null;
+  const version = inner && typeof inner === "object" ? (inner as { version?: unknown }).version : null;
+  return typeof version === "string" && version.trim() ? version.trim().slice(0, 120) : null;
 }
 
 /**

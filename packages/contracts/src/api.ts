@@ -125,6 +125,12 @@ export const ZCellDto = z.object({
   /** Container image tag and content id (sha256:…), when the cell ran in a container. */
   image: z.string().nullable(),
   imageId: z.string().nullable(),
+  runtimeVersion: z
+    .string()
+    .nullable()
+    .describe(
+      "The runtime's own version as the server reported it at start (`runtime.version` of /debug/runtime: go1.26.8, v20.20.2, 3.11.7), beside the manifest's `runtime`; null for uploads and servers that did not say.",
+    ),
   idleRssBytes: z.number().nullable(),
   heldSessions: z
     .number()
@@ -381,7 +387,7 @@ const comparisonBody = {
   /** Aspects of where and how the compared cells ran that are not the same for all of them. */
   environment: z.array(
     z.object({
-      aspect: z.enum(["machine", "k6", "limits"]),
+      aspect: z.enum(["machine", "k6", "limits", "runtime"]),
       variants: z.array(
         z.object({ label: z.string(), cells: z.number().int(), servers: z.array(z.string()) }),
       ),

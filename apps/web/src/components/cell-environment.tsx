@@ -84,6 +84,14 @@ export function CellEnvironment({
                   </td>
                   <td className={td}>
                     <div>{runtimeOf(build)}</div>
+                    {cell.runtimeVersion && (
+                      <div
+                        className="text-xs text-zinc-500"
+                        data-testid={`environment-runtime-${cell.index}`}
+                      >
+                        ran {cell.runtimeVersion}
+                      </div>
+                    )}
                     {envOf(build) && (
                       <div
                         className="font-mono text-xs text-zinc-500"

@@ -352,6 +352,7 @@ const aspectText: Record<EnvironmentDifference["aspect"], string> = {
   machine: "different machines",
   k6: "different k6 builds",
   limits: "different limits",
+  runtime: "a server under different runtime versions",
 };
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;

@@ -53,6 +53,7 @@ export function cell(
     limits: null,
     image: null,
     imageId: null,
+    runtimeVersion: null,
     idleRssBytes: null,
     heldSessions: null,
     rssPerSessionBytes: null,

@@ -345,6 +345,34 @@ describe("environmentDifferences", () => {
     expect(diffs[1]!.variants.map((v) => v.label)).toEqual(["2 vCPU, 2048 MB", "1 vCPU, 2048 MB"]);
   });
 
+  it("names a server that ran under two runtime versions, and not servers whose runtimes differ by design", () => {
+    resetCells();
+    const diffs = environmentDifferences([
+      on(cell("go", 10, 1, summary(1, 1, 1)), { runtimeVersion: "go1.26.8" }),
+      on(cell("go", 10, 2, summary(1, 1, 1)), { runtimeVersion: "go1.26.8" }),
+      on(cell("go", 10, 3, summary(1, 1, 1)), { runtimeVersion: "go1.26.9" }),
+      on(cell("node", 10, 1, summary(1, 1, 1)), { runtimeVersion: "v20.20.2" }),
+      // Unknown (an upload) is no version of its own.
+      on(cell("node", 10, 2, summary(1, 1, 1)), { runtimeVersion: null }),
+    ]);
+    expect(diffs).toEqual([
+      {
+        aspect: "runtime",
+        variants: [
+          { label: "go on go1.26.8", cells: 2, servers: ["go"] },
+          { label: "go on go1.26.9", cells: 1, servers: ["go"] },
+        ],
+      },
+    ]);
+    resetCells();
+    expect(
+      environmentDifferences([
+        on(cell("go", 10, 1, summary(1, 1, 1)), { runtimeVersion: "go1.26.8" }),
+        on(cell("rust", 10, 1, summary(1, 1, 1)), { runtimeVersion: "rustc 1.95.0" }),
+      ]),
+    ).toEqual([]);
+  });
+
   it("tells a k6 in a container from the local one", () => {
     resetCells();
     const diffs = environmentDifferences([

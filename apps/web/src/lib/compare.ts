@@ -250,14 +250,16 @@ export type EnvironmentVariant = { label: string; cells: number; servers: string
 
 /** An aspect of where or how cells ran that differs between the cells a comparison puts side by side. */
 export type EnvironmentDifference = {
-  aspect: "machine" | "k6" | "limits";
+  aspect: "machine" | "k6" | "limits" | "runtime";
   variants: EnvironmentVariant[];
 };
 
 /**
  * What differs between the cells a comparison draws side by side (succeeded, with a summary): the
  * machine (several worker hosts share one queue, so a run's cells can land on different machines),
- * the k6 build, the limits the driver applied. Empty when they all ran alike, the normal case.
+ * the k6 build, the limits the driver applied, and the runtime version one server ran under (Go
+ * 1.26.8 in one run, 1.26.9 in the next: servers differ in runtime by design, one server should
+ * not). Empty when they all ran alike, the normal case.
  */
 export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[] {
   const compared = cells.filter((c) => c.status === "succeeded" && c.summary !== null);
@@ -308,7 +310,30 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
       });
     }
   }
+  const runtimes = runtimeDifferences(compared);
+  if (runtimes) differences.push(runtimes);
   return differences;
+}
+
+/** The runtime versions of each server that ran under more than one, or null when none did. */
+function runtimeDifferences(compared: CellDto[]): EnvironmentDifference | null {
+  const byServer = new Map<string, Map<string, number>>();
+  for (const cell of compared) {
+    if (!cell.runtimeVersion) continue;
+    const versions = byServer.get(cell.serverName) ?? new Map<string, number>();
+    versions.set(cell.runtimeVersion, (versions.get(cell.runtimeVersion) ?? 0) + 1);
+    byServer.set(cell.serverName, versions);
+  }
+  const variants = [...byServer]
+    .filter(([, versions]) => versions.size > 1)
+    .flatMap(([server, versions]) =>
+      [...versions].map(([version, cells]) => ({
+        label: `${server} on ${version}`,
+        cells,
+        servers: [server],
+      })),
+    );
+  return variants.length > 0 ? { aspect: "runtime", variants } : null;
 }
 
 /** A run as a cross-run comparison needs it: its cells, and what names it (commit, name, id, date). */

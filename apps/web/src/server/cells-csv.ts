@@ -91,6 +91,7 @@ const columns: Column[] = [
   ["started_at", (c) => c.startedAt],
   ["finished_at", (c) => c.finishedAt],
   ["runtime", (c) => text((c.serverBuild as Build | null)?.runtime)],
+  ["runtime_version", (c) => c.runtimeVersion ?? null],
   [
     "sdk",
     (c) => {

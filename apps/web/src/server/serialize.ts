@@ -141,6 +141,8 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     limits: appliedLimits(cell),
     image: ((cell.serverBuild as { image?: string | null } | null)?.image ?? null) || null,
     imageId: ((cell.serverBuild as { imageId?: string | null } | null)?.imageId ?? null) || null,
+    runtimeVersion:
+      ((cell.serverBuild as { runtimeVersion?: string | null } | null)?.runtimeVersion ?? null) || null,
     idleRssBytes: num(cell.idleRssBytes),
     heldSessions: heldSessions(cell.params, int(loadLevel?.vus)),
     rssPerSessionBytes: rssPerSession({

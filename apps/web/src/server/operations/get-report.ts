@@ -46,6 +46,8 @@ export async function getReport({
         // ...and before the machine's other work was: unknown, not flagged.
         otherCpuPct: cell.otherCpuPct ?? null,
         machineBusy: cell.machineBusy ?? false,
+        // ...and before the runtime's own version was kept: unknown.
+        runtimeVersion: cell.runtimeVersion ?? null,
         // ...and before a warming server was flagged: not flagged.
         warmingUp: cell.warmingUp ?? false,
         // ...and before held sessions were reported: the same numbers, from what the cell kept.

@@ -206,6 +206,7 @@ describe("the Go server in a container", () => {
     expect(info.HostConfig.MemorySwap).toBe(300 * MB);
     expect(info.HostConfig.PidsLimit).toBeGreaterThan(0);
     expect(info.HostConfig.CapDrop).toEqual(["ALL"]);
+    expect(info.HostConfig.CapAdd ?? []).toEqual([]);
     expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges");
     expect(info.HostConfig.ReadonlyRootfs).toBe(true);
     expect(info.Config.Labels).toMatchObject({
@@ -214,6 +215,21 @@ describe("the Go server in a container", () => {
       "perflab.server": "go",
     });
     expect(info.Config.Env).toContain(`PORT=${port}`);
+  });
+
+  it("gives back only what the server's manifest says its runtime needs: a writable root, named capabilities", async () => {
+    const relaxed: CatalogEntry = {
+      ...go,
+      container: { writableRoot: true, capabilities: ["NET_BIND_SERVICE"] },
+    };
+    const port = await freePort();
+    const server = await driver.start({ server: relaxed, cellId: `docker-test-${port}`, port, env: {} });
+    running.push(server);
+    const info = await driver.docker.getContainer(server.containerId).inspect();
+    expect(info.HostConfig.CapDrop).toEqual(["ALL"]);
+    expect(info.HostConfig.CapAdd).toEqual(["NET_BIND_SERVICE"]);
+    expect(info.HostConfig.ReadonlyRootfs).toBe(false);
+    expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges");
   });
 
   it("pins the container to the cell's cpuset", async () => {

@@ -585,6 +585,8 @@ function serverBuild(server: CatalogEntry, image: string | null, imageId: string
     env: server.start.env,
     image,
     imageId,
+    // What the docker driver relaxed for this server's runtime, if its manifest asked.
+    ...(server.container ? { container: server.container } : {}),
   };
 }
 

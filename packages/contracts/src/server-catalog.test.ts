@@ -133,6 +133,27 @@ describe("manifest fields", () => {
   });
 });
 
+describe("container settings", () => {
+  it("default to nothing relaxed, and take a writable root and capabilities a runtime needs", () => {
+    expect(loadServerCatalog(serversDir({ a: registered("a") }))[0]!.container).toBeUndefined();
+    const [server] = loadServerCatalog(
+      serversDir({ a: registered("a", { container: { capabilities: ["NET_BIND_SERVICE"] } }) }),
+    );
+    expect(server!.container).toEqual({ writableRoot: false, capabilities: ["NET_BIND_SERVICE"] });
+  });
+
+  it("refuse, naming the field, a capability that reaches the host or lifts the cell's limits", () => {
+    for (const capability of ["SYS_ADMIN", "SYS_RESOURCE", "NET_ADMIN", "ALL"]) {
+      expect(() =>
+        loadServerCatalog(serversDir({ a: registered("a", { container: { capabilities: [capability] } }) })),
+      ).toThrow(/a\/perflab\.json: container\.capabilities\.0: /);
+    }
+    expect(() =>
+      loadServerCatalog(serversDir({ a: registered("a", { container: { privileged: true } }) })),
+    ).toThrow(/container: Unrecognized key: "privileged"/);
+  });
+});
+
 describe("the repository's servers", () => {
   it("all load, and those with a test command name it", () => {
     const servers = loadServerCatalog();

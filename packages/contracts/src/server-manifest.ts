@@ -26,6 +26,39 @@ export const ZImageReference = z
     message: "must name a tag or digest (registry/name:tag), so a cell records what it ran",
   });
 
+/**
+ * Capabilities a server's container may get back after the docker driver drops them all: Docker's own
+ * default set (less the raw sockets and device files a benchmarked server has no use for) plus
+ * SYS_NICE and IPC_LOCK, which some runtimes use for thread priorities and locked memory. Nothing that
+ * lifts the cell's limits (SYS_RESOURCE) or reaches the host (SYS_ADMIN, NET_ADMIN, SYS_PTRACE).
+ */
+export const CONTAINER_CAPABILITIES = [
+  "CHOWN",
+  "DAC_OVERRIDE",
+  "FOWNER",
+  "FSETID",
+  "KILL",
+  "SETGID",
+  "SETUID",
+  "SETPCAP",
+  "NET_BIND_SERVICE",
+  "SYS_CHROOT",
+  "AUDIT_WRITE",
+  "SYS_NICE",
+  "IPC_LOCK",
+] as const;
+
+/**
+ * What the docker driver relaxes for this server, which its runtime needs (an image that writes
+ * outside /tmp, or binds a port below 1024): a writable root filesystem and capabilities from
+ * CONTAINER_CAPABILITIES. Registering it is an admin's choice like the image itself; the cell
+ * records it with the server build.
+ */
+export const ZServerContainer = z.strictObject({
+  writableRoot: z.boolean().default(false),
+  capabilities: z.array(z.enum(CONTAINER_CAPABILITIES)).default([]),
+});
+
 /** What a server folder's own test suite runs: a shell line in the folder, like `build.command`. */
 export const ZServerTest = z.strictObject({ command: z.string().min(1) });
 
@@ -60,6 +93,8 @@ const ZServerManifestFields = z.strictObject({
     .optional(),
   /** The folder's own suite, run by scripts/test.sh (scripts/test-servers.ts) before the integration tests. */
   test: ZServerTest.optional(),
+  /** Container settings the runtime needs beyond a read-only root and no capabilities (docker driver). */
+  container: ZServerContainer.optional(),
   healthPath: z.string().startsWith("/").default("/health"),
   mcpPath: z.string().startsWith("/").default("/mcp"),
   tools: z.array(z.string()).default([]),

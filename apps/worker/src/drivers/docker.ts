@@ -490,7 +490,9 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
             PidsLimit: options.pidsLimit ?? 4096,
             SecurityOpt: ["no-new-privileges"],
             CapDrop: ["ALL"],
-            ReadonlyRootfs: options.readonlyRootfs ?? true,
+            // Only what the server's manifest says its runtime needs comes back (ZServerContainer).
+            ...(server.container?.capabilities.length ? { CapAdd: [...server.container.capabilities] } : {}),
+            ReadonlyRootfs: server.container?.writableRoot ? false : (options.readonlyRootfs ?? true),
             Tmpfs: { "/tmp": `rw,nosuid,nodev,size=${options.tmpfsSize ?? "256m"}` },
             RestartPolicy: { Name: "no" },
             LogConfig: { Type: "json-file", Config: { "max-size": "10m", "max-file": "1" } },

@@ -67,7 +67,11 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "perflab-registered-"));
   serversDir = path.join(dir, "servers");
   await mkdir(serversDir);
-  await writeServer("acme", registered("acme", REGISTERED));
+  // Its runtime asks for one capability back (ZServerContainer); the cell records it.
+  await writeServer("acme", {
+    ...registered("acme", REGISTERED),
+    container: { capabilities: ["NET_BIND_SERVICE"] },
+  });
   await writeServer("acme-absent", registered("acme-absent", ABSENT));
 });
 
@@ -155,7 +159,12 @@ describe("a server registered as a prebuilt image", () => {
     );
 
     expect([docked!.status, docked!.error]).toEqual(["succeeded", null]);
-    expect(docked!.serverBuild).toMatchObject({ image: REGISTERED, imageId: goImageId, command: [] });
+    expect(docked!.serverBuild).toMatchObject({
+      image: REGISTERED,
+      imageId: goImageId,
+      command: [],
+      container: { writableRoot: false, capabilities: ["NET_BIND_SERVICE"] },
+    });
     expect(docked!.coldStartMs).toBeGreaterThan(0);
     expect(docked!.summary!.requests).toBeGreaterThan(0n);
     expect(docked!.summary!.errors).toBe(0n);

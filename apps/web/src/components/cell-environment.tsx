@@ -17,6 +17,7 @@ type Build = {
   runtime?: unknown;
   sdk?: { name?: unknown; version?: unknown } | null;
   env?: Record<string, unknown> | null;
+  container?: { writableRoot?: unknown; capabilities?: unknown } | null;
 };
 
 const text = (value: unknown) => (typeof value === "string" && value ? value : null);
@@ -32,6 +33,18 @@ function runtimeOf(build: Build | null): string {
 function envOf(build: Build | null): string | null {
   const env = build?.env && typeof build.env === "object" ? Object.entries(build.env) : [];
   return env.length > 0 ? env.map(([k, v]) => `${k}=${String(v)}`).join(" ") : null;
+}
+
+/** What the docker driver relaxed for the server's runtime (its manifest's `container`), or null. */
+function containerOf(build: Build | null): string | null {
+  const container = build?.container;
+  if (!container || typeof container !== "object") return null;
+  const capabilities = Array.isArray(container.capabilities) ? container.capabilities.map(String) : [];
+  const parts = [
+    container.writableRoot === true ? "writable root" : null,
+    ...capabilities.map((c) => `+${c}`),
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join(" ") : null;
 }
 
 function parallelismOf(value: unknown): string {
@@ -90,6 +103,14 @@ export function CellEnvironment({
                         data-testid={`environment-runtime-${cell.index}`}
                       >
                         ran {cell.runtimeVersion}
+                      </div>
+                    )}
+                    {containerOf(build) && (
+                      <div
+                        className="font-mono text-xs text-amber-700 dark:text-amber-400"
+                        data-testid={`environment-container-${cell.index}`}
+                      >
+                        {containerOf(build)}
                       </div>
                     )}
                     {envOf(build) && (

@@ -371,6 +371,12 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       );
       expect(await overlayChart.locator(".recharts-legend-item").allTextContents()).toEqual(["go", "node"]);
 
+      // Where each cell ran, on the run page too: one environment row per cell, each with the
+      // runtime version its server reported.
+      await page.getByTestId("environment-table").waitFor({ timeout: 15_000 });
+      expect(await page.locator('[data-testid^="environment-row-"]').count()).toBe(4);
+      expect(await page.locator('[data-testid^="environment-runtime-"]').count()).toBe(4);
+
       // Share the finished run, then open its frozen report: the same comparison and summary, no live data.
       await page.getByTestId("share-button").click();
       const permalink = await page.getByTestId("share-url").inputValue({ timeout: 15_000 });

@@ -22,3 +22,18 @@ export async function getRun({
   const { cells, ...rest } = run;
   return { run: serializeRun(rest), cells: cells.map(serializeCell) };
 }
+
+/**
+ * The server build each cell of a run recorded (what ran: runtime and its reported version, SDK,
+ * image, container settings), by cell id; for the run page's environment table.
+ */
+export async function getServerBuilds({
+  db,
+  runId,
+}: {
+  db: Db;
+  runId: string;
+}): Promise<Map<string, unknown>> {
+  const cells = await db.cell.findMany({ where: { runId }, select: { id: true, serverBuild: true } });
+  return new Map(cells.map((cell) => [cell.id, cell.serverBuild ?? null]));
+}

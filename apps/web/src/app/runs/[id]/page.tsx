@@ -1,6 +1,7 @@
 import { ZVerdictQuery } from "@perflab/contracts";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { CellEnvironment } from "@/components/cell-environment";
 import { RunSummary } from "@/components/run-summary";
 import { RunView } from "@/components/run-view";
 import { VerdictPanel } from "@/components/verdict-panel";
@@ -8,7 +9,7 @@ import { DEFAULT_TOLERANCE_PCT } from "@/lib/verdict";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { getRun } from "@/server/operations/get-run";
+import { getRun, getServerBuilds } from "@/server/operations/get-run";
 import { getVerdict } from "@/server/operations/get-verdict";
 import { pageCaller } from "@/server/session";
 
@@ -60,11 +61,17 @@ export default async function RunPage({ params, searchParams }: Props) {
     run.baselineRunId && !["queued", "running"].includes(run.status)
       ? await verdictOf(run.id, toleranceOf(await searchParams))
       : null;
+  // Where and how each started cell ran; refreshed with the page (it reloads when the run ends).
+  const builds = await getServerBuilds({ db: getDb(), runId: id });
+  const started = cells
+    .filter((cell) => cell.startedAt !== null)
+    .map((cell) => ({ ...cell, serverBuild: builds.get(cell.id) ?? null }));
   return (
     <div className="space-y-8">
       <RunView run={run} cells={cells} catalog={catalog} signedIn={caller !== null} />
       {verdict && <VerdictPanel verdict={verdict} />}
       <RunSummary cells={cells} catalog={catalog} />
+      {started.length > 0 && <CellEnvironment cells={started} requestedLimits={run.spec.limits} />}
     </div>
   );
 }

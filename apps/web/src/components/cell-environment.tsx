@@ -47,6 +47,23 @@ function containerOf(build: Build | null): string | null {
   return parts.length > 0 ? parts.join(" ") : null;
 }
 
+/** The lines under a cell's server build: the runtime that answered, its container, its environment. */
+function buildDetails(cell: ReportCellDto, build: Build | null) {
+  return [
+    {
+      id: "runtime",
+      className: "text-xs text-zinc-500",
+      text: cell.runtimeVersion && `ran ${cell.runtimeVersion}`,
+    },
+    {
+      id: "container",
+      className: "font-mono text-xs text-amber-700 dark:text-amber-400",
+      text: containerOf(build),
+    },
+    { id: "env", className: "font-mono text-xs text-zinc-500", text: envOf(build) },
+  ].filter((detail): detail is { id: string; className: string; text: string } => Boolean(detail.text));
+}
+
 function parallelismOf(value: unknown): string {
   if (value == null) return "—";
   if (typeof value !== "object") return String(value);
@@ -97,30 +114,15 @@ export function CellEnvironment({
                   </td>
                   <td className={td}>
                     <div>{runtimeOf(build)}</div>
-                    {cell.runtimeVersion && (
+                    {buildDetails(cell, build).map((detail) => (
                       <div
-                        className="text-xs text-zinc-500"
-                        data-testid={`environment-runtime-${cell.index}`}
+                        key={detail.id}
+                        className={detail.className}
+                        data-testid={`environment-${detail.id}-${cell.index}`}
                       >
-                        ran {cell.runtimeVersion}
+                        {detail.text}
                       </div>
-                    )}
-                    {containerOf(build) && (
-                      <div
-                        className="font-mono text-xs text-amber-700 dark:text-amber-400"
-                        data-testid={`environment-container-${cell.index}`}
-                      >
-                        {containerOf(build)}
-                      </div>
-                    )}
-                    {envOf(build) && (
-                      <div
-                        className="font-mono text-xs text-zinc-500"
-                        data-testid={`environment-env-${cell.index}`}
-                      >
-                        {envOf(build)}
-                      </div>
-                    )}
+                    ))}
                   </td>
                   <td className={`${td} font-mono text-xs`}>
                     {cell.image ? (

@@ -9,7 +9,7 @@ import { DEFAULT_TOLERANCE_PCT } from "@/lib/verdict";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { getRun, getServerBuilds } from "@/server/operations/get-run";
+import { getRunWithBuilds } from "@/server/operations/get-run";
 import { getVerdict } from "@/server/operations/get-verdict";
 import { pageCaller } from "@/server/session";
 
@@ -22,7 +22,7 @@ type Props = {
 
 async function load(id: string) {
   try {
-    return await getRun({ db: getDb(), runId: id });
+    return await getRunWithBuilds({ db: getDb(), runId: id });
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") notFound();
     throw error;
@@ -62,10 +62,7 @@ export default async function RunPage({ params, searchParams }: Props) {
       ? await verdictOf(run.id, toleranceOf(await searchParams))
       : null;
   // Where and how each started cell ran; refreshed with the page (it reloads when the run ends).
-  const builds = await getServerBuilds({ db: getDb(), runId: id });
-  const started = cells
-    .filter((cell) => cell.startedAt !== null)
-    .map((cell) => ({ ...cell, serverBuild: builds.get(cell.id) ?? null }));
+  const started = cells.filter((cell) => cell.startedAt !== null);
   return (
     <div className="space-y-8">
       <RunView run={run} cells={cells} catalog={catalog} signedIn={caller !== null} />

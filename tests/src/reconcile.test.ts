@@ -43,6 +43,21 @@ describe("no pending cell is stranded", () => {
       where: { id: abandoned.cellIds[0]! },
       data: { status: "running", startedAt: new Date() },
     });
+    // Its worker died after writing the summary, before stopping the server: no result stands.
+    await db.cellSummary.create({
+      data: {
+        cellId: abandoned.cellIds[0]!,
+        requests: 10n,
+        errors: 0n,
+        ops: 10n,
+        httpRps: 5,
+        opsRps: 5,
+        windowStart: new Date(Date.now() - 2000),
+        windowEnd: new Date(),
+        windowSeconds: 2,
+        histogram: "",
+      },
+    });
     const longAgo = new Date(Date.now() - 10 * 60_000);
     await db.run.updateMany({
       where: { id: { in: [missing.runId, ended.runId, abandoned.runId] } },
@@ -70,6 +85,7 @@ describe("no pending cell is stranded", () => {
       const cell = await db.cell.findUniqueOrThrow({ where: { id: abandoned.cellIds[0]! } });
       expect(cell.status).toBe("failed");
       expect(cell.error).toMatch(/no worker was running this cell any more \(its job was missing\)/);
+      expect(await db.cellSummary.count({ where: { cellId: cell.id } })).toBe(0);
       // Inside the grace period a run belongs to whoever is creating it: left alone.
       const untouched = await db.cell.findUniqueOrThrow({ where: { id: fresh.cellIds[0]! } });
       expect(untouched.status).toBe("queued");

@@ -378,6 +378,7 @@ export async function runCell(
         if (line.type === "start") {
           loadStartT = Math.floor(line.t / 1000);
           const measureStart = line.t + cell.warmupSeconds * 1000;
+          aggregator.setMeasureStart(measureStart);
           windowWritten = durable("the measured window", () =>
             db.cell.update({
               where: { id: cell.id },
@@ -701,6 +702,10 @@ export async function finishCell(
       data: { status: outcome.status, error: outcome.error ?? null, finishedAt: new Date() },
     });
     if (moved.count === 0) return "unmoved" as const;
+    // Only a succeeded cell has a result. A summary is written before the server is stopped, so a
+    // cell that fails after it (an exit or OOM kill seen at the stop, a worker killed in between and
+    // its cell failed by the next one) must not keep numbers beside its "failed".
+    if (outcome.status !== "succeeded") await tx.cellSummary.deleteMany({ where: { cellId } });
     const updated = await tx.run.update({
       where: { id: runId },
       data: { cellsDone: { increment: 1 }, cellsFailed: { increment: outcome.status === "failed" ? 1 : 0 } },

@@ -404,3 +404,91 @@ describe("other work on the machine", () => {
     expect(otherWorkMeasured("docker", false)).toBe(false);
   });
 });
+
+describe("a planned measured window (k6's start plus the warm-up)", () => {
+  const res = (t: number, cpuPct: number, rssBytes = 100e6) => ({
+    t,
+    cpuPct,
+    rssBytes,
+    k6CpuPct: 20,
+    k6RssBytes: 1e7,
+    hostCpuPct: 60,
+  });
+
+  it("averages CPU and memory over its whole seconds: stalls in, part-seconds at its edges out", () => {
+    // Measured from 1005.5 s for 10 s: the whole seconds are 1006–1014.
+    const agg = new CellAggregator({ measuredSeconds: 10 });
+    agg.setMeasureStart(1_005_500);
+    for (let t = 1004; t <= 1016; t++) {
+      const edge = t === 1005 || t === 1015;
+      const stall = t >= 1008 && t <= 1010;
+      // A sample comes about a second after its second began, after that second's k6 line.
+      if (!stall && t < 1016) agg.addInterval(line(t, t >= 1005 ? "measure" : "warmup", 1_000, 10));
+      agg.addResources(res(t, edge ? 50 : stall ? 190 : 100, stall ? 900e6 : 100e6));
+    }
+    const s = agg.summary({ durationSec: 10 });
+    // 6 seconds at 100 % and 3 stalled at 190 %: (600 + 570) / 9.
+    expect(s.cpuAvgPct).toBeCloseTo(130, 5);
+    expect(s.cpuPeakPct).toBe(190);
+    expect(s.rssPeakBytes).toBe(900e6);
+  });
+
+  it("sorts samples that came before the plan was known into the window", () => {
+    const agg = new CellAggregator({ measuredSeconds: 2 });
+    agg.addResources(res(99, 10));
+    agg.addResources(res(100, 70));
+    agg.setMeasureStart(100_000);
+    agg.addResources(res(101, 90));
+    agg.addResources(res(102, 10));
+    agg.addInterval(line(100, "measure", 1_000, 5));
+    expect(agg.summary({ durationSec: 2 }).cpuAvgPct).toBe(80);
+  });
+
+  it("counts the calls dropped from its first second, before the first measured call ended", () => {
+    const agg = new CellAggregator({ measuredSeconds: 30 });
+    agg.setMeasureStart(110_000);
+    const withDropped = (l: TK6IntervalLine, dropped: number): TK6IntervalLine => ({ ...l, dropped });
+    for (let t = 100; t < 140; t++) {
+      // An overloaded server: calls take 5 s, so the first measured one ends at 115.
+      const phase = t >= 115 ? "measure" : "warmup";
+      agg.addInterval(withDropped(line(t, phase, 5_000_000, t >= 105 ? 10 : 0), 10));
+    }
+    expect(agg.summary({ durationSec: 30 }).droppedCalls).toBe(300);
+  });
+
+  it("gives a tenth in which no call ended a rate of zero: a stall at the end is a −100 % drift", () => {
+    const agg = new CellAggregator({ measuredSeconds: 60 });
+    agg.setMeasureStart(2_000_000);
+    // The server stops answering for the window's last 8 seconds.
+    for (let i = 0; i < 52; i++) agg.addInterval(line(2000 + i, "measure", 1_000, 100));
+    const { drift } = agg.summary({ durationSec: 60 });
+    expect(drift!.opsRps).toEqual({ first: 100, last: 0, changePct: -100 });
+    expect(drift!.p99Ms.last).toBeNull();
+  });
+});
+
+describe("seconds already written", () => {
+  it("never re-emits a dropped second from a late line alone (which would overwrite it with a fragment)", () => {
+    const agg = new CellAggregator();
+    agg.addInterval(line(100, "measure", 1_000, 50));
+    for (let t = 101; t <= 140; t++) agg.addInterval(line(t, "measure", 1_000, 1));
+    const written = agg.takeReadyPoints(142);
+    expect(written.find((p) => p.t === 100)?.requests).toBe(50);
+    agg.addInterval(line(100, "measure", 1_000, 3));
+    expect(agg.takeReadyPoints(143).find((p) => p.t === 100)).toBeUndefined();
+    expect(agg.takeAllPoints().find((p) => p.t === 100)).toBeUndefined();
+    // The summary still counts the late requests.
+    expect(agg.summary({ durationSec: 41 }).requests).toBe(50 + 40 + 3);
+  });
+
+  it("keeps seconds by k6's clock: a k6 running a minute behind still gets late lines folded in whole", () => {
+    const agg = new CellAggregator();
+    const skew = 60;
+    for (let t = 100; t <= 110; t++) {
+      agg.addInterval(line(t, "measure", 1_000, 10));
+      agg.takeReadyPoints(t + skew);
+    }
+    agg.addInterval(line(105, "measure", 1_000, 2));
+    expect(agg.takeReadyPoints(111 + skew).find((p) => p.t === 105)?.requests).toBe(12);
+  });
+});

@@ -172,10 +172,60 @@ export class CellAggregator {
   private readonly measuredSecondsPlanned: number | null;
   /** Per tenth of the measured window: its seconds, operations and the merged histogram of its requests. */
   private readonly tenths: { seconds: Set<number>; ops: number; hist: Histogram }[] = [];
+  /**
+   * When the measured window began by plan (k6's start plus the warm-up, in ms), once the start
+   * line told it: the window's seconds then follow the plan rather than the first measured call to
+   * end, which a slow server delays (and a stalled one never gives).
+   */
+  private plannedStartMs: number | null = null;
+  /** Resource samples that came before the plan was known, sorted into the window when it is. */
+  private pendingResources: ResourceSample[] = [];
+  /** The latest second a k6 line carried: seconds are dropped relative to k6's clock, not ours. */
+  private latestLineT = Number.NEGATIVE_INFINITY;
+  /** Seconds before this were emitted and dropped: a line for one is counted, never re-emitted. */
+  private droppedBefore = Number.NEGATIVE_INFINITY;
 
   constructor(options: { operationMethod?: string; measuredSeconds?: number } = {}) {
     this.operationMethod = options.operationMethod ?? DEFAULT_OPERATION_METHOD;
     this.measuredSecondsPlanned = options.measuredSeconds ?? null;
+  }
+
+  /**
+   * Sets the measured window's planned start (k6's start line time plus the warm-up, in Unix ms).
+   * With the planned length, the summary's CPU and memory then average the whole seconds inside
+   * the window, stalls included and the part-seconds at its edges left out; dropped calls and drift
+   * count from its first second.
+   */
+  setMeasureStart(ms: number): void {
+    this.plannedStartMs = ms;
+    const pending = this.pendingResources;
+    this.pendingResources = [];
+    for (const sample of pending) this.keepIfMeasured(sample);
+  }
+
+  /** The first second of the measured window: by plan when known, else the first with a measured call. */
+  private get windowFirstT(): number {
+    return this.plannedStartMs !== null ? Math.floor(this.plannedStartMs / 1000) : this.firstMeasuredT;
+  }
+
+  /**
+   * The whole seconds inside the planned window [start, start + length), or null without a plan.
+   * A sample for second t covers [t, t + 1).
+   */
+  private get wholeSeconds(): { from: number; to: number } | null {
+    if (this.plannedStartMs === null || this.measuredSecondsPlanned === null) return null;
+    const from = Math.ceil(this.plannedStartMs / 1000);
+    const to = Math.floor((this.plannedStartMs + this.measuredSecondsPlanned * 1000) / 1000) - 1;
+    return { from, to };
+  }
+
+  private keepIfMeasured(sample: ResourceSample): void {
+    const whole = this.wholeSeconds;
+    if (whole) {
+      if (sample.t >= whole.from && sample.t <= whole.to) this.measuredResources.push(sample);
+    } else if (this.measuredSecondsPlanned !== null && this.plannedStartMs === null) {
+      this.pendingResources.push(sample);
+    }
   }
 
   /**
@@ -185,8 +235,8 @@ export class CellAggregator {
    */
   private tenthOf(t: number) {
     const length = this.measuredSecondsPlanned;
-    if (length === null || length < DRIFT_MIN_SECONDS || !Number.isFinite(this.firstMeasuredT)) return null;
-    const i = t - this.firstMeasuredT;
+    if (length === null || length < DRIFT_MIN_SECONDS || !Number.isFinite(this.windowFirstT)) return null;
+    const i = t - this.windowFirstT;
     if (i < 1 || i > length - 1) return null;
     const index = Math.min(9, Math.floor(((i - 1) * 10) / (length - 1)));
     while (this.tenths.length <= index) {
@@ -198,7 +248,10 @@ export class CellAggregator {
   }
 
   addInterval(line: TK6IntervalLine): void {
-    const second = this.second(line.t);
+    this.latestLineT = Math.max(this.latestLineT, line.t);
+    // A line for a second already emitted and dropped counts in the summary, but a fresh point
+    // made of it alone would overwrite the stored second with a fragment: it gets none.
+    const second = line.t < this.droppedBefore ? this.blankSecond(line.t) : this.second(line.t);
     let measureRequestsInLine = 0;
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
@@ -251,16 +304,25 @@ export class CellAggregator {
       this.measured.dataReceived += line.dataReceived;
       if (!this.measuredSecondsSeen.has(line.t)) {
         this.measuredSecondsSeen.add(line.t);
-        if (second.resources) this.measuredResources.push(second.resources);
+        // Without a planned window, the seconds with a measured call are the window.
+        if (second.resources && this.wholeSeconds === null) this.measuredResources.push(second.resources);
       }
     }
-    this.dirty.add(line.t);
+    if (line.t >= this.droppedBefore) this.dirty.add(line.t);
   }
 
   addResources(sample: ResourceSample): void {
+    if (
+      this.wholeSeconds !== null ||
+      (this.measuredSecondsPlanned !== null && this.plannedStartMs === null)
+    ) {
+      this.keepIfMeasured(sample);
+    } else if (this.measuredSecondsSeen.has(sample.t)) {
+      this.measuredResources.push(sample);
+    }
+    if (sample.t < this.droppedBefore) return;
     const second = this.second(sample.t);
     second.resources = sample;
-    if (this.measuredSecondsSeen.has(sample.t)) this.measuredResources.push(sample);
     this.dirty.add(sample.t);
   }
 
@@ -271,8 +333,15 @@ export class CellAggregator {
       this.dirty.delete(t);
       return this.toPoint(this.seconds.get(t)!);
     });
-    for (const t of this.seconds.keys())
-      if (t < nowT - KEEP_SECONDS && !this.dirty.has(t)) this.seconds.delete(t);
+    // Dropped by k6's clock (its lines' seconds), not only ours: a k6 whose clock runs behind the
+    // worker's (on another machine) still has its late lines folded into whole seconds.
+    const before = Math.min(nowT, this.latestLineT) - KEEP_SECONDS;
+    for (const t of this.seconds.keys()) {
+      if (t < before && !this.dirty.has(t)) {
+        this.seconds.delete(t);
+        this.droppedBefore = Math.max(this.droppedBefore, t + 1);
+      }
+    }
     return points;
   }
 
@@ -287,7 +356,8 @@ export class CellAggregator {
     const values = (pick: (r: ResourceSample) => number | null) =>
       res.map(pick).filter((v): v is number => v !== null && Number.isFinite(v));
     const avg = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-    const peak = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+    // A loop, not Math.max(...xs): a day-long window has 86,400 samples.
+    const peak = (xs: number[]) => (xs.length ? xs.reduce((a, b) => Math.max(a, b), xs[0]!) : null);
     const cpu = values((r) => r.cpuPct);
     const rss = values((r) => r.rssBytes);
     const k6Cpu = values((r) => r.k6CpuPct);
@@ -338,8 +408,13 @@ export class CellAggregator {
   }
 
   private measuredDropped(): number {
-    let from = this.firstMeasuredT;
-    if (from === Number.POSITIVE_INFINITY) {
+    let from = this.windowFirstT;
+    let to = Number.POSITIVE_INFINITY;
+    if (this.plannedStartMs !== null && this.measuredSecondsPlanned !== null) {
+      // The seconds the planned window touches: a call dropped before the first measured call
+      // ended (the overloaded case) is in them.
+      to = Math.ceil((this.plannedStartMs + this.measuredSecondsPlanned * 1000) / 1000) - 1;
+    } else if (from === Number.POSITIVE_INFINITY) {
       // No measured call ended (a server that hung through the window): its drops must not vanish.
       // The window is then the planned number of seconds up to the last one with drops, else all.
       const last = Math.max(...this.droppedBySecond.keys());
@@ -349,7 +424,7 @@ export class CellAggregator {
           : last - this.measuredSecondsPlanned + 1;
     }
     let n = 0;
-    for (const [t, dropped] of this.droppedBySecond) if (t >= from) n += dropped;
+    for (const [t, dropped] of this.droppedBySecond) if (t >= from && t <= to) n += dropped;
     return n;
   }
 
@@ -369,12 +444,13 @@ export class CellAggregator {
         if (Math.min(9, Math.floor(((i - 1) * 10) / (durationSec - 1))) === index) n++;
       return n;
     };
+    // A tenth no call ended in is a stall: rate 0, not unknown (its p99 stays unknown).
     const rate = (tenth: { ops: number } | null, index: number) =>
-      tenth && span(index) > 0 ? tenth.ops / span(index) : null;
+      span(index) > 0 ? (tenth?.ops ?? 0) / span(index) : null;
     // Server RSS by seconds since the window began: the tenths' means and the trend over all of it.
     const rss = this.measuredResources
       .filter((r) => r.rssBytes !== null && Number.isFinite(r.rssBytes))
-      .map((r) => ({ x: r.t - this.firstMeasuredT, y: r.rssBytes! }));
+      .map((r) => ({ x: r.t - this.windowFirstT, y: r.rssBytes! }));
     const meanWhere = (keep: (x: number) => boolean) => {
       const ys = rss.filter((p) => keep(p.x)).map((p) => p.y);
       return ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : null;
@@ -396,6 +472,21 @@ export class CellAggregator {
         changePct: changePct(rssFirst, rssLast),
         slopePerHour: perSecond === null ? null : perSecond * 3600,
       },
+    };
+  }
+
+  /** A second's state that is not kept (for a line that comes after its second was dropped). */
+  private blankSecond(t: number): SecondState {
+    return {
+      t,
+      requests: 0,
+      errors: 0,
+      ops: 0,
+      measureRequests: 0,
+      hist: createLatencyHistogram(),
+      dataSent: 0,
+      dataReceived: 0,
+      resources: null,
     };
   }
 
@@ -424,7 +515,7 @@ export class CellAggregator {
     return {
       t: s.t,
       // A quiet second after measurement began (a stall, the tail) still belongs to the measured window.
-      phase: s.measureRequests > 0 || s.t >= this.firstMeasuredT ? "measure" : "warmup",
+      phase: s.measureRequests > 0 || s.t >= this.windowFirstT ? "measure" : "warmup",
       requests: s.requests,
       errors: s.errors,
       ops: s.ops,

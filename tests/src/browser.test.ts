@@ -434,6 +434,22 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(machines).toHaveLength(2);
       expect(machines.find((m) => m.startsWith("lab-2 "))).toMatch(/64 cores.*: 2 cells \(node\)$/);
       expect(machines.find((m) => !m.startsWith("lab-2 "))).toMatch(/: 2 cells \(go\)$/);
+
+      // The report made above is listed under the run and on the Reports page; revoking it there
+      // takes it out of the list and its permalink down.
+      const slug = permalink.split("/").at(-1)!;
+      const row = page.locator(`[data-testid="run-reports"] [data-slug="${slug}"]`);
+      await row.waitFor({ timeout: 15_000 });
+      await page.getByRole("link", { name: "Reports", exact: true }).click();
+      await page.waitForURL(/\/reports$/);
+      const reportRow = page.locator(`[data-testid="report-list"] [data-slug="${slug}"]`);
+      await reportRow.waitFor({ timeout: 15_000 });
+      expect(await reportRow.locator(`a[href="${runPath}"]`).count()).toBe(1);
+      await reportRow.getByTestId("report-revoke").click();
+      await reportRow.getByTestId("report-revoke-confirm").click();
+      await reportRow.waitFor({ state: "detached", timeout: 15_000 });
+      const revoked = await page.goto(permalink);
+      expect(revoked?.status()).toBe(404);
     });
   }, 240_000);
 

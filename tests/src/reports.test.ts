@@ -4,7 +4,7 @@
  * run) changes what the permalink shows.
  */
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { queueRun, testDb, waitForRun } from "./helpers.ts";
+import { expectConforms, queueRun, testDb, waitForRun } from "./helpers.ts";
 
 type Problem = {
   type: string;
@@ -113,6 +113,32 @@ describe("reports", () => {
       expect(problem.detail).toMatch(status);
       expect(problem.errors?.[0]?.field).toBe("runId");
     }
+    // Cancelled, but its running cell not yet stopped: the report would freeze it running.
+    const workspace = await testDb().workspace.findUniqueOrThrow({ where: { slug: "tests" } });
+    const stopping = await testDb().run.create({
+      data: {
+        workspaceId: workspace.id,
+        source: "api",
+        name: "cancelled, stopping",
+        status: "cancelled",
+        spec: {},
+        cells: {
+          create: [
+            {
+              index: 0,
+              serverName: "go",
+              scenario: "mcp-tool-call",
+              loadLevel: { vus: 1 },
+              durationSeconds: 1,
+              driver: "local",
+              status: "running",
+            },
+          ],
+        },
+      },
+    });
+    const problem = await expectProblem(await postReport({ runId: stopping.id }), 409);
+    expect(problem.detail).toMatch(/cell 0 is still running/);
     expect(await reportCount()).toBe(before);
   });
 
@@ -239,6 +265,99 @@ describe("reports", () => {
     expect((stored.selection as { cellIds: string[] }).cellIds).toHaveLength(2);
   });
 
+  it("lists a run's reports newest first without private ones, and revokes one for good", async () => {
+    const made: string[] = [];
+    for (const body of [
+      { runId, title: "listed unlisted" },
+      { runId, title: "listed public", visibility: "public" },
+    ]) {
+      const response = await postReport(body);
+      expect(response.status).toBe(201);
+      made.push(((await response.json()) as { slug: string }).slug);
+    }
+    // A private one, as if shared with a token: an anonymous caller neither lists nor revokes it.
+    const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+    const hidden = await testDb().report.create({
+      data: {
+        workspaceId: run.workspaceId,
+        slug: "privateReportOfTheListTest",
+        title: "listed private",
+        visibility: "private",
+        selection: { runId, cellIds: [] },
+        snapshot: {},
+      },
+    });
+
+    const listed = await fetch(url(`/api/v1/reports?runId=${runId}`));
+    expect(listed.status).toBe(200);
+    const body = (await listed.json()) as {
+      reports: {
+        slug: string;
+        url: string;
+        title: string;
+        visibility: string;
+        runId: string;
+        cells: number;
+      }[];
+    };
+    await expectConforms(body, "/api/v1/reports", "get", 200, "application/json");
+    const slugs = body.reports.map((r) => r.slug);
+    expect(slugs.slice(0, 2)).toEqual([made[1], made[0]]);
+    expect(slugs).not.toContain(hidden.slug);
+    expect(body.reports.every((r) => r.runId === runId && r.visibility !== "private")).toBe(true);
+    expect(body.reports[0]).toMatchObject({
+      title: "listed public",
+      visibility: "public",
+      cells: 1,
+      url: url(`/r/${made[1]}`),
+    });
+    // Another run's filter lists none of them; the run page lists them under its reports.
+    const other = (await (await fetch(url("/api/v1/reports?runId=no-such-run"))).json()) as { reports: [] };
+    expect(other.reports).toEqual([]);
+    const page = await (await fetch(url(`/runs/${runId}`))).text();
+    expect(page).toContain("Reports of this run");
+    expect(page).toContain(`/r/${made[1]}`);
+    expect(page).not.toContain(hidden.slug);
+    const all = await (await fetch(url("/reports"))).text();
+    expect(all).toContain("listed public");
+    expect(all).not.toContain("listed private");
+
+    const bad = await expectProblem(await fetch(url("/api/v1/reports?limit=0&runId=%20")), 422);
+    expect(bad.errors?.map((e) => e.field).sort()).toEqual(["limit", "runId"]);
+
+    // Revoking: 204, then the permalink, its JSON and CSV are 404s and the list leaves it out.
+    const before = await reportCount();
+    const gone = await fetch(url(`/api/v1/reports/${made[0]}`), { method: "DELETE" });
+    expect(gone.status).toBe(204);
+    expect(await reportCount()).toBe(before - 1);
+    for (const path of [
+      `/api/v1/reports/${made[0]}`,
+      `/api/v1/reports/${made[0]}/cells.csv`,
+      `/r/${made[0]}`,
+    ]) {
+      expect((await fetch(url(path))).status, path).toBe(404);
+    }
+    const again = await expectProblem(
+      await fetch(url(`/api/v1/reports/${made[0]}`), { method: "DELETE" }),
+      404,
+    );
+    expect(again.errors?.[0]?.field).toBe("slug");
+    const after = (await (await fetch(url(`/api/v1/reports?runId=${runId}`))).json()) as typeof body;
+    expect(after.reports.map((r) => r.slug)).not.toContain(made[0]);
+    // The private report stays, unrevoked by a caller who cannot open it; another site cannot revoke.
+    await expectProblem(await fetch(url(`/api/v1/reports/${hidden.slug}`), { method: "DELETE" }), 404);
+    const crossSite = await fetch(url(`/api/v1/reports/${made[1]}`), {
+      method: "DELETE",
+      headers: { origin: "https://elsewhere.example" },
+    });
+    expect(crossSite.status).toBe(403);
+    expect(await testDb().report.count({ where: { slug: { in: [hidden.slug, made[1]!] } } })).toBe(2);
+
+    // Sharing the same run alike again makes a new permalink: the revoked one stays dead.
+    const reshared = await postReport({ runId, title: "listed unlisted" });
+    expect(reshared.status).toBe(201);
+    expect(((await reshared.json()) as { slug: string }).slug).not.toBe(made[0]);
+  });
   it("freezes the run: the report keeps its numbers after the run is renamed, loses its cells and is deleted", async () => {
     const db = testDb();
     const response = await postReport({ runId, description: "go at one VU" });
@@ -308,7 +427,11 @@ describe("reports", () => {
     const after = await (await fetch(url(`/r/${created.slug}`))).text();
     expect(after).toContain('data-testid="summary-row-0"');
     expect(after).not.toContain("renamed later");
-    // The run is gone: sharing it again is a 404, the existing report stays.
+    // The run is gone: sharing it again is a 404, the existing report stays, and stays listed.
     await expectProblem(await postReport({ runId }), 404);
+    const listed = (await (await fetch(url(`/api/v1/reports?runId=${runId}`))).json()) as {
+      reports: { slug: string }[];
+    };
+    expect(listed.reports.map((r) => r.slug)).toContain(created.slug);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
+import { deflateSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { echoUploadOf, launchChromium, pageOf, testDb } from "./helpers.ts";
@@ -250,6 +251,106 @@ describe("a change another site's page asks a browser to make", () => {
     expect(curl.status).toBe(201);
     expect(await db.apiToken.count({ where: { name } })).toBe(2);
     await db.apiToken.deleteMany({ where: { name } });
+  });
+});
+
+describe("input the lab cannot store or should not believe", () => {
+  const counts = async () => [await testDb().run.count(), await testDb().cell.count()];
+  async function expectField(response: Response, status: number, field: string | RegExp) {
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toMatch(/application\/problem\+json/);
+    const problem = (await response.json()) as Problem;
+    expect(problem.errors?.map((e) => e.field)).toContainEqual(
+      field instanceof RegExp ? expect.stringMatching(field) : field,
+    );
+  }
+  const upload = (body: string, query = "server=go&durationSec=2&warmupSec=0") =>
+    fetch(`${web()}/api/v1/uploads?${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson" },
+      body,
+    });
+  /** The suite's real output with one interval line changed. */
+  const tampered = (change: (line: Record<string, unknown>) => void) => {
+    const lines = ndjson
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const interval = lines.find((l) => l.type === "interval" && (l.groups as unknown[]).length > 0)!;
+    change(interval);
+    return lines.map((l) => JSON.stringify(l)).join("\n");
+  };
+
+  it("answers a NUL character or a body nested past reason with a 4xx naming the field, writing nothing", async () => {
+    const before = await counts();
+    const spec = (args: unknown) =>
+      fetch(`${web()}/api/v1/matrices`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          servers: ["go"],
+          scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: args } }],
+          loadLevels: [{ vus: 1 }],
+          durationSec: 1,
+        }),
+      });
+    await expectField(await spec({ message: "a\u0000b" }), 422, "scenarios.0.params.arguments.message");
+    const deep = JSON.parse(`${"[".repeat(100)}${"]".repeat(100)}`);
+    await expectField(await spec({ message: deep }), 422, /^scenarios\.0\.params\.arguments\.message(\.0)+$/);
+    await expectField(await fetch(`${web()}/api/v1/runs?gitRepo=a%00b`), 422, "gitRepo");
+    await expectField(await fetch(`${web()}/api/v1/reports?runId=%00`), 422, "runId");
+    await expectField(await upload(ndjson, "server=go%00&durationSec=2"), 422, "server");
+    await expectField(
+      await upload(ndjson, `server=go&durationSec=2&arguments=${encodeURIComponent('{"m":"\\u0000"}')}`),
+      422,
+      "arguments",
+    );
+    // A path no check above sees: Postgres refuses the byte, the client hears it was theirs.
+    const path = await fetch(`${web()}/api/v1/runs/a%00b`);
+    expect(path.status).toBeGreaterThanOrEqual(400);
+    expect(path.status).toBeLessThan(500);
+    expect((await fetch(`${web()}/runs/a%00b`)).status).toBe(404);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("refuses k6 output whose numbers no k6 run makes, naming the line, and writes nothing", async () => {
+    const before = await counts();
+    const cases: [string, (line: Record<string, unknown>) => void][] = [
+      ["3e9 requests in a second", (l) => ((l.groups as Record<string, unknown>[])[0]!.requests = 3e9)],
+      ["a second in the year 33658", (l) => (l.t = 1e12)],
+      ["a second a year after the start", (l) => (l.t = (l.t as number) + 365 * 86_400)],
+      ["1e30 bytes sent", (l) => (l.dataSent = 1e30)],
+    ];
+    for (const [what, change] of cases) {
+      const response = await upload(tampered(change));
+      expect(response.status, what).toBe(422);
+      const problem = (await response.json()) as Problem;
+      expect(problem.errors?.[0]?.field, what).toMatch(/^line \d+$/);
+    }
+    const lines = ndjson.trim().split("\n");
+    const start = JSON.parse(lines[0]!) as { t: number };
+    start.t = 1e20;
+    const badStart = await upload([JSON.stringify(start), ...lines.slice(1)].join("\n"));
+    expect(badStart.status).toBe(422);
+    expect(((await badStart.json()) as Problem).errors?.[0]?.field).toBe("line 1");
+    expect(await counts()).toEqual(before);
+  });
+
+  it("refuses a histogram that would inflate to gigabytes, at once and without the memory", async () => {
+    // 64 MiB of zeros deflate to about 64 KiB: an uploader's "histogram" the lab must not inflate.
+    const zeros = deflateSync(Buffer.alloc(64 * 2 ** 20));
+    const head = Buffer.alloc(8);
+    head.writeInt32BE(0x1c849304 | 0x10, 0);
+    head.writeInt32BE(zeros.length, 4);
+    const bomb = Buffer.concat([head, zeros]).toString("base64");
+    const before = await counts();
+    const started = Date.now();
+    const response = await upload(tampered((l) => ((l.groups as Record<string, unknown>[])[0]!.hist = bomb)));
+    expect(response.status).toBe(422);
+    const problem = (await response.json()) as Problem;
+    expect(problem.errors?.[0]?.message).toMatch(/inflates past/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await counts()).toEqual(before);
   });
 });
 

@@ -466,5 +466,46 @@ describe("the dashboard's sign-in and private reports", () => {
     const page = await request(open(), `/r/${slug}`, { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(page.text).toContain("noindex");
+
+    // Lists: in a lab that needs tokens, a reader without one sees public reports only; a token
+    // of the workspace sees its private and unlisted ones too.
+    const unlisted = await request(lab, "/api/v1/reports", {
+      method: "POST",
+      token: secret,
+      body: JSON.stringify({ runId, visibility: "unlisted" }),
+    });
+    expect(unlisted.status, unlisted.text).toBe(201);
+    const listed = async (base: string, token?: string) =>
+      (
+        (await request(base, `/api/v1/reports?runId=${runId}`, { token })).body.reports as { slug: string }[]
+      ).map((r) => r.slug);
+    expect(await listed(lab)).toEqual([]);
+    expect(await listed(lab, secret)).toEqual([unlisted.body.slug, slug]);
+    // An open lab lists the unlisted one to anyone, the private one only with the token.
+    expect(await listed(open())).toEqual([unlisted.body.slug]);
+    expect((await request(lab, "/reports")).text).not.toContain(slug);
+    expect((await request(lab, "/reports", { headers: { cookie } })).text).toContain(slug);
+
+    // Revoking takes a token there: without one a 401 naming the header, and the report stays.
+    const refused = await request(lab, `/api/v1/reports/${slug}`, { method: "DELETE" });
+    expect(refused.status).toBe(401);
+    expect((refused.body as Problem).errors?.[0]?.field).toBe("authorization");
+    expect((await request(open(), `/api/v1/reports/${slug}`, { method: "DELETE" })).status).toBe(404);
+    expect((await request(lab, `/api/v1/reports/${slug}`, { token: secret })).status).toBe(200);
+    const revoked = await request(lab, `/api/v1/reports/${slug}`, { method: "DELETE", token: secret });
+    expect(revoked.status).toBe(204);
+    expect((await request(lab, `/api/v1/reports/${slug}`, { token: secret })).status).toBe(404);
+    expect(await listed(lab, secret)).toEqual([unlisted.body.slug]);
+
+    // A sign-in cookie whose token is gone reads a report as anyone would (the page does too); a
+    // bad Authorization header is still a 401.
+    const stale = `perflab_token=plab_${"x".repeat(43)}`;
+    for (const path of [
+      `/api/v1/reports/${unlisted.body.slug}`,
+      `/api/v1/reports/${unlisted.body.slug}/cells.csv`,
+    ]) {
+      expect((await request(lab, path, { headers: { cookie: stale } })).status, path).toBe(200);
+      expect((await request(lab, path, { token: `plab_${"x".repeat(43)}` })).status, path).toBe(401);
+    }
   }, 60_000);
 });

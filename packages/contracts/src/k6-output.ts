@@ -1,32 +1,71 @@
 import { z } from "zod";
 
+/**
+ * Bounds on what a line may claim. The lab stores a second's requests, errors and operations as
+ * 32-bit integers and bytes as 64-bit ones; a value past what one k6 instance can do in a second
+ * (a million requests) is a damaged or hostile file, refused by name rather than failing the write.
+ */
+const PER_SECOND_MAX = 1_000_000;
+const BYTES_PER_SECOND_MAX = 1e13;
+/** Epoch times between 2000 and 2100: anything else is not a clock reading. */
+const EPOCH_MS_MIN = 946_684_800_000;
+const EPOCH_MS_MAX = 4_102_444_800_000;
+
+const noNul = (value: string) => !value.includes("\u0000");
+const tag = z
+  .string()
+  .max(200, "must be at most 200 characters")
+  .refine(noNul, "must not contain a NUL character");
+const perSecond = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(PER_SECOND_MAX, `must be at most ${PER_SECOND_MAX} in one second`);
+
 /** One group of an interval line written by perflab's k6 output (`--out perflab=<path>`). */
 export const ZK6IntervalGroup = z.object({
-  phase: z.string(),
-  method: z.string(),
-  tool: z.string(),
-  requests: z.number().int().nonnegative(),
+  phase: tag,
+  method: tag,
+  tool: tag,
+  requests: perSecond,
   /** HTTP-level failures (k6's http_req_failed). */
-  failed: z.number().int().nonnegative(),
+  failed: perSecond,
   /** Failed MCP operations (JSON-RPC error, isError, bad status), HTTP failures included; 0 for non-MCP scripts. */
-  opErrors: z.number().int().nonnegative().default(0),
-  /** http_req_duration in microseconds, HDR histogram, compressed V2 base64. */
-  hist: z.string(),
+  opErrors: perSecond.default(0),
+  /** http_req_duration in microseconds, HDR histogram, compressed V2 base64 (a few KiB at most). */
+  hist: z.string().max(1_000_000, "must be at most 1000000 characters"),
 });
 
 /** NDJSON lines; lines with the same `t` are additive (late samples arrive as a second line). */
 export const ZK6OutputLine = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("start"), t: z.number(), k6: z.string() }),
+  z.object({
+    type: z.literal("start"),
+    /** Unix time in milliseconds. */
+    t: z
+      .number()
+      .int()
+      .min(EPOCH_MS_MIN, "must be a Unix time in milliseconds")
+      .max(EPOCH_MS_MAX, "must be a Unix time in milliseconds"),
+    k6: tag,
+  }),
   z.object({
     type: z.literal("interval"),
-    t: z.number().int(),
-    groups: z.array(ZK6IntervalGroup),
-    iterations: z.number().nonnegative(),
+    /** Unix time in seconds. */
+    t: z
+      .number()
+      .int()
+      .min(EPOCH_MS_MIN / 1000, "must be a Unix time in seconds")
+      .max(EPOCH_MS_MAX / 1000, "must be a Unix time in seconds"),
+    groups: z.array(ZK6IntervalGroup).max(1000, "must have at most 1000 groups"),
+    iterations: z.number().nonnegative().max(PER_SECOND_MAX, `must be at most ${PER_SECOND_MAX}`),
     /** Open model: calls k6 dropped in this second for want of a free VU; absent in older outputs. */
-    dropped: z.number().int().nonnegative().optional(),
-    dataSent: z.number().nonnegative(),
-    dataReceived: z.number().nonnegative(),
-    vus: z.number().nonnegative(),
+    dropped: perSecond.optional(),
+    dataSent: z.number().nonnegative().max(BYTES_PER_SECOND_MAX, `must be at most ${BYTES_PER_SECOND_MAX}`),
+    dataReceived: z
+      .number()
+      .nonnegative()
+      .max(BYTES_PER_SECOND_MAX, `must be at most ${BYTES_PER_SECOND_MAX}`),
+    vus: z.number().nonnegative().max(PER_SECOND_MAX, `must be at most ${PER_SECOND_MAX}`),
   }),
   z.object({ type: z.literal("end") }),
 ]);

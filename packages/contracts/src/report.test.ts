@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fieldErrors } from "./problem.ts";
-import { REPORT_SLUG, ZCreateReport } from "./report.ts";
+import { REPORT_SLUG, ZCreateReport, ZReportListQuery } from "./report.ts";
 
 function errorsOf(input: unknown) {
   const result = ZCreateReport.safeParse(input);
@@ -38,5 +38,23 @@ describe("create report request", () => {
     expect(REPORT_SLUG.test("qXOTFlBeLtsEkiuznHSmvA")).toBe(true);
     expect(REPORT_SLUG.test("short")).toBe(false);
     expect(REPORT_SLUG.test("../../etc/passwd/xxxxxxxxxx")).toBe(false);
+  });
+});
+
+describe("report list query", () => {
+  it("defaults the limit to 50, trims the run id and ignores unknown parameters", () => {
+    expect(ZReportListQuery.parse({ other: "x" })).toEqual({ limit: 50 });
+    expect(ZReportListQuery.parse({ runId: " r1 ", limit: "200" })).toEqual({ runId: "r1", limit: 200 });
+  });
+
+  it.each([
+    [{ limit: "0" }, "limit", "must be at least 1"],
+    [{ limit: "201" }, "limit", "must be at most 200"],
+    [{ limit: "ten" }, "limit", "must be a number"],
+    [{ runId: " " }, "runId", "must be a run id"],
+  ])("rejects %j naming %s", (input, field, message) => {
+    const result = ZReportListQuery.safeParse(input);
+    expect(result.success).toBe(false);
+    if (!result.success) expect(fieldErrors(result.error)).toEqual([{ field, message }]);
   });
 });

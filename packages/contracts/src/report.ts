@@ -1,9 +1,11 @@
 import { z } from "zod";
 
 /**
- * Who may open a report: public and unlisted ones, anyone with the link (unlisted ones are kept out
- * of lists); a private one, only a caller holding an API token of the report's workspace. Creating a
- * private report therefore needs a token too (the server checks, as it knows who is asking).
+ * Who may open a report: public and unlisted ones, anyone with the link; a private one, only a caller
+ * holding an API token of the report's workspace. Creating a private report therefore needs a token
+ * too (the server checks, as it knows who is asking). Lists (`GET /api/v1/reports`, the Reports page)
+ * show public reports to anyone, unlisted ones to the lab's members (a token of the workspace, or
+ * anyone in an open lab, where everyone may queue and share) and private ones to token holders.
  */
 export const reportVisibilities = ["private", "unlisted", "public"] as const;
 
@@ -33,3 +35,38 @@ export type TCreateReport = z.output<typeof ZCreateReport>;
 
 /** A report's slug: base64url of at least 128 random bits. Anything else is never a report. */
 export const REPORT_SLUG = /^[A-Za-z0-9_-]{22,64}$/;
+
+/** Query string of GET /api/v1/reports; each value arrives as a string, unknown keys are ignored. */
+export const ZReportListQuery = z.object({
+  runId: z
+    .string()
+    .trim()
+    .min(1, "must be a run id")
+    .max(64, "must be a run id")
+    .optional()
+    .describe("Only the reports frozen from this run."),
+  limit: z.coerce
+    .number({ error: "must be a number" })
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(200, "must be at most 200")
+    .default(50)
+    .describe("Reports to list, newest first, 1–200."),
+});
+export type TReportListQuery = z.output<typeof ZReportListQuery>;
+
+/** One report in a list: what it is and where it lives, not its snapshot. */
+export const ZReportListItem = z.object({
+  slug: z.string(),
+  url: z.string().describe("Absolute URL of the report page."),
+  title: z.string(),
+  description: z.string().nullable(),
+  visibility: z.enum(reportVisibilities),
+  runId: z.string().describe("The run it was frozen from (which may since have changed or gone)."),
+  cells: z.number().int().describe("Cells frozen in the report."),
+  createdAt: z.iso.datetime({ offset: true }),
+  expiresAt: z.iso.datetime({ offset: true }).nullable(),
+});
+export const ZReportList = z.object({ reports: z.array(ZReportListItem) });
+export type TReportListItem = z.infer<typeof ZReportListItem>;
+export type TReportList = z.infer<typeof ZReportList>;

@@ -40,8 +40,14 @@ export const ZUploadQuery = z.object({
     .transform((text, ctx) => {
       try {
         const value: unknown = JSON.parse(text);
-        if (value !== null && typeof value === "object" && !Array.isArray(value))
+        if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+          // JSON.stringify writes a NUL as \u0000: Postgres' jsonb refuses to store one.
+          if (JSON.stringify(value).includes("\\u0000")) {
+            ctx.addIssue({ code: "custom", message: "must not contain a NUL character" });
+            return z.NEVER;
+          }
           return value as Record<string, unknown>;
+        }
       } catch {
         // Reported below.
       }

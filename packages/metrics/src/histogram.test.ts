@@ -1,3 +1,4 @@
+import { deflateSync, inflateSync } from "node:zlib";
 import * as hdr from "hdr-histogram-js";
 import { describe, expect, it } from "vitest";
 import type { Histogram } from "./histogram.ts";
@@ -110,5 +111,57 @@ describe("histogram", () => {
     }
     expect(histogramMean(createLatencyHistogram())).toBe(0);
     expect(latencyStats(wide).avgMs).toBe(wide.mean / 1000);
+  });
+});
+
+describe("decoding untrusted histograms", () => {
+  /** A compressed-V2 envelope around any payload, as an uploader could write one. */
+  function envelope(payload: Buffer): string {
+    const deflated = deflateSync(payload);
+    const head = Buffer.alloc(8);
+    head.writeInt32BE(0x1c849304 | 0x10, 0);
+    head.writeInt32BE(deflated.length, 4);
+    return Buffer.concat([head, deflated]).toString("base64");
+  }
+
+  /** The inflated V2 encoding of a real histogram, to tamper with. */
+  function inflatedOf(h: Histogram): Buffer {
+    const data = Buffer.from(encodeHistogram(h), "base64");
+    return inflateSync(data.subarray(8, 8 + data.readInt32BE(4)));
+  }
+
+  it("refuses a zlib bomb before inflating it (a few KiB that would inflate to 64 MiB)", () => {
+    const bomb = envelope(Buffer.alloc(64 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(200_000);
+    expect(() => decodeHistogram(bomb)).toThrow(/inflates past 1048576 bytes/);
+  });
+
+  it("refuses headers that would allocate huge counts arrays", () => {
+    const h = createLatencyHistogram();
+    h.recordValue(1000);
+    const digits = inflatedOf(h);
+    digits.writeInt32BE(5, 12);
+    expect(() => decodeHistogram(envelope(digits))).toThrow(/5 significant digits/);
+    const range = inflatedOf(h);
+    range.writeBigInt64BE(2n ** 62n, 24);
+    expect(() => decodeHistogram(envelope(range))).toThrow(/tracks values up to/);
+  });
+
+  it("refuses what is not a compressed V2 histogram, naming why", () => {
+    expect(() => decodeHistogram("")).toThrow(/too short/);
+    expect(() => decodeHistogram(Buffer.alloc(16).toString("base64"))).toThrow(/not a compressed V2/);
+    expect(() => decodeHistogram(envelope(Buffer.alloc(10)))).toThrow(/too short/);
+  });
+
+  it("decodes what hdr-histogram-js itself encodes, as its own decoder does", () => {
+    const h = createLatencyHistogram();
+    for (const v of samples(9, 5000)) h.recordValue(v);
+    const encoded = hdr.encodeIntoCompressedBase64(h);
+    const ours = decodeHistogram(encoded);
+    const theirs = hdr.decodeFromCompressedBase64(encoded, 64, false);
+    expect(ours.totalCount).toBe(theirs.totalCount);
+    for (const p of [50, 90, 99, 99.9, 100]) {
+      expect(ours.getValueAtPercentile(p)).toBe(theirs.getValueAtPercentile(p));
+    }
   });
 });

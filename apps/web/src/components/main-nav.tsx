@@ -20,6 +20,7 @@ export function MainNav() {
     },
     { href: "/runs/new", label: "New run", active: onNew },
     { href: "/studies", label: "Studies", active: pathname === "/studies" },
+    { href: "/reports", label: "Reports", active: pathname === "/reports" || pathname.startsWith("/r/") },
     { href: "/settings/tokens", label: "Tokens", active: pathname.startsWith("/settings/") },
   ];
   return (

@@ -1,6 +1,7 @@
 "use client";
 
 import { reportVisibilities } from "@perflab/contracts";
+import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import type { CreatedReportDto } from "@/lib/report-dto";
 import { SignInLink } from "./sign-in-form";
@@ -25,6 +26,7 @@ type State =
  * report needs the sharer's token, so that choice waits for a sign-in.
  */
 export function ShareReport({ runId, signedIn = false }: { runId: string; signedIn?: boolean }) {
+  const router = useRouter();
   const [state, setState] = useState<State>({ kind: "idle" });
   const [visibility, setVisibility] = useState<Visibility>("unlisted");
   const input = useRef<HTMLInputElement>(null);
@@ -50,6 +52,8 @@ export function ShareReport({ runId, signedIn = false }: { runId: string; signed
       }
       // The browser knows the address it reached us by, even behind a proxy.
       setState({ kind: "created", url: `${window.location.origin}/r/${body.slug}`, copied: false });
+      // The page's list of this run's reports gains the new one.
+      router.refresh();
     } catch {
       setState({
         kind: "error",

@@ -1,3 +1,4 @@
+import type { TReportListItem } from "@perflab/contracts";
 import type { CellDto, PointDto, RunDto } from "./dto";
 
 /** A cell as frozen in a report: its DTO plus the server build it ran (language, SDK, image…). */
@@ -29,3 +30,6 @@ export type ReportDto = {
 };
 
 export type CreatedReportDto = { slug: string; url: string };
+
+/** A report in a list (the Reports page, a run's page): the API's item without its absolute URL. */
+export type ListedReportDto = Omit<TReportListItem, "url">;

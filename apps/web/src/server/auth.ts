@@ -110,6 +110,24 @@ export async function authenticate(db: Db, request: Request): Promise<Caller | n
   return token && callerOf(token);
 }
 
+/**
+ * Who is reading, for routes that anyone may read but that show more to a token holder (reports
+ * and their lists): as `authenticate`, except that a dashboard cookie whose token was revoked or
+ * expired reads as no one, as the pages treat it, so a stale sign-in does not turn a public
+ * report's JSON or CSV into a 401. A bad Authorization header is still refused: a CI job should
+ * hear that its token no longer works.
+ */
+export async function authenticateReader(db: Db, request: Request): Promise<Caller | null> {
+  const credential = credentialOf(request);
+  if (!credential) return null;
+  try {
+    return callerOf(await verifySecret(db, credential.secret, credential.field));
+  } catch (error) {
+    if (credential.field === "cookie" && error instanceof AppError && error.code === "unauthorized") return null;
+    throw error;
+  }
+}
+
 /** The stored token a request authenticated with, or null without a credential. */
 export async function authenticatedToken(db: Db, request: Request): Promise<ApiToken | null> {
   const credential = credentialOf(request);

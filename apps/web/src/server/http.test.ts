@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "./errors";
-import { JSON_BODY_MAX_BYTES, readJsonBody } from "./http";
+import {
+  checkJsonValue,
+  isUnstorableText,
+  JSON_BODY_MAX_BYTES,
+  MAX_JSON_DEPTH,
+  queryOf,
+  readJsonBody,
+} from "./http";
 
 const post = (body: BodyInit, headers: Record<string, string> = {}) =>
   new Request("http://perflab.test/api/v1/matrices", {
@@ -53,5 +60,51 @@ describe("readJsonBody", () => {
     expect(await readJsonBody(post(`${pad}{"a": 1}`))).toEqual({ a: 1 });
     const error = await rejection(readJsonBody(post("{oops")));
     expect([error.status, error.errors]).toEqual([400, [{ field: "(body)", message: "must be valid JSON" }]]);
+  });
+});
+
+describe("what valid JSON holds but the lab cannot keep", () => {
+  it("names the field of a NUL character, in a value or a key", async () => {
+    const value = await rejection(
+      readJsonBody(post(JSON.stringify({ scenarios: [{ params: { arguments: { message: "a\u0000b" } } }] }))),
+    );
+    expect([value.status, value.errors]).toEqual([
+      422,
+      [{ field: "scenarios.0.params.arguments.message", message: "must not contain a NUL character" }],
+    ]);
+    const key = await rejection(readJsonBody(post('{"name": {"x\\u0000": 1}}')));
+    expect(key.errors).toEqual([{ field: "name", message: "must not have a key with a NUL character" }]);
+  });
+
+  it("refuses nesting past 64 levels, naming where, without overflowing a stack", async () => {
+    expect(() => checkJsonValue(JSON.parse(`${"[".repeat(64)}${"]".repeat(64)}`))).not.toThrow();
+    const deep = `{"arguments": ${"[".repeat(400_000)}${"]".repeat(400_000)}}`;
+    const error = await rejection(readJsonBody(post(deep)));
+    expect(error.status).toBe(422);
+    expect(error.errors?.[0]?.field).toBe(`arguments${".0".repeat(MAX_JSON_DEPTH - 1)}`);
+  });
+
+  it("names a query parameter holding a NUL character", () => {
+    const request = new Request("http://perflab.test/api/v1/runs?limit=5&gitRepo=a%00b");
+    const error = (() => {
+      try {
+        queryOf(request);
+      } catch (e) {
+        return e as AppError;
+      }
+      throw new Error("expected a refusal");
+    })();
+    expect([error.status, error.errors]).toEqual([
+      422,
+      [{ field: "gitRepo", message: "must not contain a NUL character" }],
+    ]);
+    expect(queryOf(new Request("http://perflab.test/x?limit=5&limit=7"))).toEqual({ limit: "7" });
+  });
+
+  it("knows Postgres refusing a NUL byte wherever its code sits", () => {
+    expect(isUnstorableText({ cause: { originalCode: "22021" } })).toBe(true);
+    expect(isUnstorableText({ code: "P2010", meta: { code: "22P05" } })).toBe(true);
+    expect(isUnstorableText(new Error('invalid byte sequence for encoding "UTF8": 0x00'))).toBe(true);
+    expect(isUnstorableText(new Error("connection refused"))).toBe(false);
   });
 });

@@ -35,13 +35,110 @@ export async function readJsonBody(
   maxBytes: number = JSON_BODY_MAX_BYTES,
 ): Promise<unknown> {
   const text = await readTextBody(request, maxBytes);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new AppError("bad_request", "The request body is not valid JSON.", [
       { field: "(body)", message: "must be valid JSON" },
     ]);
   }
+  checkJsonValue(value);
+  return value;
+}
+
+/** How deep a request body may nest: specs are a few levels deep; tool arguments a few more. */
+export const MAX_JSON_DEPTH = 64;
+const NUL = "\u0000";
+
+/**
+ * Refuses, naming where, what valid JSON can hold but the lab cannot keep: a NUL character in a
+ * string or key (Postgres text and jsonb refuse it) and nesting deeper than MAX_JSON_DEPTH (which
+ * would overflow the stack of whatever walks it later). Iterative, so the check itself cannot.
+ */
+export function checkJsonValue(root: unknown): void {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  const field = (path: (string | number)[]) => (path.length ? path.join(".") : "(body)");
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === "string") {
+      if (value.includes(NUL)) {
+        throw new AppError(
+          "invalid",
+          "The request holds a NUL character (\\u0000), which cannot be stored.",
+          [{ field: field(path), message: "must not contain a NUL character" }],
+        );
+      }
+      continue;
+    }
+    if (value === null || typeof value !== "object") continue;
+    if (path.length >= MAX_JSON_DEPTH) {
+      throw new AppError("invalid", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, [
+        { field: field(path), message: `must nest at most ${MAX_JSON_DEPTH} levels deep` },
+      ]);
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], path: [...path, i] });
+      continue;
+    }
+    for (const [key, item] of Object.entries(value)) {
+      if (key.includes(NUL)) {
+        throw new AppError(
+          "invalid",
+          "The request holds a NUL character (\\u0000), which cannot be stored.",
+          [{ field: field(path), message: "must not have a key with a NUL character" }],
+        );
+      }
+      stack.push({ value: item, path: [...path, key] });
+    }
+  }
+}
+
+/**
+ * A request's query string as one value per parameter (the last, as `Object.fromEntries` keeps),
+ * each parameter and value refused by name when it holds a NUL character.
+ */
+export function queryOf(request: Request): Record<string, string> {
+  const params = new URL(request.url).searchParams;
+  for (const [key, value] of params) refuseNul(key, value);
+  return Object.fromEntries(params.entries());
+}
+
+/** A 422 naming `field` when `value` (a query or path value) holds a NUL character. */
+export function refuseNul(field: string, value: string): string {
+  if (value.includes(NUL) || field.includes(NUL)) {
+    throw new AppError("invalid", "The request holds a NUL character (\\u0000), which cannot be stored.", [
+      { field: field.replaceAll(NUL, "\\u0000"), message: "must not contain a NUL character" },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * Whether an error is Postgres refusing text it cannot store (a NUL byte: 22021 in text, 22P05 in
+ * jsonb), wherever the driver and Prisma put its code: the last line of defence for input no
+ * check above named, answered as the client's mistake rather than a 500.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 6; depth++) {
+    const o = e as {
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: unknown;
+    };
+    const codes = [o.code, o.originalCode, (o.meta as { code?: unknown } | undefined)?.code];
+    if (codes.some((c) => c === "22021" || c === "22P05")) return true;
+    if (
+      typeof o.message === "string" &&
+      /invalid byte sequence for encoding "UTF8": 0x00|unsupported Unicode escape sequence/.test(o.message)
+    ) {
+      return true;
+    }
+    e = o.cause;
+  }
+  return false;
 }
 
 /**
@@ -103,6 +200,13 @@ export function withProblems<C>(handler: Handler<C>): (request: Request, context
       return await handler(request, context, requestId);
     } catch (error) {
       if (error instanceof AppError) return problemResponse(error.toProblem(requestId));
+      if (isUnstorableText(error)) {
+        return problemResponse(
+          new AppError("invalid", "The request holds a NUL character (\\u0000), which cannot be stored.", [
+            { field: "(request)", message: "must not contain a NUL character" },
+          ]).toProblem(requestId),
+        );
+      }
       console.error(`[${requestId}] ${request.method} ${new URL(request.url).pathname}`, error);
       return problemResponse(
         new AppError("internal", "Something went wrong; see the server log.").toProblem(requestId),

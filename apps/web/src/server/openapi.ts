@@ -13,6 +13,8 @@ import {
   ZLiveRunStatus,
   ZMatrixSpecInput,
   ZProblem,
+  ZReportList,
+  ZReportListQuery,
   ZRunComparison,
   ZRunDetail,
   ZRunDto,
@@ -411,6 +413,49 @@ function buildDocument() {
       422: problem("The request is invalid; `errors` names each field."),
       401: refused,
       403: crossSite,
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/reports",
+    operationId: "listReports",
+    security: writer,
+    summary: "Reports this caller may see, newest first (no snapshots)",
+    description:
+      "Public reports for anyone; unlisted ones too in an open lab, or with a token of their workspace; " +
+      "private ones only with such a token. Expired reports are left out.",
+    request: { query: ZReportListQuery },
+    responses: {
+      200: {
+        description: "The reports.",
+        headers,
+        content: { "application/json": { schema: named("ReportList", ZReportList) } },
+      },
+      401: problem("The token sent was refused."),
+      422: problem("The query string is invalid; `errors` names each parameter."),
+      500: problem("Unexpected server error."),
+    },
+  });
+
+  registry.registerPath({
+    method: "delete",
+    path: "/api/v1/reports/{slug}",
+    operationId: "revokeReport",
+    security: writer,
+    summary: "Take a report's permalink down for good (its address answers 404 from then on)",
+    description:
+      "A token of the report's workspace may revoke any of its reports; in an open lab anyone may revoke " +
+      "the reports anyone there can open (not private ones). Sharing the run again makes a new permalink.",
+    request: { params: z.object({ slug: z.string().describe("The report's slug, from its URL.") }) },
+    responses: {
+      204: { description: "The report is gone.", headers },
+      401: refused,
+      403: crossSite,
+      404: problem(
+        "No report lives at this address, or it is private (or, in a lab that needs tokens, of another workspace) and no token of its workspace was sent.",
+      ),
       500: problem("Unexpected server error."),
     },
   });

@@ -4,19 +4,13 @@ import { PageTitle } from "@/components/page-title";
 import { SignInForm } from "@/components/sign-in-form";
 import { link } from "@/components/ui";
 import { env } from "@/env";
+import { safeNext } from "@/lib/safe-next";
 import { pageCaller } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };
 
 type Props = { searchParams: Promise<{ next?: string | string[] }> };
-
-/** Where to go after signing in: a path of this site only ("//host" and "/\host" leave it). */
-function safeNext(next: string | string[] | undefined): string {
-  const value = Array.isArray(next) ? next[0] : next;
-  if (!value?.startsWith("/") || value.startsWith("//") || value.includes("\\")) return "/";
-  return value;
-}
 
 export default async function SignInPage({ searchParams }: Props) {
   const next = safeNext((await searchParams).next);

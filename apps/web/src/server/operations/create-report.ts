@@ -63,6 +63,15 @@ export async function createReport({
           { field: "runId", message: "no such run" },
         ]);
       }
+      // A cancelled run's running cell is still being stopped: its end is part of the picture.
+      const stopping = run.cells.find((c) => UNFINISHED.has(c.status));
+      if (!UNFINISHED.has(run.status) && stopping) {
+        throw new AppError(
+          "conflict",
+          `Run "${runId}" is ${run.status} but its cell ${stopping.index} is still ${stopping.status}; share it once that cell has ended.`,
+          [{ field: "runId", message: `a cell of the run is still ${stopping.status}` }],
+        );
+      }
       if (UNFINISHED.has(run.status)) {
         throw new AppError("conflict", `Run "${runId}" is ${run.status}; share it once it has finished.`, [
           { field: "runId", message: `the run is ${run.status}` },

@@ -93,12 +93,23 @@ export async function createRun({
       cells.map((cell) => ({ runId: run.id, cellId: cell.id })),
     );
   } catch (error) {
-    await db.run.delete({ where: { id: run.id } });
-    console.error(`[create-run] enqueue failed, run ${run.id} removed:`, error);
-    throw new AppError(
-      "unavailable",
-      "The job queue is unavailable; the run was not created. Try again shortly.",
+    const removed = await db.run.delete({ where: { id: run.id } }).then(
+      () => true,
+      (deleteError: unknown) => {
+        console.error(`[create-run] run ${run.id} could not be removed either:`, deleteError);
+        return false;
+      },
     );
+    if (removed) {
+      console.error(`[create-run] enqueue failed, run ${run.id} removed:`, error);
+      throw new AppError(
+        "unavailable",
+        "The job queue is unavailable; the run was not created. Try again shortly.",
+      );
+    }
+    // Neither queued nor removed: the run stands, and the workers' reconciler queues its cells once
+    // Redis answers. Saying "not created" would be false, and a client retrying would run it twice.
+    console.error(`[create-run] enqueue failed, run ${run.id} kept for the reconciler to queue:`, error);
   }
 
   return {

@@ -1,6 +1,7 @@
 import {
   fieldErrors,
   isScenarioId,
+  MAX_MATRIX_HOURS,
   scenarioCatalog,
   type TCreatedUpload,
   type TK6OutputLine,
@@ -27,6 +28,9 @@ import { assertBaselineExists } from "./baseline";
 
 /** The largest k6 output an upload may carry: about a day of per-second lines with a few groups. */
 export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
+const INT32_MAX = 2 ** 31 - 1;
+/** The longest load a matrix may ask for (7 days), which bounds a line's time after the start. */
+const MAX_LOAD_SECONDS = MAX_MATRIX_HOURS * 3600;
 /** The insert transaction's time allowance per point, beyond a fixed 2 minutes. */
 const TX_MS_PER_POINT = 5;
 
@@ -57,7 +61,7 @@ export function parseK6Output(
    * The `method` tag of the scenario's operations (default MCP's tools/call), and the measured
    * window's length when known (it gives the summary its drift).
    */
-  options: { operationMethod?: string; measuredSeconds?: number } = {},
+  options: { operationMethod?: string; measuredSeconds?: number; warmupSeconds?: number } = {},
 ): ParsedK6Output {
   const aggregator = new CellAggregator(options);
   // Seconds are taken as the lines go by, as the worker does while k6 runs: the aggregator keeps a
@@ -98,6 +102,8 @@ export function parseK6Output(
     if (line.type === "start") {
       if (start) throw invalidLine(n, "is a second start line", "is a second start line");
       start = line;
+      // As the worker does: the window's seconds follow the plan (k6's start plus the warm-up).
+      if (options.warmupSeconds !== undefined) aggregator.setMeasureStart(line.t + options.warmupSeconds * 1000);
       continue;
     }
     if (!start) {
@@ -110,6 +116,16 @@ export function parseK6Output(
     if (line.type === "end") {
       endLine = n;
       continue;
+    }
+    // A second is stored as its offset from the start line (a 32-bit integer): a line must fall
+    // within a matrix's longest load (7 days) of it, as k6's own lines do.
+    const offset = line.t - Math.floor(start.t / 1000);
+    if (offset < -60 || offset > MAX_LOAD_SECONDS + 3600) {
+      throw invalidLine(
+        n,
+        `t: is ${offset} s from the start line's time; a line of one k6 run falls within ${MAX_LOAD_SECONDS} s of it`,
+        "is not of the run its start line began",
+      );
     }
     try {
       aggregator.addInterval(line);
@@ -140,6 +156,16 @@ export function parseK6Output(
     );
   }
   keep(aggregator.takeAllPoints());
+  // Lines of the same second add up: their sum must still fit the point's 32-bit counts.
+  for (const point of points.values()) {
+    const largest = Math.max(point.requests, point.errors, point.ops);
+    if (largest > INT32_MAX) {
+      throw invalidBody(
+        `has ${largest} requests in one second (${point.t}); a second holds at most ${INT32_MAX}`,
+        "The k6 output claims more requests in one second than any k6 run makes.",
+      );
+    }
+  }
   return {
     start,
     aggregator,
@@ -184,7 +210,11 @@ export async function createUpload({
   const operationMethod = isScenarioId(meta.scenario)
     ? scenarioCatalog[meta.scenario].operationMethod
     : DEFAULT_OPERATION_METHOD;
-  const output = parseK6Output(body, { operationMethod, measuredSeconds: meta.durationSec });
+  const output = parseK6Output(body, {
+    operationMethod,
+    measuredSeconds: meta.durationSec,
+    warmupSeconds: meta.warmupSec,
+  });
   const { start, aggregator } = output;
   const summary = aggregator.summary({ durationSec: meta.durationSec });
   if (summary.requests === 0) {

@@ -2,15 +2,19 @@ import { ZVerdictQuery } from "@perflab/contracts";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { CellEnvironment } from "@/components/cell-environment";
+import { ReportList } from "@/components/report-list";
 import { RunSummary } from "@/components/run-summary";
 import { RunView } from "@/components/run-view";
 import { VerdictPanel } from "@/components/verdict-panel";
+import { env } from "@/env";
 import { DEFAULT_TOLERANCE_PCT } from "@/lib/verdict";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { isUnstorableText } from "@/server/http";
 import { getRunWithBuilds } from "@/server/operations/get-run";
 import { getVerdict } from "@/server/operations/get-verdict";
+import { listReports } from "@/server/operations/list-reports";
 import { pageCaller } from "@/server/session";
 
 export const dynamic = "force-dynamic";
@@ -24,7 +28,8 @@ async function load(id: string) {
   try {
     return await getRunWithBuilds({ db: getDb(), runId: id });
   } catch (error) {
-    if (error instanceof AppError && error.code === "not_found") notFound();
+    // An id Postgres cannot even look up (a NUL byte) names no run either.
+    if ((error instanceof AppError && error.code === "not_found") || isUnstorableText(error)) notFound();
     throw error;
   }
 }
@@ -61,6 +66,13 @@ export default async function RunPage({ params, searchParams }: Props) {
     run.baselineRunId && !["queued", "running"].includes(run.status)
       ? await verdictOf(run.id, toleranceOf(await searchParams))
       : null;
+  // The permalinks already made of this run (the Share button adds to them), as the viewer may see them.
+  const reports = await listReports({
+    db: getDb(),
+    query: { runId: run.id, limit: 50 },
+    caller,
+    access: env.PERFLAB_ACCESS,
+  });
   // Where and how each started cell ran; refreshed with the page (it reloads when the run ends).
   const started = cells.filter((cell) => cell.startedAt !== null);
   return (
@@ -69,6 +81,12 @@ export default async function RunPage({ params, searchParams }: Props) {
       {verdict && <VerdictPanel verdict={verdict} />}
       <RunSummary cells={cells} catalog={catalog} />
       {started.length > 0 && <CellEnvironment cells={started} requestedLimits={run.spec.limits} />}
+      {reports.length > 0 && (
+        <section className="space-y-3" data-testid="run-reports">
+          <h2 className="text-lg font-semibold">Reports of this run</h2>
+          <ReportList reports={reports} showRun={false} />
+        </section>
+      )}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { fieldErrors, ZRunsComparisonQuery } from "@perflab/contracts";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { jsonResponse, withProblems } from "@/server/http";
+import { jsonResponse, refuseNul, withProblems } from "@/server/http";
 import { getRunsComparison } from "@/server/operations/get-comparison";
 
 export const runtime = "nodejs";
@@ -10,7 +10,10 @@ export const dynamic = "force-dynamic";
 /** Several runs compared as one: `?runs=<id>,<id>`, oldest first. */
 export const GET = withProblems(async (request, _context, requestId) => {
   // `runs=a,b` or `runs=a&runs=b`, as the /compare page takes them.
-  const runs = new URL(request.url).searchParams.getAll("runs").join(",");
+  const runs = new URL(request.url).searchParams
+    .getAll("runs")
+    .map((value) => refuseNul("runs", value))
+    .join(",");
   const parsed = ZRunsComparisonQuery.safeParse({ runs });
   if (!parsed.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));

@@ -1,8 +1,11 @@
+import { fieldErrors, ZReportListQuery } from "@perflab/contracts";
 import { env } from "@/env";
-import { authorizeWrite } from "@/server/auth";
+import { authenticateReader, authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
-import { readJsonBody, requestOrigin, withProblems } from "@/server/http";
+import { AppError } from "@/server/errors";
+import { jsonResponse, queryOf, readJsonBody, requestOrigin, withProblems } from "@/server/http";
 import { createReport } from "@/server/operations/create-report";
+import { listReports } from "@/server/operations/list-reports";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -21,4 +24,26 @@ export const POST = withProblems(async (request, _context, requestId) => {
     status: created ? 201 : 200,
     headers: { "x-request-id": requestId, location: report.url },
   });
+});
+
+/** The reports this caller may see, newest first; `?runId=` for those of one run. */
+export const GET = withProblems(async (request, _context, requestId) => {
+  const params = queryOf(request);
+  const parsed = ZReportListQuery.safeParse(params);
+  if (!parsed.success) {
+    throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
+  }
+  const reports = await listReports({
+    db: getDb(),
+    query: parsed.data,
+    caller: await authenticateReader(getDb(), request),
+    access: env.PERFLAB_ACCESS,
+  });
+  const origin = requestOrigin(request);
+  return jsonResponse(
+    {
+      reports: reports.map((report) => ({ ...report, url: new URL(`/r/${report.slug}`, origin).toString() })),
+    },
+    { requestId },
+  );
 });

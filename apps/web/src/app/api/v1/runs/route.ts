@@ -1,7 +1,7 @@
 import { fieldErrors, ZRunListQuery } from "@perflab/contracts";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { jsonResponse, withProblems } from "@/server/http";
+import { jsonResponse, queryOf, withProblems } from "@/server/http";
 import { listRunsPage } from "@/server/operations/list-runs";
 
 export const runtime = "nodejs";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 /** Recent runs for CI dashboards, newest first; `nextCursor` fetches the next page. */
 export const GET = withProblems(async (request, _context, requestId) => {
-  const params = Object.fromEntries(new URL(request.url).searchParams.entries());
+  const params = queryOf(request);
   const parsed = ZRunListQuery.safeParse(params);
   if (!parsed.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));

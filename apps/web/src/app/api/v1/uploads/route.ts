@@ -2,7 +2,7 @@ import { env } from "@/env";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { readTextBody, requestOrigin, withProblems } from "@/server/http";
+import { queryOf, readTextBody, requestOrigin, withProblems } from "@/server/http";
 import { createUpload, UPLOAD_MAX_BYTES } from "@/server/operations/create-upload";
 
 export const runtime = "nodejs";
@@ -21,7 +21,7 @@ export const POST = withProblems(async (request, _context, requestId) => {
   }
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   const body = await readTextBody(request, UPLOAD_MAX_BYTES);
-  const query = Object.fromEntries(new URL(request.url).searchParams.entries());
+  const query = queryOf(request);
   const created = await createUpload({
     db: getDb(),
     query,

@@ -1,4 +1,4 @@
-import { authenticate } from "@/server/auth";
+import { authenticateReader } from "@/server/auth";
 import { csvResponse } from "@/server/cells-csv";
 import { getDb } from "@/server/db";
 import { withProblems } from "@/server/http";
@@ -11,6 +11,6 @@ type Context = { params: Promise<{ slug: string }> };
 
 export const GET = withProblems<Context>(async (request, context, requestId) => {
   const { slug } = await context.params;
-  const csv = await exportReportCsv({ db: getDb(), slug, caller: await authenticate(getDb(), request) });
+  const csv = await exportReportCsv({ db: getDb(), slug, caller: await authenticateReader(getDb(), request) });
   return csvResponse(csv, `perflab-report-${slug}.csv`, requestId);
 });

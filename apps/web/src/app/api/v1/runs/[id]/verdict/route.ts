@@ -1,7 +1,7 @@
 import { fieldErrors, ZVerdictQuery } from "@perflab/contracts";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { jsonResponse, withProblems } from "@/server/http";
+import { jsonResponse, queryOf, withProblems } from "@/server/http";
 import { getVerdict } from "@/server/operations/get-verdict";
 
 export const runtime = "nodejs";
@@ -12,7 +12,7 @@ type Context = { params: Promise<{ id: string }> };
 /** The run judged against a baseline: `?baseline=<run id>&tolerance=10`. */
 export const GET = withProblems<Context>(async (request, context, requestId) => {
   const { id } = await context.params;
-  const query = Object.fromEntries(new URL(request.url).searchParams);
+  const query = queryOf(request);
   const parsed = ZVerdictQuery.safeParse(query);
   if (!parsed.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));

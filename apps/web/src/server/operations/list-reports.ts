@@ -1,0 +1,65 @@
+import type { TReportListQuery } from "@perflab/contracts";
+import type { Db, Prisma, ReportVisibility } from "@perflab/db";
+import type { ListedReportDto } from "../../lib/report-dto";
+import type { Access, Caller } from "../auth";
+
+/**
+ * Which reports a caller sees in lists: every report of its workspace with a token; without one,
+ * public reports, and unlisted ones too in an open lab (where anyone may queue and share, so anyone
+ * is a member). Private reports are listed only to token holders of their workspace, as they open
+ * only for them.
+ */
+export function listableReports(caller: Caller | null, access: Access): Prisma.ReportWhereInput {
+  const shared: ReportVisibility[] = access === "open" ? ["public", "unlisted"] : ["public"];
+  if (!caller) return { visibility: { in: shared } };
+  return { OR: [{ workspaceId: caller.workspaceId }, { visibility: { in: shared } }] };
+}
+
+/** Live reports (not expired), newest first, without their snapshots. */
+export async function listReports({
+  db,
+  query,
+  caller,
+  access,
+  now = new Date(),
+}: {
+  db: Db;
+  query: TReportListQuery;
+  caller: Caller | null;
+  access: Access;
+  now?: Date;
+}): Promise<ListedReportDto[]> {
+  const reports = await db.report.findMany({
+    where: {
+      AND: [
+        listableReports(caller, access),
+        { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+        query.runId ? { selection: { path: ["runId"], equals: query.runId } } : {},
+      ],
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: query.limit,
+    select: {
+      slug: true,
+      title: true,
+      description: true,
+      visibility: true,
+      selection: true,
+      createdAt: true,
+      expiresAt: true,
+    },
+  });
+  return reports.map((report) => {
+    const selection = report.selection as { runId?: unknown; cellIds?: unknown } | null;
+    return {
+      slug: report.slug,
+      title: report.title,
+      description: report.description,
+      visibility: report.visibility,
+      runId: typeof selection?.runId === "string" ? selection.runId : "",
+      cells: Array.isArray(selection?.cellIds) ? selection.cellIds.length : 0,
+      createdAt: report.createdAt.toISOString(),
+      expiresAt: report.expiresAt ? report.expiresAt.toISOString() : null,
+    };
+  });
+}

@@ -78,6 +78,20 @@ func invalidDocuments() []struct {
 		}},
 		{"extra root property", nil, func(d map[string]any) { d["priority"] = true }},
 		{"empty object", map[string]any{}, nil},
+		// JSON Schema patterns are ECMA-262: "$" is the end of the string, not also the place
+		// before a final newline (as in Python's re and java.util.regex); formats are whole-string.
+		{"patterns and formats end at the end of the string", nil, func(d map[string]any) {
+			c := d["customer"].(map[string]any)
+			a := c["address"].(map[string]any)
+			d["id"] = d["id"].(string) + "\n"
+			d["createdAt"] = d["createdAt"].(string) + "\n"
+			c["email"] = c["email"].(string) + "\n"
+			c["phone"] = c["phone"].(string) + "\n"
+			a["postalCode"] = a["postalCode"].(string) + "\n"
+			a["country"] = a["country"].(string) + "\n"
+			item(d, 0)["sku"] = item(d, 0)["sku"].(string) + "\n"
+			d["tags"] = []any{"priority\n", "b2b"}
+		}},
 	}
 }
 

@@ -1,8 +1,7 @@
 // perflab's Node/Bun reference MCP server (servers/CONTRACT.md) on the official TypeScript SDK.
 import cluster from "node:cluster";
-import { readFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { type AppConfig, RUNTIME_NAME, startApp } from "./app.js";
+import { cpuLimit } from "./cpu-limit.js";
 
 function fail(reason: string): never {
   console.error(`fatal: ${reason}`);
@@ -13,27 +12,6 @@ function flag(name: string): boolean {
   const v = process.env[name] ?? "";
   if (v !== "" && v !== "0" && v !== "1") fail(`${name} must be 0 or 1, got ${JSON.stringify(v)}`);
   return v === "1";
-}
-
-/** ceil(cgroup CPU quota) capped by the CPUs this process may run on (v2, then v1). */
-function cpuLimit(): number {
-  const cpus = availableParallelism();
-  const read = (file: string) => {
-    try {
-      return readFileSync(file, "utf8").trim();
-    } catch {
-      return undefined;
-    }
-  };
-  const v2 = read("/sys/fs/cgroup/cpu.max")?.split(" ");
-  const [quota, period] = v2
-    ? [Number(v2[0]), Number(v2[1])]
-    : [
-        Number(read("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")),
-        Number(read("/sys/fs/cgroup/cpu/cpu.cfs_period_us")),
-      ];
-  if (quota > 0 && period > 0) return Math.max(1, Math.min(cpus, Math.ceil(quota / period)));
-  return cpus;
 }
 
 function loadConfig(): AppConfig {

@@ -1,11 +1,33 @@
 import { readFileSync } from "node:fs";
-import { PerformanceObserver } from "node:perf_hooks";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 
 const startedAt = Date.now();
 const isBun = "bun" in process.versions;
 
-// V8 reports each collection as a perf_hooks "gc" entry; JavaScriptCore (Bun) has no such
-// entries, so Bun reports null for both GC fields.
+/**
+ * perf_hooks `gc` entry kinds that are one completed collection: a young-generation collection
+ * (scavenge, or minor mark-sweep where V8 runs it) or a full mark-compact. V8 also reports an
+ * incremental marking step and weak-callback processing as `gc` entries of their own
+ * (NODE_PERFORMANCE_GC_INCREMENTAL, _WEAKCB), so counting every entry would count one major
+ * collection two or three times; Go's NumGC and the JVM's MXBeans count collections.
+ */
+const gcCollectionKinds = new Set(
+  [
+    constants.NODE_PERFORMANCE_GC_MINOR,
+    (constants as Record<string, number | undefined>).NODE_PERFORMANCE_GC_MINOR_MARK_SWEEP,
+    constants.NODE_PERFORMANCE_GC_MAJOR,
+  ].filter((kind): kind is number => typeof kind === "number"),
+);
+
+/** Whether a perf_hooks `gc` entry's `detail.kind` is a completed collection (see gcCollectionKinds). */
+export function isGcCollection(kind: unknown): boolean {
+  return typeof kind === "number" && gcCollectionKinds.has(kind);
+}
+
+// V8 reports its GC work as perf_hooks "gc" entries; JavaScriptCore (Bun) has no such
+// entries, so Bun reports null for both GC fields. gc_count counts collections only;
+// gc_pause_total_ms sums every entry, since each (an incremental marking step too) is
+// time the event loop spent in the collector.
 let gcCount: number | null = null;
 let gcPauseMs: number | null = null;
 const entryTypes = (PerformanceObserver as { supportedEntryTypes?: readonly string[] }).supportedEntryTypes;
@@ -14,7 +36,8 @@ if (entryTypes?.includes("gc")) {
   gcPauseMs = 0;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      (gcCount as number)++;
+      const kind = (entry as { detail?: { kind?: unknown } | null }).detail?.kind;
+      if (isGcCollection(kind)) (gcCount as number)++;
       (gcPauseMs as number) += entry.duration;
     }
   }).observe({ entryTypes: ["gc"] });

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError
 
 # document.schema.json is a copy of servers/contract/document.schema.json (a test
@@ -34,12 +35,50 @@ def _format_checker() -> FormatChecker:
     return checker
 
 
+@lru_cache(maxsize=None)
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """Compiles a JSON Schema `pattern` (ECMA-262) so that `$` means what it means there.
+
+    In ECMA-262 (no `m` flag) `$` matches only at the end of the string; Python's `$` also
+    matches before a final "\\n", so `^[A-Z]{2}$` would accept "GB\\n". Each `$` outside a
+    character class becomes `\\Z` (end of string only). The Java server does the same with `\\z`.
+    The contract schema's patterns use no other syntax that differs (CONTRACT.md 4.3).
+    """
+    out = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i : i + 2])  # an escape (`\$` too) stays as written
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "$":
+            ch = r"\Z"
+        out.append(ch)
+        i += 1
+    return re.compile("".join(out))
+
+
+def _pattern(validator, pattern, instance, schema):
+    # jsonschema's own `pattern` keyword with ECMA-262's `$` (same check, same message).
+    if validator.is_type(instance, "string") and not ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# Draft 2020-12 with the `pattern` keyword above; everything else is the library's.
+ContractValidator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
 class DocumentValidator:
     """Compiled once at start; `validate` reports the distinct failing locations."""
 
     def __init__(self, schema: dict[str, Any] = DOCUMENT_SCHEMA) -> None:
-        Draft202012Validator.check_schema(schema)
-        self._validator = Draft202012Validator(schema, format_checker=_format_checker())
+        ContractValidator.check_schema(schema)
+        self._validator = ContractValidator(schema, format_checker=_format_checker())
 
     def validate(self, document: Any) -> dict[str, Any]:
         paths = set()

@@ -9,7 +9,7 @@ from perflab_server.backends import Backends
 from perflab_server.compute import PAD_ALPHABET, Xorshift32, canonical_json, fibonacci, pad_message, transform_data
 from perflab_server.config import Config, ConfigError
 from perflab_server.tools import call_tool, make_handlers
-from perflab_server.validate import DocumentValidator
+from perflab_server.validate import DocumentValidator, ecma_pattern
 
 CONTRACT = Path(__file__).resolve().parents[2] / "contract"
 PACKAGE = Path(__file__).resolve().parents[1] / "perflab_server"
@@ -80,6 +80,34 @@ def test_date_format_rejects_a_trailing_newline():
         "items": [{"sku": "ABC-1234", "quantity": 1, "unitPriceCents": 1}],
     }
     assert DocumentValidator().validate(doc)["error_paths"] == ["/createdAt"]
+
+
+def test_patterns_end_at_the_end_of_the_string_as_in_ecma_262():
+    doc = {
+        "id": "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b",
+        "createdAt": "2024-01-01",
+        "status": "paid",
+        "customer": {"name": "A", "email": "a@b.co", "address": {"street": "s", "city": "c", "country": "GB\n"}},
+        "items": [{"sku": "ABC-1234\n", "quantity": 1, "unitPriceCents": 1}],
+        "tags": ["ok", "b2b\n"],
+    }
+    assert DocumentValidator().validate(doc)["error_paths"] == ["/customer/address/country", "/items/0/sku", "/tags/1"]
+
+
+@pytest.mark.parametrize(
+    "pattern,text,matches",
+    [
+        ("^[A-Z]{2}$", "GB", True),
+        ("^[A-Z]{2}$", "GB\n", False),
+        ("^[a-z]+$", "ab\ncd", False),
+        ("a$|^b", "b\n", True),  # an alternative without `$` is untouched
+        ("^[$]$", "$", True),  # `$` in a class is a literal
+        ("^a\\$$", "a$", True),  # so is an escaped `$`
+        ("^a\\$$", "a$\n", False),
+    ],
+)
+def test_ecma_pattern(pattern, text, matches):
+    assert (ecma_pattern(pattern).search(text) is not None) is matches
 
 
 @pytest.fixture(scope="module")

@@ -159,10 +159,17 @@ final class TransportFilter extends HttpFilter {
     }
   }
 
-  /** Buffers what the SDK writes when this filter has to rewrite it; passes SSE streams through. */
+  /**
+   * Buffers error bodies, which this filter rewrites; frames a JSON answer as one SSE event while
+   * the SDK writes it, without a copy; passes SSE streams through.
+   */
   private final class Capture extends HttpServletResponseWrapper {
+    private static final String SSE_PREFIX = "event: message\ndata: ";
+    private static final String SSE_SUFFIX = "\n\n";
+
     private final boolean frameJsonAsSse;
     private StringWriter buffer;
+    private PrintWriter framed;
     private PrintWriter writer;
 
     Capture(HttpServletResponse resp, boolean frameJsonAsSse) {
@@ -175,9 +182,19 @@ final class TransportFilter extends HttpFilter {
       if (writer == null) {
         int status = getStatus();
         boolean json = getContentType() != null && getContentType().startsWith("application/json");
-        if (status >= 400 || (frameJsonAsSse && status == 200 && json)) {
+        if (status >= 400) {
           buffer = new StringWriter();
           writer = new PrintWriter(buffer);
+        } else if (frameJsonAsSse && status == 200 && json) {
+          // The SDK has set every header (status, session id) before it asks for the writer, and
+          // writes one JSON text without raw newlines: one data line carries the whole message.
+          HttpServletResponse resp = (HttpServletResponse) getResponse();
+          resp.setContentType("text/event-stream");
+          resp.setCharacterEncoding("UTF-8");
+          resp.setHeader("Cache-Control", "no-cache");
+          framed = resp.getWriter();
+          framed.write(SSE_PREFIX);
+          writer = new FramedWriter(framed);
         } else {
           writer = super.getWriter();
         }
@@ -186,27 +203,38 @@ final class TransportFilter extends HttpFilter {
     }
 
     void finish() throws IOException {
+      if (framed != null) {
+        // Jetty sends Content-Length when the whole answer fits its output buffer, else chunks.
+        framed.write(SSE_SUFFIX);
+        return;
+      }
       if (buffer == null) {
         return;
       }
       writer.flush();
       HttpServletResponse resp = (HttpServletResponse) getResponse();
-      String body = buffer.toString();
-      if (getStatus() >= 400) {
-        byte[] bytes = cleanError(getStatus(), body).getBytes(StandardCharsets.UTF_8);
-        resp.setContentType("application/json");
-        resp.setContentLength(bytes.length);
-        resp.getOutputStream().write(bytes);
-      } else {
-        resp.setContentType("text/event-stream");
-        resp.setCharacterEncoding("UTF-8");
-        resp.setHeader("Cache-Control", "no-cache");
-        // The SDK writes JSON without raw newlines, so one data line carries the whole message.
-        byte[] bytes = ("event: message\ndata: " + body + "\n\n").getBytes(StandardCharsets.UTF_8);
-        resp.setContentLength(bytes.length);
-        resp.getOutputStream().write(bytes);
-      }
+      byte[] bytes = cleanError(getStatus(), buffer.toString()).getBytes(StandardCharsets.UTF_8);
+      resp.setContentType("application/json");
+      resp.setContentLength(bytes.length);
+      resp.getOutputStream().write(bytes);
     }
+  }
+
+  /**
+   * Writes through to the response's writer but keeps the SDK from flushing or closing it, so the
+   * event's closing blank line follows in the same response and small answers still go out in one
+   * write (the container flushes when the request completes).
+   */
+  private static final class FramedWriter extends PrintWriter {
+    FramedWriter(PrintWriter out) {
+      super(out, false);
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
   }
 
   /** Keeps the JSON-RPC code and message of the SDK's serialised McpError, drops the rest. */

@@ -168,6 +168,32 @@ class ServerTest {
   }
 
   @Test
+  void statelessSseFramesTheSameJsonAsJsonMode() throws Exception {
+    // 100 bytes fits Jetty's output buffer (one write, Content-Length); 1 MiB streams in chunks.
+    String[] calls = {call("echo", "{\"message\":\"a\\nb\",\"pad_to_bytes\":100}"),
+        call("echo", "{\"message\":\"hi\",\"pad_to_bytes\":1048576}")};
+    String[] json = new String[calls.length];
+    for (boolean jsonResponse : new boolean[] {true, false}) {
+      App app = App.start(new Config(0, true, jsonResponse), Map.of());
+      try {
+        for (int i = 0; i < calls.length; i++) {
+          Reply r = post(app.port(), null, calls[i]);
+          assertEquals(200, r.status());
+          if (jsonResponse) {
+            json[i] = r.body();
+            assertFalse(json[i].contains("\n"), "JSON-RPC text with a raw newline");
+          } else {
+            assertEquals("text/event-stream;charset=utf-8", r.contentType());
+            assertEquals("event: message\ndata: " + json[i] + "\n\n", r.body());
+          }
+        }
+      } finally {
+        app.stop();
+      }
+    }
+  }
+
+  @Test
   void jsonResponsesAreRefusedInStatefulMode() {
     assertThrows(IllegalArgumentException.class, () -> Config.fromEnv(Map.of("MCP_JSON_RESPONSE", "1")));
     assertThrows(IllegalArgumentException.class, () -> Config.fromEnv(Map.of("PORT", "0")));

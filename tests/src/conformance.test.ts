@@ -1094,13 +1094,14 @@ for (const server of [...ordered, ...inProcessVariants]) {
  * Stateless mode: every server with MCP_STATELESS=1, and every variant that runs several processes
  * (Node's cluster, Python's workers), whose requests land on different processes and must agree.
  */
-/** Stateless variants whose env sets more than MCP_STATELESS (a worker count): several processes serve them. */
-const multiProcessVariants = withVariants(ordered).filter(
-  (v) =>
-    v.variant !== null &&
-    v.start.env.MCP_STATELESS === "1" &&
-    Object.keys(v.start.env).some((k) => k !== "MCP_STATELESS"),
-);
+/**
+ * Stateless variants whose own env sets more than MCP_STATELESS (a worker count): several processes
+ * serve them. (The server's start env, e.g. Bun's fetch settings, is in every variant: not counted.)
+ */
+const multiProcessVariants = withVariants(ordered).filter((v) => {
+  const own = v.variant === null ? null : ordered.find((s) => s.base === v.base)?.variants[v.variant]?.env;
+  return !!own && v.start.env.MCP_STATELESS === "1" && Object.keys(own).some((k) => k !== "MCP_STATELESS");
+});
 const statelessTargets = [
   ...ordered.map((server) => ({ server, name: server.name, env: { MCP_STATELESS: "1" }, variant: false })),
   ...multiProcessVariants.map((server) => ({

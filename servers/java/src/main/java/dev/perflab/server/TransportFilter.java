@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -192,7 +193,11 @@ final class TransportFilter extends HttpFilter {
           resp.setContentType("text/event-stream");
           resp.setCharacterEncoding("UTF-8");
           resp.setHeader("Cache-Control", "no-cache");
-          framed = resp.getWriter();
+          // Encoded here rather than by the container's writer: Java's UTF-8 encoder writes an
+          // unpaired surrogate as "?" (CONTRACT section 3), where Jetty's would send invalid UTF-8.
+          framed =
+              new PrintWriter(
+                  new OutputStreamWriter(resp.getOutputStream(), StandardCharsets.UTF_8), false);
           framed.write(SSE_PREFIX);
           writer = new FramedWriter(framed);
         } else {
@@ -206,6 +211,7 @@ final class TransportFilter extends HttpFilter {
       if (framed != null) {
         // Jetty sends Content-Length when the whole answer fits its output buffer, else chunks.
         framed.write(SSE_SUFFIX);
+        framed.flush();
         return;
       }
       if (buffer == null) {

@@ -140,6 +140,18 @@ type SecondState = {
   resources: ResourceSample | null;
 };
 
+const emptySecond = (t: number): SecondState => ({
+  t,
+  requests: 0,
+  errors: 0,
+  ops: 0,
+  measureRequests: 0,
+  hist: createLatencyHistogram(),
+  dataSent: 0,
+  dataReceived: 0,
+  resources: null,
+});
+
 type OperationState = { method: string; tool: string; count: number; errors: number; hist: Histogram };
 
 /** The `method` tag of operations when none is given: MCP's tool calls. */
@@ -251,7 +263,7 @@ export class CellAggregator {
     this.latestLineT = Math.max(this.latestLineT, line.t);
     // A line for a second already emitted and dropped counts in the summary, but a fresh point
     // made of it alone would overwrite the stored second with a fragment: it gets none.
-    const second = line.t < this.droppedBefore ? this.blankSecond(line.t) : this.second(line.t);
+    const second = line.t < this.droppedBefore ? emptySecond(line.t) : this.second(line.t);
     let measureRequestsInLine = 0;
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
@@ -475,35 +487,10 @@ export class CellAggregator {
     };
   }
 
-  /** A second's state that is not kept (for a line that comes after its second was dropped). */
-  private blankSecond(t: number): SecondState {
-    return {
-      t,
-      requests: 0,
-      errors: 0,
-      ops: 0,
-      measureRequests: 0,
-      hist: createLatencyHistogram(),
-      dataSent: 0,
-      dataReceived: 0,
-      resources: null,
-    };
-  }
-
   private second(t: number): SecondState {
     let s = this.seconds.get(t);
     if (!s) {
-      s = {
-        t,
-        requests: 0,
-        errors: 0,
-        ops: 0,
-        measureRequests: 0,
-        hist: createLatencyHistogram(),
-        dataSent: 0,
-        dataReceived: 0,
-        resources: null,
-      };
+      s = emptySecond(t);
       this.seconds.set(t, s);
     }
     return s;

@@ -123,7 +123,8 @@ export async function authenticateReader(db: Db, request: Request): Promise<Call
   try {
     return callerOf(await verifySecret(db, credential.secret, credential.field));
   } catch (error) {
-    if (credential.field === "cookie" && error instanceof AppError && error.code === "unauthorized") return null;
+    if (credential.field === "cookie" && error instanceof AppError && error.code === "unauthorized")
+      return null;
     throw error;
   }
 }

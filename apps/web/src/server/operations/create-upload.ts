@@ -103,7 +103,8 @@ export function parseK6Output(
       if (start) throw invalidLine(n, "is a second start line", "is a second start line");
       start = line;
       // As the worker does: the window's seconds follow the plan (k6's start plus the warm-up).
-      if (options.warmupSeconds !== undefined) aggregator.setMeasureStart(line.t + options.warmupSeconds * 1000);
+      if (options.warmupSeconds !== undefined)
+        aggregator.setMeasureStart(line.t + options.warmupSeconds * 1000);
       continue;
     }
     if (!start) {

@@ -11,6 +11,10 @@ type Context = { params: Promise<{ slug: string }> };
 
 export const GET = withProblems<Context>(async (request, context, requestId) => {
   const { slug } = await context.params;
-  const csv = await exportReportCsv({ db: getDb(), slug, caller: await authenticateReader(getDb(), request) });
+  const csv = await exportReportCsv({
+    db: getDb(),
+    slug,
+    caller: await authenticateReader(getDb(), request),
+  });
   return csvResponse(csv, `perflab-report-${slug}.csv`, requestId);
 });

@@ -49,11 +49,11 @@ describe("the local k6 runner's output", () => {
   it("skips a last line cut off by a SIGKILL mid-write, so k6's own exit is what the cell reports", async () => {
     const bin = await fakeK6(
       "killed-mid-write",
-      '{"type":"start","t":1000,"k6":"v1"}\n{"type":"interval","t":1,"groups":[{"phase":"mea',
+      '{"type":"start","t":1700000000000,"k6":"v1"}\n{"type":"interval","t":1,"groups":[{"phase":"mea',
       "kill -9 $$",
     );
     const { lines, result, skipped } = await runToEnd(bin);
-    expect(lines).toEqual([{ type: "start", t: 1000, k6: "v1" }]);
+    expect(lines).toEqual([{ type: "start", t: 1_700_000_000_000, k6: "v1" }]);
     expect([result.exitCode, result.signal]).toEqual([null, "SIGKILL"]);
     expect(skipped.count).toBe(1);
     expect(skipped.samples[0]).toMatch(/"phase":"mea \(Unterminated string/);

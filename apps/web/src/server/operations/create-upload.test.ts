@@ -116,11 +116,11 @@ describe("parseK6Output", () => {
   it("wants the start line first, the end line last, and each once", () => {
     expect(refusal("")).toMatchObject({ status: 422, fields: ["(body)"] });
     expect(refusal([interval(1, "measure", [1_000]), end].join("\n")).fields).toEqual(["line 1"]);
-    expect(refusal([start, interval(1, "measure", [1_000])].join("\n"))).toMatchObject({
+    expect(refusal([start, interval(1_700_000_001, "measure", [1_000])].join("\n"))).toMatchObject({
       fields: ["(body)"],
       detail: expect.stringContaining("no end line"),
     });
     expect(refusal([start, start, end].join("\n")).fields).toEqual(["line 2"]);
-    expect(refusal([start, end, interval(1, "measure", [1_000])].join("\n")).fields).toEqual(["line 3"]);
+    expect(refusal([start, end, interval(1_700_000_001, "measure", [1_000])].join("\n")).fields).toEqual(["line 3"]);
   });
 });

@@ -121,6 +121,8 @@ describe("parseK6Output", () => {
       detail: expect.stringContaining("no end line"),
     });
     expect(refusal([start, start, end].join("\n")).fields).toEqual(["line 2"]);
-    expect(refusal([start, end, interval(1_700_000_001, "measure", [1_000])].join("\n")).fields).toEqual(["line 3"]);
+    expect(refusal([start, end, interval(1_700_000_001, "measure", [1_000])].join("\n")).fields).toEqual([
+      "line 3",
+    ]);
   });
 });

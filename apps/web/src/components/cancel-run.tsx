@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { SignInLink } from "./sign-in-form";
+import { SignInHint } from "./sign-in-form";
 import { buttonSecondary } from "./ui";
 
 /**
@@ -61,12 +61,7 @@ export function CancelRun({ runId }: { runId: string }) {
       {error && (
         <p role="alert" className="text-sm text-rose-600 dark:text-rose-400">
           {error}
-          {needsToken && (
-            <>
-              {" "}
-              <SignInLink className="font-medium underline" />
-            </>
-          )}
+          <SignInHint show={needsToken} />
         </p>
       )}
     </div>

@@ -24,7 +24,7 @@ import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList 
 import { validateSpec } from "@/lib/spec-errors";
 import { dockerNotice } from "@/lib/workers";
 import { FieldGroup, FormField, inputClass } from "./form-field";
-import { SignInLink } from "./sign-in-form";
+import { SignInHint } from "./sign-in-form";
 import { buttonPrimary, panel } from "./ui";
 import { useWorkers } from "./use-workers";
 import { QueueNotice, WarningNote } from "./workers-notice";
@@ -332,12 +332,7 @@ export function NewRunForm({
           {failure && (
             <p>
               {failure}
-              {needsToken && (
-                <>
-                  {" "}
-                  <SignInLink className="font-medium underline" />
-                </>
-              )}
+              <SignInHint show={needsToken} />
             </p>
           )}
           {mergeByField(formLevel).map((e) => (

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { formatDateTime } from "@/lib/format";
 import type { ListedReportDto } from "@/lib/report-dto";
-import { SignInLink } from "./sign-in-form";
+import { SignInHint } from "./sign-in-form";
 import { buttonSecondary, link, scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 const visibilityText: Record<ListedReportDto["visibility"], string> = {
@@ -135,12 +135,7 @@ export function ReportList({
           data-testid="report-revoke-error"
         >
           {error.message}
-          {error.signIn && (
-            <>
-              {" "}
-              <SignInLink className="font-medium underline" />
-            </>
-          )}
+          <SignInHint show={error.signIn} />
         </p>
       )}
     </div>

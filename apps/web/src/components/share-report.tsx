@@ -4,7 +4,7 @@ import { reportVisibilities } from "@perflab/contracts";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import type { CreatedReportDto } from "@/lib/report-dto";
-import { SignInLink } from "./sign-in-form";
+import { SignInHint } from "./sign-in-form";
 import { buttonSecondary, link } from "./ui";
 
 type Visibility = (typeof reportVisibilities)[number];
@@ -134,12 +134,7 @@ export function ShareReport({ runId, signedIn = false }: { runId: string; signed
       {state.kind === "error" && (
         <span role="alert" className="text-sm text-rose-600 dark:text-rose-400" data-testid="share-error">
           {state.message}
-          {state.signIn && (
-            <>
-              {" "}
-              <SignInLink className="font-medium underline" />
-            </>
-          )}
+          <SignInHint show={state.signIn} />
         </span>
       )}
     </div>

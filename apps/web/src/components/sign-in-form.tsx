@@ -122,3 +122,14 @@ export function SignOutButton() {
     </button>
   );
 }
+
+/** After a refusal's message: a space and "Sign in" when the refusal was for want of a token (401). */
+export function SignInHint({ show }: { show: boolean }) {
+  if (!show) return null;
+  return (
+    <>
+      {" "}
+      <SignInLink className="font-medium underline" />
+    </>
+  );
+}

@@ -6,7 +6,7 @@ import { useRef, useState } from "react";
 import { errorsFor, type FieldError, unclaimedErrors } from "@/lib/form-errors";
 import { formatDateTime } from "@/lib/format";
 import { FormField, inputClass } from "./form-field";
-import { SignInLink } from "./sign-in-form";
+import { SignInHint } from "./sign-in-form";
 import { buttonPrimary, buttonSecondary, panel, scrollPanel, table, tbody, td, th } from "./ui";
 
 const expiryChoices = [
@@ -52,12 +52,7 @@ function FailureAlert({ failure }: { failure: Failure }) {
       data-testid="form-error"
     >
       {failure.message}
-      {failure.signIn && (
-        <>
-          {" "}
-          <SignInLink className="font-medium underline" />
-        </>
-      )}
+      <SignInHint show={failure.signIn} />
     </div>
   );
 }

@@ -36,6 +36,11 @@ export const env = createEnv({
           .filter(Boolean),
       )
       .optional(),
+    /**
+     * Live run streams (server-sent events) one web process serves at once; one more gets a 503
+     * until one closes. They share one Redis connection, so this bounds memory, not connections.
+     */
+    PERFLAB_MAX_LIVE_STREAMS: z.coerce.number().int().positive().default(1000),
     /** Uploaded cells with more seconds than this get rollups (the worker has the same setting). */
     PERFLAB_ROLLUP_MIN_SECONDS: z.coerce.number().int().nonnegative().default(600),
   },

@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { env } from "../env";
+import { LiveHub } from "./live-hub";
 
 /**
  * Producer connection: a request must fail fast with 503 when Redis is down, not hang while
@@ -13,7 +14,17 @@ export function createProducerConnection(url: string = env.REDIS_URL): Redis {
   });
 }
 
-/** A dedicated connection per SSE client: a subscribed connection can run no other command. */
+/** A connection for subscribing only (a subscribed connection can run no other command). */
 export function createSubscriberConnection(url: string = env.REDIS_URL): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, connectTimeout: 3_000 });
+}
+
+const globalForHub = globalThis as unknown as { perflabLiveHub?: LiveHub };
+
+/** The process's one subscription, shared by every run event stream; a new one if it was closed. */
+export function getLiveHub(): LiveHub {
+  if (!globalForHub.perflabLiveHub || globalForHub.perflabLiveHub.isClosed) {
+    globalForHub.perflabLiveHub = new LiveHub(createSubscriberConnection());
+  }
+  return globalForHub.perflabLiveHub;
 }

@@ -1,37 +1,25 @@
-import { runChannel, ZLiveEvent } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
-import type { Redis } from "ioredis";
 import type { RunSnapshotEvent } from "../lib/dto";
 import { AppError } from "./errors";
+import type { LiveHub, LiveListener } from "./live-hub";
 import { getCellPoints } from "./operations/get-cell-points";
 import { getRun } from "./operations/get-run";
 
 export type RunEventStreamParams = {
   db: Db;
   runId: string;
-  /** A fresh connection owned by this stream; it is closed when the stream ends. */
-  subscriber: Redis;
+  /** The process's shared subscription (getLiveHub); a stream holds the run's channel while open. */
+  hub: LiveHub;
   signal: AbortSignal;
   heartbeatMs?: number;
-  subscribeTimeoutMs?: number;
+  /** Open streams in this process beyond which a new one is refused with 503. */
+  maxStreams?: number;
+  /** Chunks a stream may have queued for a client that does not read before it is closed. */
+  maxQueued?: number;
 };
 
 const encoder = new TextEncoder();
 const frame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function readSnapshot(db: Db, runId: string): Promise<RunSnapshotEvent> {
   const { run, cells } = await getRun({ db, runId });
@@ -41,45 +29,49 @@ async function readSnapshot(db: Db, runId: string): Promise<RunSnapshotEvent> {
 
 /**
  * Server-sent events of one run: a snapshot from Postgres, then every live event the worker
- * publishes on Redis. Subscribing happens before the snapshot is read, so an event published in
- * between is delivered (possibly twice — points are keyed by second, so that is harmless).
+ * publishes on Redis. The run's channel is subscribed before the snapshot is read, so an event
+ * published in between is delivered (possibly twice — points are keyed by second, so that is
+ * harmless).
  *
- * Events published while the subscriber's connection is down are lost (ioredis re-subscribes
- * silently), so when it is ready again the stream is sent a fresh snapshot, read once the channel is
+ * Events published while the hub's connection is down are lost (ioredis re-subscribes silently),
+ * so when it is ready again the stream is sent a fresh snapshot, read once the channel is
  * subscribed again; live events arriving meanwhile follow it. If that fails the stream closes and
- * the browser's EventSource reconnects, which starts with a snapshot too.
+ * the browser's EventSource reconnects, which starts with a snapshot too. So does a client that
+ * stopped reading: its stream is closed rather than left to grow in memory.
  */
 export async function openRunEventStream({
   db,
   runId,
-  subscriber,
+  hub,
   signal,
   heartbeatMs = 15_000,
-  subscribeTimeoutMs = 5_000,
+  maxStreams = 1_000,
+  maxQueued = 1_000,
 }: RunEventStreamParams): Promise<ReadableStream<Uint8Array>> {
+  if (hub.size >= maxStreams) {
+    throw new AppError(
+      "unavailable",
+      `Live updates are unavailable: this lab already serves ${maxStreams} live streams. Reload later.`,
+    );
+  }
   let closed = false;
   const buffered: Uint8Array[] = [];
   let push: ((chunk: Uint8Array) => void) | null = null;
   let heartbeat: NodeJS.Timeout | undefined;
   let controllerRef: ReadableStreamDefaultController<Uint8Array> | null = null;
+  let leave: (() => void) | null = null;
 
-  const cleanup = () => {
+  const onAbort = () => cleanup();
+  /** Ends the stream; with an error the response is aborted and what it still queued is dropped. */
+  const cleanup = (failure?: Error) => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
-    signal.removeEventListener("abort", cleanup);
-    subscriber.removeAllListeners("message");
-    // quit() on a connection that never came up would wait in the offline queue forever.
-    if (subscriber.status === "ready") {
-      void subscriber
-        .unsubscribe()
-        .catch(() => undefined)
-        .finally(() => subscriber.quit().catch(() => subscriber.disconnect()));
-    } else {
-      subscriber.disconnect();
-    }
+    signal.removeEventListener("abort", onAbort);
+    leave?.();
     try {
-      controllerRef?.close();
+      if (failure) controllerRef?.error(failure);
+      else controllerRef?.close();
     } catch {
       // Already closed by the runtime after the client went away.
     }
@@ -93,29 +85,27 @@ export async function openRunEventStream({
     else buffered.push(chunk);
   };
 
-  // A connection lost once subscribed may have lost events; a resync needs the first snapshot read.
-  let subscribed = false;
   let live = false;
-  let dropped = false;
-  let resyncWhenLive = false;
+  let pendingResync: Promise<void> | null = null;
   let resyncing = false;
-  let resyncAgain = false;
-  const resync = async () => {
+  let resyncAgain: Promise<void> | null = null;
+  const resync = async (resubscribed: Promise<void>) => {
     if (resyncing) {
-      resyncAgain = true;
+      resyncAgain = resubscribed;
       return;
     }
     resyncing = true;
     held ??= [];
     try {
       let snapshot: RunSnapshotEvent;
+      let waitFor: Promise<void> | null = resubscribed;
       do {
-        resyncAgain = false;
-        // ioredis re-subscribes as the connection becomes ready; this SUBSCRIBE is queued behind
-        // that one, so once it answers no event can fall between the channel and the snapshot.
-        await withTimeout(subscriber.subscribe(runChannel(runId)), subscribeTimeoutMs, "re-subscribe");
+        const current: Promise<void> = waitFor;
+        resyncAgain = null;
+        await current;
         snapshot = await readSnapshot(db, runId);
-      } while (resyncAgain && !closed);
+        waitFor = resyncAgain;
+      } while (waitFor && !closed);
       if (closed) return;
       const after = held ?? [];
       held = null;
@@ -129,35 +119,19 @@ export async function openRunEventStream({
     }
   };
 
-  subscriber.on("error", (error) => console.error(`[events ${runId}] redis:`, error.message));
-  subscriber.on("close", () => {
-    if (subscribed) dropped = true;
-  });
-  subscriber.on("ready", () => {
-    if (!dropped || closed) return;
-    dropped = false;
-    if (live) void resync();
-    else resyncWhenLive = true;
-  });
-  // ioredis gave up reconnecting: close, so the browser reconnects (and is told if Redis is down).
-  subscriber.on("end", () => cleanup());
-  subscriber.on("message", (_channel: string, message: string) => {
-    let parsed: ReturnType<typeof ZLiveEvent.safeParse>;
-    try {
-      parsed = ZLiveEvent.safeParse(JSON.parse(message));
-    } catch {
-      return;
-    }
-    if (!parsed.success) {
-      console.warn(`[events ${runId}] dropped an invalid live event`);
-      return;
-    }
-    deliver(frame(parsed.data));
-  });
+  const listener: LiveListener = {
+    event: (event) => deliver(frame(event)),
+    resync: (resubscribed) => {
+      if (closed) return;
+      held ??= [];
+      if (live) void resync(resubscribed);
+      else pendingResync = resubscribed;
+    },
+    end: () => cleanup(),
+  };
 
   try {
-    await withTimeout(subscriber.subscribe(runChannel(runId)), subscribeTimeoutMs, "subscribe");
-    subscribed = true;
+    leave = await hub.join(runId, listener);
   } catch (error) {
     cleanup();
     console.error(`[events ${runId}] subscribe failed:`, error);
@@ -172,10 +146,14 @@ export async function openRunEventStream({
     throw error;
   }
   live = true;
-  if (resyncWhenLive) void resync();
+  if (pendingResync) {
+    const resubscribed: Promise<void> = pendingResync;
+    pendingResync = null;
+    void resync(resubscribed);
+  }
 
   if (signal.aborted) cleanup();
-  signal.addEventListener("abort", cleanup);
+  signal.addEventListener("abort", onAbort);
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -188,7 +166,13 @@ export async function openRunEventStream({
       controller.enqueue(frame(snapshot));
       for (const chunk of buffered.splice(0)) controller.enqueue(chunk);
       push = (chunk) => {
-        if (!closed) controller.enqueue(chunk);
+        if (closed) return;
+        // A client that stopped reading: its EventSource reconnects and starts with a snapshot.
+        if ((controller.desiredSize ?? 0) < -maxQueued) {
+          cleanup(new Error(`the client read none of the last ${maxQueued} events`));
+          return;
+        }
+        controller.enqueue(chunk);
       };
       // Comments keep proxies and the browser from timing out an idle stream.
       heartbeat = setInterval(() => push?.(encoder.encode(": heartbeat\n\n")), heartbeatMs);

@@ -1,6 +1,7 @@
+import { env } from "@/env";
 import { getDb } from "@/server/db";
 import { withProblems } from "@/server/http";
-import { createSubscriberConnection } from "@/server/redis";
+import { getLiveHub } from "@/server/redis";
 import { openRunEventStream } from "@/server/run-events";
 
 export const runtime = "nodejs";
@@ -13,7 +14,8 @@ export const GET = withProblems<Context>(async (request, context, requestId) => 
   const stream = await openRunEventStream({
     db: getDb(),
     runId: id,
-    subscriber: createSubscriberConnection(),
+    hub: getLiveHub(),
+    maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
     signal: request.signal,
   });
   return new Response(stream, {

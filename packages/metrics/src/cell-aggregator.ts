@@ -152,7 +152,21 @@ const emptySecond = (t: number): SecondState => ({
   resources: null,
 });
 
-type OperationState = { method: string; tool: string; count: number; errors: number; hist: Histogram };
+/**
+ * `failed` and `opErrors` are kept apart and compared over the whole window: k6 stamps a request's
+ * HTTP failure with its end and the script's op-error count a moment later, so the two can fall in
+ * different seconds, where a per-second max would count the one failure twice.
+ */
+type OperationState = {
+  method: string;
+  tool: string;
+  count: number;
+  failed: number;
+  opErrors: number;
+  hist: Histogram;
+};
+/** A group's failed operations: perflab's scripts count every one in opErrors (HTTP failures too); other scripts only HTTP failures. */
+const errorsOf = (failed: number, opErrors: number) => Math.max(failed, opErrors);
 
 /** The `method` tag of operations when none is given: MCP's tool calls. */
 export const DEFAULT_OPERATION_METHOD = "tools/call";
@@ -175,7 +189,7 @@ export class CellAggregator {
   private readonly operations = new Map<string, OperationState>();
   private readonly measuredSecondsSeen = new Set<number>();
   private readonly measuredResources: ResourceSample[] = [];
-  private measured = { requests: 0, errors: 0, ops: 0, dataSent: 0, dataReceived: 0 };
+  private measured = { requests: 0, ops: 0, dataSent: 0, dataReceived: 0 };
   private firstMeasuredT = Number.POSITIVE_INFINITY;
   /** Dropped calls per second, summed by summary(), once the measured window's first second is known. */
   private readonly droppedBySecond = new Map<number, number>();
@@ -268,27 +282,32 @@ export class CellAggregator {
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
       const isOp = group.method === this.operationMethod;
-      // Scripts with an mcp_op_errors counter (perflab's) count every failed operation, HTTP failures
-      // included; other scripts only HTTP failures.
-      const failed = Math.max(group.failed, group.opErrors ?? 0);
+      // A second's own count (a chart's): a failure whose two counts straddle seconds shows in both.
       second.requests += group.requests;
-      second.errors += failed;
+      second.errors += errorsOf(group.failed, group.opErrors ?? 0);
       if (isOp) second.ops += group.requests;
       second.hist.add(hist);
       if (group.phase !== "measure") continue;
       measureRequestsInLine += group.requests;
       this.measured.requests += group.requests;
-      this.measured.errors += failed;
       if (isOp) this.measured.ops += group.requests;
       this.measuredHist.add(hist);
       const key = `${group.method}\u0000${group.tool}`;
       let op = this.operations.get(key);
       if (!op) {
-        op = { method: group.method, tool: group.tool, count: 0, errors: 0, hist: createLatencyHistogram() };
+        op = {
+          method: group.method,
+          tool: group.tool,
+          count: 0,
+          failed: 0,
+          opErrors: 0,
+          hist: createLatencyHistogram(),
+        };
         this.operations.set(key, op);
       }
       op.count += group.requests;
-      op.errors += failed;
+      op.failed += group.failed;
+      op.opErrors += group.opErrors ?? 0;
       op.hist.add(hist);
     }
     second.measureRequests += measureRequestsInLine;
@@ -375,7 +394,9 @@ export class CellAggregator {
     const k6Cpu = values((r) => r.k6CpuPct);
     const k6Rss = values((r) => r.k6RssBytes);
     const hostCpu = values((r) => r.hostCpuPct);
-    const { requests, errors, ops } = this.measured;
+    const { requests, ops } = this.measured;
+    let errors = 0;
+    for (const op of this.operations.values()) errors += errorsOf(op.failed, op.opErrors);
     return {
       requests,
       errors,
@@ -392,7 +413,7 @@ export class CellAggregator {
             method: op.method,
             tool: op.tool,
             count: op.count,
-            errors: op.errors,
+            errors: errorsOf(op.failed, op.opErrors),
             p50: s.p50,
             p90: s.p90,
             p95: s.p95,

@@ -53,7 +53,13 @@ const (
 	kindDropped
 	kindVUs
 	kindOpErrors
+	kindTestStart
 )
+
+// TestStartMetric is the gauge perflab's scripts add once per VU, at its first
+// iteration: the Unix time in ms at which k6's test run began (after every VU
+// was initialised), the instant the scripts' phase tag counts the warm-up from.
+const TestStartMetric = "perflab_test_start"
 
 func kindOf(name string) metricKind {
 	switch name {
@@ -75,6 +81,8 @@ func kindOf(name string) metricKind {
 		return kindVUs
 	case "mcp_op_errors":
 		return kindOpErrors
+	case TestStartMetric:
+		return kindTestStart
 	}
 	return kindOther
 }
@@ -91,6 +99,11 @@ type aggregator struct {
 	keyIDs    map[groupKey]int
 
 	kinds map[*metrics.Metric]metricKind
+
+	// testStartMs is the first perflab_test_start value seen (0: none yet);
+	// runTaken says it was handed to the writer.
+	testStartMs int64
+	runTaken    bool
 
 	freeHists []*hdrhistogram.Histogram
 }
@@ -120,6 +133,13 @@ func (a *aggregator) add(s *metrics.Sample) {
 		a.kinds[s.Metric] = kind
 	}
 	if kind == kindOther {
+		return
+	}
+	if kind == kindTestStart {
+		// Not a second's data: every VU reports the same instant; the first one counts.
+		if a.testStartMs == 0 && s.Value > 0 {
+			a.testStartMs = int64(s.Value + 0.5)
+		}
 		return
 	}
 	sec := a.second(s.Time.Unix())
@@ -242,6 +262,15 @@ func (a *aggregator) recycle(secs []*secondAgg) {
 			g.hist = nil
 		}
 	}
+}
+
+// takeRun returns the test run's start once, when it is known.
+func (a *aggregator) takeRun() (int64, bool) {
+	if a.runTaken || a.testStartMs == 0 {
+		return 0, false
+	}
+	a.runTaken = true
+	return a.testStartMs, true
 }
 
 // take detaches every second strictly before `before` (all when all is true),

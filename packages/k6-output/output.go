@@ -121,9 +121,17 @@ func (o *Output) flush() {
 
 func (o *Output) writeSeconds(before int64, all bool) {
 	o.mu.Lock()
+	// In the same critical section as the seconds: every request sample of a VU
+	// follows its test-start sample, so the run line precedes them all.
+	runT, hasRun := o.agg.takeRun()
 	secs := o.agg.take(before, all)
 	keys := o.agg.keys
 	o.mu.Unlock()
+	if hasRun {
+		if err := o.writeLine(runLine{Type: "run", T: runT}); err != nil {
+			o.reportError(err)
+		}
+	}
 	if len(secs) == 0 {
 		return
 	}
@@ -145,6 +153,13 @@ type startLine struct {
 	Type string `json:"type"`
 	T    int64  `json:"t"`
 	K6   string `json:"k6"`
+}
+
+// runLine says when k6's test run began: after VU initialisation, which the
+// start line precedes by up to seconds at thousands of VUs.
+type runLine struct {
+	Type string `json:"type"`
+	T    int64  `json:"t"`
 }
 
 type endLine struct {

@@ -379,3 +379,57 @@ func TestCountsMCPOperationErrorsPerGroup(t *testing.T) {
 		t.Errorf("want one group with 2 requests, 1 MCP error and no HTTP failure, got %s", line)
 	}
 }
+
+func TestWritesTheTestRunStartOnceBeforeTheSecondsItPrecedes(t *testing.T) {
+	f := newFixture(t)
+	startMetric := f.reg.MustNewMetric(TestStartMetric, metrics.Gauge)
+	path := filepath.Join(t.TempDir(), "out.ndjson")
+	base := time.Unix(1_700_000_000, 0)
+	var mu sync.Mutex
+	now := base.Add(100 * time.Millisecond)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	setNow := func(v time.Time) { mu.Lock(); now = v; mu.Unlock() }
+
+	o := newOutput(path, nil, clock)
+	if err := o.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// VU initialisation took 1.7 s: only k6's own vus samples until then.
+	o.AddMetricSamples([]metrics.SampleContainer{sample(f.builtin.VUs, f.tags(), base.Add(600*time.Millisecond), 0)})
+	runStart := base.Add(1800 * time.Millisecond)
+	tags := f.tags("phase", "warmup", "method", "tools/call", "tool", "echo")
+	// Two VUs report the same start (a millisecond apart by their clocks); the first counts.
+	o.AddMetricSamples([]metrics.SampleContainer{
+		sample(startMetric, tags, runStart, float64(runStart.UnixMilli())),
+		f.request(tags, base.Add(1900*time.Millisecond), 1, false),
+		sample(startMetric, tags, runStart.Add(time.Millisecond), float64(runStart.UnixMilli()+1)),
+		f.request(tags, base.Add(2100*time.Millisecond), 1, false),
+	})
+	setNow(base.Add(2300 * time.Millisecond))
+	o.flush()
+	if err := o.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	lines := readLines(t, path)
+	var types []string
+	for _, l := range lines {
+		types = append(types, l.Type)
+	}
+	want := []string{"start", "run", "interval", "interval", "interval", "end"}
+	if len(types) != len(want) {
+		t.Fatalf("lines = %v, want %v", types, want)
+	}
+	for i := range want {
+		if types[i] != want[i] {
+			t.Fatalf("lines = %v, want %v", types, want)
+		}
+	}
+	if lines[1].T != runStart.UnixMilli() {
+		t.Errorf("run line t = %d, want %d", lines[1].T, runStart.UnixMilli())
+	}
+	// The gauge is no second's data: the interval lines hold the vus sample and the requests only.
+	if lines[2].T != base.Unix() || len(lines[2].Groups) != 0 || lines[3].Groups[0].Requests != 1 || lines[4].Groups[0].Requests != 1 {
+		t.Errorf("intervals = %+v", lines[2:5])
+	}
+}

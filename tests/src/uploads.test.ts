@@ -195,6 +195,49 @@ describe("POST /api/v1/uploads", () => {
     expect(detail.cells[0]!.summary.errors).toBe(0);
   });
 
+  it("counts the warm-up from the test run's start, after k6 initialised its VUs, as the script's phase tag does", async () => {
+    // 800 VUs take k6 a noticeable time to initialise; 20 calls a second keep the load light.
+    const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "init", {
+      ...target,
+      RATE: "20",
+      MAX_VUS: "800",
+      WARMUP: "1",
+      DURATION: "2",
+      TOOL: "echo",
+      ARGS: JSON.stringify({ message: "init" }),
+    });
+    const text = await readFile(files.out, "utf8");
+    const lines = text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => ZK6OutputLine.parse(JSON.parse(l)));
+    const start = lines[0]!;
+    expect(start.type).toBe("start");
+    const runAt = lines.findIndex((l) => l.type === "run");
+    expect(runAt).toBeGreaterThan(0);
+    const run = lines[runAt] as Extract<(typeof lines)[number], { type: "run" }>;
+    expect(lines.filter((l) => l.type === "run")).toHaveLength(1);
+    // The start line precedes VU initialisation; the run line follows it.
+    expect(run.t - (start as typeof run).t).toBeGreaterThanOrEqual(100);
+    const intervals = lines.filter((l) => l.type === "interval");
+    const firstRequest = lines.findIndex(
+      (l) => l.type === "interval" && l.groups.some((g) => g.requests > 0),
+    );
+    expect(firstRequest).toBeGreaterThan(runAt);
+    // No request tagged measure ended before the window the run line plans.
+    const windowFirst = Math.floor((run.t + 1_000) / 1000);
+    const measured = intervals.filter((l) => l.groups.some((g) => g.phase === "measure" && g.requests > 0));
+    expect(measured.length).toBeGreaterThan(0);
+    expect(Math.min(...measured.map((l) => l.t))).toBeGreaterThanOrEqual(windowFirst);
+
+    const response = await upload(text, "server=go&warmupSec=1&durationSec=2&rate=20&maxVus=800");
+    const created = (await response.json()) as { runId: string };
+    expect(response.status, JSON.stringify(created)).toBe(201);
+    const cell = await testDb().cell.findFirstOrThrow({ where: { runId: created.runId } });
+    expect(cell.measureStartedAt?.getTime()).toBe(run.t + 1_000);
+    expect(cell.measureEndedAt?.getTime()).toBe(run.t + 3_000);
+  });
+
   it("stores an open-model upload's rate, VU pool and the calls dropped in its measured window", async () => {
     // Two VUs calling sleep(50 ms) at 100 calls a second drop most of them, warming up and after.
     const files = await runK6ToFiles(path.join(inject("tmpDir"), "uploads"), "open", {

@@ -366,6 +366,27 @@ export async function runCell(
       () => sink.push(aggregator.takeReadyPoints(Math.floor(Date.now() / 1000))),
       1000,
     );
+    /** k6's start line (before VU initialisation): the window's origin only if no run line came. */
+    let k6StartMs: number | null = null;
+    let windowPlanned = false;
+    // The measured window: the warm-up counts from the test run's start, as the script's phase tag does.
+    const planWindow = (runStartMs: number): Promise<unknown> => {
+      windowPlanned = true;
+      const measureStart = runStartMs + cell.warmupSeconds * 1000;
+      aggregator.setMeasureStart(measureStart);
+      return durable("the measured window", () =>
+        db.cell.update({
+          where: { id: cell.id },
+          data: {
+            measureStartedAt: new Date(measureStart),
+            measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
+          },
+        }),
+      ).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    };
     let measuring = false;
     let sawEnd = false;
     // Reading failed (a line not in perflab's shape, the database): the reason, unless a better one.
@@ -377,20 +398,9 @@ export async function runCell(
       for await (const line of k6.lines) {
         if (line.type === "start") {
           loadStartT = Math.floor(line.t / 1000);
-          const measureStart = line.t + cell.warmupSeconds * 1000;
-          aggregator.setMeasureStart(measureStart);
-          windowWritten = durable("the measured window", () =>
-            db.cell.update({
-              where: { id: cell.id },
-              data: {
-                measureStartedAt: new Date(measureStart),
-                measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
-              },
-            }),
-          ).then(
-            () => null,
-            (error: unknown) => error,
-          );
+          k6StartMs = line.t;
+        } else if (line.type === "run") {
+          windowWritten = planWindow(line.t);
         } else if (line.type === "interval") {
           aggregator.addInterval(line);
           if (!measuring && line.groups.some((g) => g.phase === "measure")) {
@@ -416,6 +426,8 @@ export async function runCell(
       }
     }
     const k6Result = await k6.done;
+    // No iteration began (k6 failed in its init, or was stopped before): the plan from its start.
+    if (!windowPlanned && k6StartMs !== null) windowWritten = planWindow(k6StartMs);
     const skipped = k6.skippedLines();
     if (skipped.count > 0) cellLog.warn({ skipped }, "skipped k6 output lines that were not JSON");
     sink.push(aggregator.takeAllPoints());

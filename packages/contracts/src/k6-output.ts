@@ -49,6 +49,18 @@ export const ZK6OutputLine = z.discriminatedUnion("type", [
     k6: tag,
   }),
   z.object({
+    /**
+     * When k6's test run began, after VU initialisation (Unix ms): the warm-up, and so the
+     * measured window, count from it. Written once, before the first second with a request.
+     */
+    type: z.literal("run"),
+    t: z
+      .number()
+      .int()
+      .min(EPOCH_MS_MIN, "must be a Unix time in milliseconds")
+      .max(EPOCH_MS_MAX, "must be a Unix time in milliseconds"),
+  }),
+  z.object({
     type: z.literal("interval"),
     /** Unix time in seconds. */
     t: z

@@ -3,6 +3,12 @@
 // the phase tag of each request, the system tags, and the end-of-test summary file.
 // Plain k6 JavaScript: imported by the scripts beside it, which still run with `k6 run <script>`.
 import exec from "k6/execution";
+import { Gauge } from "k6/metrics";
+
+// When the test run began (Unix ms): k6 starts its outputs before it initialises the VUs, seconds
+// before at thousands of VUs, so perflab's output says when the load, and the warm-up, really began.
+const testStart = new Gauge("perflab_test_start");
+let testStartSent = false;
 
 export function positiveInt(name, fallback) {
   const v = __ENV[name] === undefined || __ENV[name] === "" ? fallback : Number(__ENV[name]);
@@ -53,9 +59,18 @@ export function loadFromEnv() {
   return { VUS, DURATION, WARMUP, ITERATIONS, RATE, MAX_VUS, POOL: RATE ? MAX_VUS : VUS, scenario, describe };
 }
 
-/** "warmup" while the test has run less than the warm-up, else "measure": the summary's window. */
+/**
+ * "warmup" while the test has run less than the warm-up, else "measure": the summary's window.
+ * Called first in each iteration, it also reports the test run's start, once per VU, before the
+ * VU's first request.
+ */
 export function phaseOf(warmupSec) {
-  return exec.instance.currentTestRunDuration < warmupSec * 1000 ? "warmup" : "measure";
+  const ran = exec.instance.currentTestRunDuration;
+  if (!testStartSent) {
+    testStartSent = true;
+    testStart.add(Date.now() - ran);
+  }
+  return ran < warmupSec * 1000 ? "warmup" : "measure";
 }
 
 /**

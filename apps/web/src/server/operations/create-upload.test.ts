@@ -92,6 +92,33 @@ describe("parseK6Output", () => {
     expect(parseK6Output(older).aggregator.summary({ durationSec: 1 }).droppedCalls).toBeNull();
   });
 
+  it("counts the warm-up from the run line (after VU initialisation), or from the start line without one", () => {
+    const dropped = (line: string, n: number) => line.replace(/}$/, `,"dropped":${n}}`);
+    // k6 took 1.7 s to initialise its VUs; warm-up 2 s, then 3 s measured: [1.7 + 2, 1.7 + 5) s.
+    const run = JSON.stringify({ type: "run", t: 1_700_000_001_700 });
+    const seconds = [
+      dropped(interval(1_700_000_002, "warmup", [50_000]), 7),
+      dropped(interval(1_700_000_003, "warmup", [50_000]), 11),
+      dropped(interval(1_700_000_004, "measure", [1_000]), 1),
+      dropped(interval(1_700_000_006, "measure", [1_000]), 2),
+      dropped(interval(1_700_000_007, "measure", [1_000]), 100),
+    ];
+    const options = { warmupSeconds: 2, measuredSeconds: 3 };
+    const parsed = parseK6Output([start, run, ...seconds, end].join("\n"), options);
+    expect(parsed.testStartMs).toBe(1_700_000_001_700);
+    // The window's seconds are 3 (part) to 6 (part): a warm-up second of k6's clock is in it.
+    expect(parsed.aggregator.summary({ durationSec: 3 }).droppedCalls).toBe(11 + 1 + 2);
+    const older = parseK6Output([start, ...seconds, end].join("\n"), options);
+    expect(older.testStartMs).toBe(1_700_000_000_000);
+    expect(older.aggregator.summary({ durationSec: 3 }).droppedCalls).toBe(7 + 11 + 1);
+
+    expect(refusal([start, run, run, end].join("\n")).fields).toEqual(["line 3"]);
+    expect(refusal([start, seconds[0]!, run, end].join("\n")).fields).toEqual(["line 3"]);
+    expect(refusal([run, start, end].join("\n")).fields).toEqual(["line 1"]);
+    const before = JSON.stringify({ type: "run", t: 1_699_999_999_000 });
+    expect(refusal([start, before, end].join("\n")).fields).toEqual(["line 2"]);
+  });
+
   it("counts the scenario's own operations: MCP's tool calls by default, GETs when told", () => {
     const get = interval(1_700_000_001, "measure", [1_000, 2_000])
       .replace('"method":"tools/call"', '"method":"GET"')

@@ -36,6 +36,11 @@ const TX_MS_PER_POINT = 5;
 
 export type ParsedK6Output = {
   start: Extract<TK6OutputLine, { type: "start" }>;
+  /**
+   * When the test run began (Unix ms): the run line's time, which follows VU initialisation; the
+   * start line's for outputs of an older perflab k6 that wrote none.
+   */
+  testStartMs: number;
   aggregator: CellAggregator;
   /** Every second's point, in order, taken from the aggregator as the lines were read. */
   points: SecondPoint[];
@@ -71,6 +76,14 @@ export function parseK6Output(
     for (const point of taken) points.set(point.t, point);
   };
   let start: ParsedK6Output["start"] | null = null;
+  let runStartMs: number | null = null;
+  let planned = false;
+  // As the worker does: the window's seconds follow the plan (the run's start plus the warm-up).
+  const plan = (testStartMs: number) => {
+    planned = true;
+    if (options.warmupSeconds !== undefined)
+      aggregator.setMeasureStart(testStartMs + options.warmupSeconds * 1000);
+  };
   let endLine: number | null = null;
   let lines = 0;
   let maxVus = 0;
@@ -102,9 +115,6 @@ export function parseK6Output(
     if (line.type === "start") {
       if (start) throw invalidLine(n, "is a second start line", "is a second start line");
       start = line;
-      // As the worker does: the window's seconds follow the plan (k6's start plus the warm-up).
-      if (options.warmupSeconds !== undefined)
-        aggregator.setMeasureStart(line.t + options.warmupSeconds * 1000);
       continue;
     }
     if (!start) {
@@ -118,6 +128,26 @@ export function parseK6Output(
       endLine = n;
       continue;
     }
+    if (line.type === "run") {
+      if (runStartMs !== null) throw invalidLine(n, "is a second run line", "is a second run line");
+      if (planned) {
+        throw invalidLine(
+          n,
+          "comes after a second with requests; the run line precedes them",
+          "comes after seconds with requests",
+        );
+      }
+      if (line.t < start.t || line.t > start.t + 3_600_000) {
+        throw invalidLine(
+          n,
+          "t: must be within an hour after the start line's time (k6 initialises its VUs between them)",
+          "is not of the run its start line began",
+        );
+      }
+      runStartMs = line.t;
+      plan(line.t);
+      continue;
+    }
     // A second is stored as its offset from the start line (a 32-bit integer): a line must fall
     // within a matrix's longest load (7 days) of it, as k6's own lines do.
     const offset = line.t - Math.floor(start.t / 1000);
@@ -128,6 +158,8 @@ export function parseK6Output(
         "is not of the run its start line began",
       );
     }
+    // An output of an older perflab k6 has no run line: the window counts from its start line.
+    if (!planned && line.groups.length > 0) plan(start.t);
     try {
       aggregator.addInterval(line);
     } catch (error) {
@@ -156,6 +188,7 @@ export function parseK6Output(
       "The k6 output has no end line: k6 did not finish writing it, so the measurement is incomplete.",
     );
   }
+  if (!planned) plan(runStartMs ?? start.t);
   keep(aggregator.takeAllPoints());
   // Lines of the same second add up: their sum must still fit the point's 32-bit counts.
   for (const point of points.values()) {
@@ -169,6 +202,7 @@ export function parseK6Output(
   }
   return {
     start,
+    testStartMs: runStartMs ?? start.t,
     aggregator,
     points: [...points.values()].sort((a, b) => a.t - b.t),
     lines,
@@ -281,7 +315,7 @@ export async function createUpload({
   // The lines' count covers the measured window only; the query's (k6's whole-test summary count) is
   // for outputs of an older perflab k6 whose lines have none.
   const droppedCalls = meta.rate === undefined ? null : (summary.droppedCalls ?? meta.droppedCalls ?? null);
-  const measureStart = start.t + meta.warmupSec * 1000;
+  const measureStart = output.testStartMs + meta.warmupSec * 1000;
   const startedAt = new Date(start.t);
   const finishedAt = new Date(Math.max(start.t, (output.lastT + 1) * 1000));
   const loadStartT = Math.floor(start.t / 1000);

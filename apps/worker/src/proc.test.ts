@@ -36,6 +36,11 @@ describe("cpuTimesOf", () => {
     });
   });
 
+  it("does not count guest time twice: the kernel already counts it in user and nice", () => {
+    // A host running a VM: 30 of user's 60 jiffies and 5 of nice's 10 were the guest's.
+    expect(cpuTimesOf("cpu  60 10 10 100 20 0 0 0 30 5", null)).toEqual({ busy: 80, total: 200 });
+  });
+
   it("falls back to the whole machine without a list, or when a CPU has no line", () => {
     expect(cpuTimesOf(STAT, null)).toEqual({ busy: 500, total: 2000 });
     expect(cpuTimesOf(STAT, new Set([1, 9]))).toEqual({ busy: 500, total: 2000 });

@@ -77,11 +77,14 @@ export function parseCpuList(list: string): Set<number> | null {
 
 /**
  * Busy and total jiffies from /proc/stat: summed over the `cpuN` lines of `cpus` when given and all
- * found, else the whole machine's `cpu` line. Idle is idle plus iowait.
+ * found, else the whole machine's `cpu` line. Idle is idle plus iowait; guest time is not added
+ * twice.
  */
 export function cpuTimesOf(stat: string, cpus: Set<number> | null): { busy: number; total: number } {
   const times = (line: string) => {
-    const values = line.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal guest guest_nice: guest time is already
+    // inside user (and guest_nice inside nice), so the first eight columns are the whole.
+    const values = line.trim().split(/\s+/).slice(1, 9).map(Number);
     const idle = (values[3] ?? 0) + (values[4] ?? 0);
     const total = values.reduce((a, b) => a + b, 0);
     return { busy: total - idle, total };

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import type { Driver, ExitInfo, RunningServer, ServerObserver } from "../../apps/worker/src/drivers/types.ts";
 import type { WorkerEnv } from "../../apps/worker/src/env.ts";
 import { logger } from "../../apps/worker/src/logger.ts";
+import { announceWorker, findCellOwner } from "../../apps/worker/src/presence.ts";
 import { CellCancelled, type CellDeps, finishCell, runCell } from "../../apps/worker/src/run-cell.ts";
 import type { K6Result, K6Run, K6Runner } from "../../apps/worker/src/stages/k6.ts";
 import { createLatencyHistogram, encodeHistogram } from "../../packages/metrics/src/histogram.ts";
@@ -343,6 +344,43 @@ describe("a cell ended elsewhere while it ran", () => {
     expect(after.summary).toBeNull();
     const run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
     expect([run.status, run.cellsDone, run.cellsFailed]).toEqual(["failed", 1, 1]);
+  });
+});
+
+describe("a cell's job that comes back while its worker still runs it", () => {
+  it("is left to the worker that announces it, and failed once no live worker does", async () => {
+    const { runId, cellId } = await cell();
+    await testDb().cell.update({ where: { id: cellId }, data: { status: "running", startedAt: new Date() } });
+    // The cell's owner: a live worker on another host, announcing the cell as its own.
+    const owner = await announceWorker({
+      redis: publisher,
+      hostId: `run-cell-owner-${process.pid}`,
+      k6: { version: "fake", runner: "local" },
+      engine: "local",
+      dockerVersion: async () => ({ Version: "fake" }),
+    });
+    const h = harness({});
+    const deps: CellDeps = {
+      ...h.deps,
+      cellOwner: (id) => findCellOwner({ redis: publisher, cellId: id, selfId: "this-worker", waitMs: 0 }),
+    };
+    try {
+      owner.setCell({ id: cellId, runId });
+      // The job came back to this worker (Redis was away longer than the job's lock): not its cell.
+      await until(async () => (await deps.cellOwner!(cellId)) === owner.id, 5_000, "the owner's presence");
+      await runCell(deps, { cellId });
+      expect(h.k6Runs()).toBe(0);
+      const kept = await testDb().cell.findUniqueOrThrow({ where: { id: cellId } });
+      expect([kept.status, kept.error]).toEqual(["running", null]);
+    } finally {
+      await owner.stop();
+    }
+    // The owner is gone (a killed worker's key lapses the same way): the cell failed, with why.
+    await runCell(deps, { cellId });
+    const failed = await testDb().cell.findUniqueOrThrow({ where: { id: cellId } });
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/worker running this cell stopped/);
+    expect(h.k6Runs()).toBe(0);
   });
 });
 

@@ -114,3 +114,36 @@ export async function announceWorker(input: {
     },
   };
 }
+
+/**
+ * The id of another live worker that announces `cellId` as its cell, looking again every second
+ * for up to `waitMs`: a worker whose key lapsed while Redis was away writes it again within its
+ * rewrite interval once Redis answers. A killed worker's key lapses by its TTL, long before BullMQ
+ * hands its job to someone else.
+ */
+export async function findCellOwner(input: {
+  redis: Redis;
+  cellId: string;
+  /** This worker's own presence id, which also names the cell while it waits to run it. */
+  selfId: string;
+  waitMs: number;
+}): Promise<string | null> {
+  const deadline = Date.now() + input.waitMs;
+  for (;;) {
+    const ids = (await input.redis.smembers(WORKER_PRESENCE_INDEX)).filter((id) => id !== input.selfId);
+    const values =
+      ids.length > 0 ? await input.redis.mget(ids.map((id) => `${WORKER_PRESENCE_PREFIX}${id}`)) : [];
+    for (const value of values) {
+      if (value === null) continue;
+      let parsed: ReturnType<typeof ZWorkerPresence.safeParse>;
+      try {
+        parsed = ZWorkerPresence.safeParse(JSON.parse(value));
+      } catch {
+        continue;
+      }
+      if (parsed.success && parsed.data.cell?.id === input.cellId) return parsed.data.id;
+    }
+    if (Date.now() >= deadline) return null;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}

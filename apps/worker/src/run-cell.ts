@@ -55,6 +55,11 @@ export type CellDeps = {
     fixtures: FixtureBackends;
   } | null;
   log: Logger;
+  /**
+   * Another live worker running this cell, if any: a job comes back while its worker still runs it
+   * when Redis was away longer than the job's lock, and must not fail a measurement under way.
+   */
+  cellOwner?: (cellId: string) => Promise<string | null>;
 };
 
 /** A failure with a reason a user can act on; it ends the cell `failed`, and the run goes on. */
@@ -91,6 +96,14 @@ export async function runCell(
   }
   if (cell.status === "succeeded" || cell.status === "failed" || cell.status === "cancelled") return;
   if (cell.status === "running") {
+    const owner = await deps.cellOwner?.(cell.id).catch(() => null);
+    if (owner) {
+      log.warn(
+        { cellId: cell.id, owner },
+        "the cell's job came back while another worker still runs the cell (Redis was away longer than the job's lock); leaving the cell to it",
+      );
+      return;
+    }
     // The job came back after its worker stopped mid-cell: its measurements are incomplete.
     await finishCell(deps, cell.id, cell.runId, {
       status: "failed",

@@ -26,7 +26,7 @@ import { engineIsLocal } from "./host.ts";
 import { claimHostId } from "./host-claim.ts";
 import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
-import { announceWorker } from "./presence.ts";
+import { announceWorker, findCellOwner } from "./presence.ts";
 import { reconcileCells } from "./reconcile.ts";
 import { CellCancelled, type CellDeps, finishCell, publish, runCell } from "./run-cell.ts";
 import { EngineFixtures } from "./stages/engine-fixtures.ts";
@@ -268,7 +268,20 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         if (shutdown.signal.aborted) return await requeue();
         await sweepBeforeCell();
         await runCell(
-          { db, publisher, env, drivers, fixtures, k6, k6Version: version, engine, log },
+          {
+            db,
+            publisher,
+            env,
+            drivers,
+            fixtures,
+            k6,
+            k6Version: version,
+            engine,
+            log,
+            // A live owner rewrites its presence every 5 s: one that lapsed while Redis was away is back by then.
+            cellOwner: (id) =>
+              findCellOwner({ redis: publisher, cellId: id, selfId: presence.id, waitMs: 7_000 }),
+          },
           { cellId, signal: AbortSignal.any([shutdown.signal, lock.lost, cancel.signal]) },
         );
       } catch (error) {

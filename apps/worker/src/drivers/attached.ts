@@ -11,7 +11,11 @@ export type AttachedContainer = {
   tail: LogTail;
   /** Resolves at the exit (or at once if it already exited when asked). */
   waited: Promise<{ StatusCode: number }>;
-  /** Ends the readers a little later: a stream that outlives its container must not hold them. */
+  /**
+   * Ends the readers a little later (at once for 0): a stream that outlives its container, or an
+   * engine that stopped answering, must not hold them. The engine's stream is closed first, so
+   * nothing it still delivers is written to an ended reader.
+   */
   endStreamsAfter: (ms: number) => void;
   remove: () => Promise<void>;
 };
@@ -37,7 +41,11 @@ export async function startAttached(
   const stderr = new PassThrough();
   const tail = new LogTail();
   stderr.setEncoding("utf8").on("data", (d: string) => tail.push(d));
+  let source: Readable | null = null;
+  let ending = false;
   const end = () => {
+    ending = true;
+    source?.destroy();
     stdout.end();
     stderr.end();
   };
@@ -48,10 +56,11 @@ export async function startAttached(
       stdout: true,
       stderr: true,
     })) as unknown as Readable;
+    source = stream;
     docker.modem.demuxStream(stream, stdout, stderr);
     // However the stream ends (end, close, a reset connection), the readers end with it.
     finished(stream, (error) => {
-      if (error) tail.push(`\n[perflab] ${what}'s output stream broke: ${error.message}\n`);
+      if (error && !ending) tail.push(`\n[perflab] ${what}'s output stream broke: ${error.message}\n`);
       end();
     });
     await container.start();
@@ -62,7 +71,10 @@ export async function startAttached(
       stdout,
       tail,
       waited,
-      endStreamsAfter: (ms) => void setTimeout(end, ms).unref(),
+      endStreamsAfter: (ms) => {
+        if (ms <= 0) end();
+        else setTimeout(end, ms).unref();
+      },
       remove,
     };
   } catch (error) {

@@ -15,6 +15,7 @@ import {
   resolveLimits,
   resourcesFromStats,
   sourceHash,
+  watchStats,
 } from "./docker.ts";
 import type { Driver } from "./types.ts";
 
@@ -335,6 +336,18 @@ describe("the docker driver when the engine fails it", () => {
       "the engine did not report the exit of container c0ffee within 100 ms",
     );
   }, 5_000);
+});
+
+describe("watchStats", () => {
+  it("gives no reading, rather than waiting for ever, when the engine does not answer a stats request", async () => {
+    // Neither the stream nor the one-shot request is ever answered.
+    const container = { stats: () => new Promise(() => undefined) };
+    const stats = watchStats(container as never, { requestTimeoutMs: 100 });
+    const began = Date.now();
+    expect(await stats.latest()).toBeNull();
+    expect(Date.now() - began).toBeLessThan(1_000);
+    stats.close();
+  });
 });
 
 it("registers as the worker's docker driver without contacting the engine", () => {

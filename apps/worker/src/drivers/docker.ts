@@ -115,6 +115,9 @@ export function resourcesFromStats(sample: StatsSample): ServerResources | null 
   };
 }
 
+/** How long a one-shot stats request may take: the engine holds it up to a second by design. */
+const STATS_REQUEST_MS = 5_000;
+
 /**
  * A container's resources from the engine's stats stream: one subscription per container, the
  * latest sample kept. A stats *request* is held by the engine until its collector's next sample (up
@@ -123,10 +126,17 @@ export function resourcesFromStats(sample: StatsSample): ServerResources | null 
  * second old, and carries the time the engine read it (`at`), over which the sampler takes rates.
  * Until the first sample arrives, a one-shot request answers. The stream ends with the container.
  */
-export function watchStats(container: Docker.Container): {
+export function watchStats(
+  container: Docker.Container,
+  options: {
+    /** How long a one-shot request may take before the reading is given up (default 5 s). */
+    requestTimeoutMs?: number;
+  } = {},
+): {
   latest: (options?: { notBefore?: number }) => Promise<ServerResources | null>;
   close: () => void;
 } {
+  const requestTimeoutMs = options.requestTimeoutMs ?? STATS_REQUEST_MS;
   let latest: ServerResources | null = null;
   let closed = false;
   let stream: NodeJS.ReadableStream | null = null;
@@ -160,11 +170,13 @@ export function watchStats(container: Docker.Container): {
       await Promise.race([opened, new Promise((r) => setTimeout(r, 200))]);
       if (current()) return latest;
       // A request: the engine answers with its collector's next sample, read after it was asked for.
+      // Bounded: an engine that stops answering must not hold the sampler's tick, and with it the
+      // sampler's stop at the end of the load.
       try {
-        const sample = (await container.stats({
-          stream: false,
-          "one-shot": true,
-        } as never)) as unknown as StatsSample;
+        const sample = (await within(
+          container.stats({ stream: false, "one-shot": true } as never) as unknown as Promise<StatsSample>,
+          requestTimeoutMs,
+        )) as StatsSample;
         return resourcesFromStats(sample);
       } catch {
         return null;
@@ -339,13 +351,13 @@ const isStatus = (error: unknown, ...codes: number[]) =>
   codes.includes((error as { statusCode?: number }).statusCode ?? -1);
 
 /** How long an engine call that should answer at once may take before the driver stops waiting on it. */
-const ENGINE_CALL_MS = 10_000;
+export const ENGINE_CALL_MS = 10_000;
 
 /**
  * The promise, or an error once `ms` passed: a connection to a remote engine that was dropped
  * without a reset never answers, and a cell must not wait on it forever.
  */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer from the engine within ${ms} ms`)), ms);

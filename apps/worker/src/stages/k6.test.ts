@@ -1,9 +1,10 @@
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { TK6OutputLine } from "@perflab/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLocalK6Runner } from "./k6.ts";
+import { createDockerK6Runner, createLocalK6Runner } from "./k6.ts";
 
 describe("the local k6 runner's output", () => {
   let dir = "";
@@ -62,5 +63,119 @@ describe("the local k6 runner's output", () => {
   it("still fails the read on a JSON line that is not perflab's output", async () => {
     const bin = await fakeK6("wrong-shape", '{"type":"start"}\n', "exit 0");
     await expect(runToEnd(bin)).rejects.toThrow('unexpected k6 output line: {"type":"start"}');
+  });
+});
+
+describe("the docker k6 runner when the engine stops answering", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "perflab-k6-engine-test-"));
+    await writeFile(path.join(dir, "script.js"), "export default function () {}\n");
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const never = () => new Promise<never>(() => undefined);
+
+  /**
+   * An engine that creates and starts k6's container, then never answers again: its wait, kill,
+   * stats, archive and remove calls stay pending, and the attached output never ends.
+   */
+  function wedgedEngine() {
+    const calls: string[] = [];
+    const output = new PassThrough();
+    const container = {
+      id: "k6c0ffee",
+      putArchive: async () => undefined,
+      attach: async () => output,
+      start: async () => undefined,
+      wait: never,
+      stats: never,
+      getArchive: never,
+      kill: (options: { signal: string }) => {
+        calls.push(`kill ${options.signal}`);
+        return never();
+      },
+      remove: () => {
+        calls.push("remove");
+        return never();
+      },
+    };
+    const docker = {
+      modem: {
+        // No multiplexing headers in this stand-in: everything is stdout.
+        demuxStream: (stream: Readable, stdout: Writable) => stream.on("data", (d) => stdout.write(d)),
+      },
+      getImage: () => ({ inspect: async () => ({ Id: "sha256:k6" }) }),
+      createContainer: async () => container,
+    };
+    const runner = createDockerK6Runner({
+      docker: docker as never,
+      image: "perflab/k6:test",
+      instance: "i",
+      exitTimeoutMs: 150,
+      stopGraceMs: 150,
+    });
+    return { calls, output, runner };
+  }
+
+  async function start(engine: ReturnType<typeof wedgedEngine>, timeoutMs: number) {
+    const run = await engine.runner.run({
+      script: path.join(dir, "script.js"),
+      workDir: dir,
+      env: {},
+      timeoutMs,
+      cell: { id: "c", runId: "r", owner: "o" },
+    });
+    engine.output.write('{"type":"start","t":1700000000000,"k6":"v1"}\n');
+    const lines: TK6OutputLine[] = [];
+    const read = (async () => {
+      for await (const line of run.lines) lines.push(line);
+    })();
+    return { run, lines, read };
+  }
+
+  /** Resolves with the time taken, or rejects when `work` takes longer than `ms`. */
+  async function within(work: Promise<unknown>, ms: number): Promise<number> {
+    const began = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      work,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    return Date.now() - began;
+  }
+
+  it("settles k6's result and ends its lines after the timeout's kill goes unanswered", async () => {
+    const engine = wedgedEngine();
+    const { run, lines, read } = await start(engine, 100);
+    await within(Promise.all([run.done, read]), 2_000);
+    const result = await run.done;
+    expect(lines).toEqual([{ type: "start", t: 1_700_000_000_000, k6: "v1" }]);
+    expect([result.exitCode, result.signal, result.summary]).toEqual([null, null, null]);
+    expect(result.logTail).toContain("k6 exceeded 100 ms and was killed");
+    expect(result.logTail).toContain("the engine did not report k6's exit within 150 ms of its kill");
+    expect(engine.calls).toEqual(["kill SIGKILL", "remove"]);
+  });
+
+  it("settles after a forced kill within the bound, whatever the engine does", async () => {
+    const engine = wedgedEngine();
+    const { run, read } = await start(engine, 60_000);
+    run.kill(true);
+    const took = await within(Promise.all([run.done, read]), 2_000);
+    expect(took).toBeGreaterThanOrEqual(140);
+    expect(engine.calls).toEqual(["kill SIGKILL", "remove"]);
+  });
+
+  it("forces a graceful stop (an abort) that the engine does not carry out, then settles", async () => {
+    const engine = wedgedEngine();
+    const { run, read } = await start(engine, 60_000);
+    run.kill();
+    await within(Promise.all([run.done, read]), 2_000);
+    expect(engine.calls).toEqual(["kill SIGTERM", "kill SIGKILL", "remove"]);
+    expect((await run.done).logTail).toContain("the container was given up");
   });
 });

@@ -10,12 +10,14 @@ import type Docker from "dockerode";
 import { extract, pack } from "tar-stream";
 import { requireImage, startAttached } from "../drivers/attached.ts";
 import {
+  ENGINE_CALL_MS,
   LABEL_CELL,
   LABEL_INSTANCE,
   LABEL_OWNER,
   LABEL_ROLE,
   LABEL_RUN,
   watchStats,
+  within,
 } from "../drivers/docker.ts";
 import { LogTail } from "../drivers/local.ts";
 import type { ServerResources } from "../drivers/types.ts";
@@ -139,8 +141,21 @@ export function createLocalK6Runner(bin: string): K6Runner {
  * memory come from the engine's stats. The container carries the cell's labels, so a restarted
  * worker removes it with the server's container.
  */
-export function createDockerK6Runner(options: { docker: Docker; image: string; instance: string }): K6Runner {
+export function createDockerK6Runner(options: {
+  docker: Docker;
+  image: string;
+  instance: string;
+  /**
+   * How long, once k6 was killed (forced, or for exceeding its time), the runner waits for the
+   * engine to report its exit before it gives up on the container (default 10 s).
+   */
+  exitTimeoutMs?: number;
+  /** How long a graceful stop may take before k6 is killed (default 10 s). */
+  stopGraceMs?: number;
+}): K6Runner {
   const { docker, image, instance } = options;
+  const exitTimeoutMs = options.exitTimeoutMs ?? ENGINE_CALL_MS;
+  const stopGraceMs = options.stopGraceMs ?? 10_000;
   const ensureImage = () => requireImage(docker, image, "k6");
   return {
     kind: "docker",
@@ -209,36 +224,77 @@ export function createDockerK6Runner(options: { docker: Docker; image: string; i
       );
       const stats = watchStats(container);
       const skipped = skippedLineLog();
-      const timer = setTimeout(() => {
-        tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
-        void container.kill({ signal: "SIGKILL" }).catch(() => undefined);
-      }, input.timeoutMs);
-      const done = waited
+      // Settled by the engine's report of k6's exit or, once k6 was killed, by the runner itself when
+      // that report does not come (a wedged engine, a remote connection dropped without a reset):
+      // whatever the engine does, the cell gets its k6 result and the end of its lines.
+      type Exit = { exitCode: number | null; signal: string | null; abandoned?: boolean };
+      let settleExit!: (exit: Exit) => void;
+      const exited = new Promise<Exit>((resolve) => {
+        settleExit = resolve;
+      });
+      let settled = false;
+      void exited.then(() => {
+        settled = true;
+      });
+      waited
         .then(
-          (r) => ({ exitCode: r.StatusCode as number | null, signal: null as string | null }),
-          (error: Error) => {
+          (r): Exit => ({ exitCode: r.StatusCode, signal: null }),
+          (error: Error): Exit => {
             tail.push(`\n[perflab] lost track of the k6 container: ${error.message}\n`);
             return { exitCode: null, signal: null };
           },
         )
-        .then(async (exit) => {
-          clearTimeout(timer);
-          stats.close();
-          endStreamsAfter(5_000);
-          const summary = await readArchiveFile(container, "/work/k6-summary.json")
-            .then((text) => (text === null ? null : (JSON.parse(text) as unknown)))
-            .catch(() => null);
-          await remove();
-          return { ...exit, logTail: tail.toString(), summary };
+        .then(settleExit);
+      let giveUp: NodeJS.Timeout | undefined;
+      let escalate: NodeJS.Timeout | undefined;
+      const forceKill = () => {
+        if (settled || giveUp) return;
+        void container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+        giveUp = setTimeout(() => {
+          tail.push(
+            `\n[perflab] the engine did not report k6's exit within ${exitTimeoutMs} ms of its kill: the container was given up\n`,
+          );
+          settleExit({ exitCode: null, signal: null, abandoned: true });
+        }, exitTimeoutMs);
+      };
+      const timer = setTimeout(() => {
+        tail.push(`\n[perflab] k6 exceeded ${input.timeoutMs} ms and was killed\n`);
+        forceKill();
+      }, input.timeoutMs);
+      const done = exited.then(async ({ abandoned, ...exit }) => {
+        clearTimeout(timer);
+        clearTimeout(giveUp);
+        clearTimeout(escalate);
+        stats.close();
+        if (abandoned) {
+          // Nothing more comes from an engine that does not answer: the lines end now, no summary is
+          // asked for, and the container's removal is sent without waiting on it.
+          endStreamsAfter(0);
+          void remove();
+          return { ...exit, logTail: tail.toString(), summary: null };
+        }
+        endStreamsAfter(5_000);
+        const summary = await within(readArchiveFile(container, "/work/k6-summary.json"), ENGINE_CALL_MS)
+          .then((text) => (text === null ? null : (JSON.parse(text) as unknown)))
+          .catch(() => null);
+        await within(remove(), ENGINE_CALL_MS).catch(() => {
+          tail.push(`\n[perflab] the engine did not remove the k6 container within ${ENGINE_CALL_MS} ms\n`);
         });
+        return { ...exit, logTail: tail.toString(), summary };
+      });
       return {
         lines: parseLines(stdout, {
           other: (line) => tail.push(`${line}\n`),
           onUnparsable: skipped.add,
         }),
         done,
-        kill: (force) =>
-          void container.kill({ signal: force ? "SIGKILL" : "SIGTERM" }).catch(() => undefined),
+        kill: (force) => {
+          if (settled) return;
+          if (force) return forceKill();
+          void container.kill({ signal: "SIGTERM" }).catch(() => undefined);
+          // A k6 (or an engine) that does not end within the grace is killed, then given up.
+          escalate ??= setTimeout(forceKill, stopGraceMs);
+        },
         resources: () => stats.latest(),
         skippedLines: () => ({ count: skipped.count, samples: skipped.samples }),
       };

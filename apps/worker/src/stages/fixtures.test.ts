@@ -119,6 +119,132 @@ describe("fixture processes the worker starts itself", () => {
   });
 });
 
+describe("fixture processes that die or hang between cells", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), "perflab-fixtures-restart-test-"));
+    await mkdir(path.join(dir, "bin"));
+    // Stand-ins that answer as the real ones do: GET /health, and PING on the port after --port.
+    await writeFile(
+      path.join(dir, "bin/fixture-api"),
+      `#!${process.execPath}
+require("node:fs").writeFileSync(${JSON.stringify(path.join(dir, "api.pid"))}, String(process.pid));
+require("node:http").createServer((q, s) => s.end("ok")).listen(Number(process.env.PORT), "127.0.0.1");
+`,
+    );
+    await writeFile(
+      path.join(dir, "redis-server"),
+      `#!${process.execPath}
+require("node:fs").writeFileSync(${JSON.stringify(path.join(dir, "redis.pid"))}, String(process.pid));
+const port = Number(process.argv[process.argv.indexOf("--port") + 1]);
+require("node:net").createServer((c) => c.on("data", () => c.write("+PONG\\r\\n"))).listen(port, "127.0.0.1");
+`,
+    );
+    await chmod(path.join(dir, "bin/fixture-api"), 0o755);
+    await chmod(path.join(dir, "redis-server"), 0o755);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  // Closed after each test, passed or not, so no stand-in outlives it.
+  const opened: Fixtures[] = [];
+  afterEach(async () => {
+    for (const f of opened.splice(0)) await f.close();
+  });
+  const fixtures = () => {
+    const f = new Fixtures({
+      fixturesDir: dir,
+      redisBin: path.join(dir, "redis-server"),
+      labDatabaseUrl: "postgres://x:y@127.0.0.1:1/perflab",
+      log: pino({ level: "silent" }),
+      hostId: `fixtures-restart-test-${process.pid}`,
+      startTimeoutMs: 5_000,
+      checkTimeoutMs: 500,
+    });
+    opened.push(f);
+    return f;
+  };
+  const pidOf = async (name: string) => Number(await readFile(path.join(dir, name), "utf8"));
+  async function killAndWait(pid: number) {
+    process.kill(pid, "SIGKILL");
+    for (let i = 0; i < 100 && ownerAlive(pid, null); i++) await new Promise((r) => setTimeout(r, 20));
+    // The worker notices the exit through the child's own events: give them a turn.
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const health = (url: string) =>
+    fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status);
+
+  it("keeps children that are alive and answer", async () => {
+    const f = fixtures();
+    const first = await f.ensure();
+    const api = await pidOf("api.pid");
+    expect(await f.ensure()).toEqual(first);
+    expect(await pidOf("api.pid")).toBe(api);
+    await f.close();
+  });
+
+  it("starts the fixture API again when it died after the last cell", async () => {
+    const f = fixtures();
+    const first = await f.ensure();
+    const api = await pidOf("api.pid");
+    await killAndWait(api);
+    const second = await f.ensure();
+    const restarted = await pidOf("api.pid");
+    expect(restarted).not.toBe(api);
+    expect(ownerAlive(restarted, null)).toBe(true);
+    expect(await health(second.FIXTURE_API_URL!)).toBe(200);
+    // The pair is started afresh: the old Redis is not left beside the new one.
+    expect(second.REDIS_URL).not.toBe(first.REDIS_URL);
+    await f.close();
+  });
+
+  it("starts them again when the fixture Redis died", async () => {
+    const f = fixtures();
+    const first = await f.ensure();
+    await killAndWait(await pidOf("redis.pid"));
+    const second = await f.ensure();
+    expect(second.REDIS_URL).not.toBe(first.REDIS_URL);
+    expect(await health(second.FIXTURE_API_URL!)).toBe(200);
+    await f.close();
+  });
+
+  it("starts them again when the fixture API is alive but no longer answers", async () => {
+    const f = fixtures();
+    await f.ensure();
+    const api = await pidOf("api.pid");
+    process.kill(api, "SIGSTOP");
+    try {
+      const second = await f.ensure();
+      expect(await pidOf("api.pid")).not.toBe(api);
+      expect(await health(second.FIXTURE_API_URL!)).toBe(200);
+      // The hung one was killed, not left to wake up beside its replacement.
+      for (let i = 0; i < 100 && ownerAlive(api, null); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(ownerAlive(api, null)).toBe(false);
+    } finally {
+      if (ownerAlive(api, null)) process.kill(api, "SIGKILL");
+      await f.close();
+    }
+  });
+
+  it("fails naming the dead child and why it could not come back", async () => {
+    const f = fixtures();
+    await f.ensure();
+    const api = path.join(dir, "bin/fixture-api");
+    const working = await readFile(api, "utf8");
+    try {
+      await writeFile(api, "#!/bin/sh\nexit 3\n");
+      await killAndWait(await pidOf("api.pid"));
+      await expect(f.ensure()).rejects.toThrow(
+        `${api} exited with SIGKILL, and starting the fixtures again failed: ${api} exited with 3`,
+      );
+    } finally {
+      await writeFile(api, working);
+      await f.close();
+    }
+  });
+});
+
 describe("the fixtures database of a host (fixturesDatabaseNames)", () => {
   it("is perflab_fixtures_<host id> when the id is already a lowercase name, its reader <database>_reader", () => {
     expect(fixturesDatabaseNames("worker1")).toEqual({

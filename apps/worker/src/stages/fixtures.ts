@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
+import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -22,6 +23,27 @@ async function waitForHealth(url: string, dead: () => string | null, timeoutMs: 
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
+}
+
+/** Whether a Redis on 127.0.0.1:port answers PING within `timeoutMs`. */
+function redisAnswers(port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    let reply = "";
+    const socket = connect(port, "127.0.0.1");
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once("connect", () => socket.write("PING\r\n"));
+    socket.setEncoding("utf8").on("data", (chunk: string) => {
+      reply += chunk;
+      if (reply.includes("\r\n")) done(reply.startsWith("+PONG"));
+    });
+    socket.once("error", () => done(false));
+    socket.once("close", () => done(false));
+  });
 }
 
 /** The variable that points the worker at a fixture API it does not start (compose's `fixtures`). */
@@ -101,6 +123,8 @@ export interface FixtureBackends {
 export class Fixtures implements FixtureBackends {
   private started: Promise<Record<string, string>> | null = null;
   private readonly children: ChildProcess[] = [];
+  /** What the started children are checked by before every use: alive, and answering. */
+  private watched: { dead: () => string | null; answers: () => Promise<string | null> }[] = [];
 
   private readonly apiUrl: string | null;
   /**
@@ -124,6 +148,8 @@ export class Fixtures implements FixtureBackends {
       startTimeoutMs?: number;
       /** The fixture Redis's binary, found on PATH by default. */
       redisBin?: string;
+      /** How long a started child may take to answer the check before every use (default 3 s). */
+      checkTimeoutMs?: number;
     },
   ) {
     this.apiUrl = options.apiUrl ? options.apiUrl.replace(/\/+$/, "") : null;
@@ -136,11 +162,45 @@ export class Fixtures implements FixtureBackends {
     this.database = { owner: owner.toString(), reader: reader.toString() };
   }
 
-  /** The backend variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. */
+  /**
+   * The backend variables a server gets: REDIS_URL, FIXTURE_API_URL, DATABASE_URL. The children
+   * started for an earlier cell are checked first: one that exited or does not answer any more (a
+   * crashed fixture API would turn every later call into an error) has them all started again,
+   * and when that fails too, the error says what was wrong and why they could not come back.
+   */
   async ensure(): Promise<Record<string, string>> {
     // An external API can go away after it was first seen: check it before every use.
     if (this.apiUrl) await checkExternalFixtureApi(this.apiUrl, this.options.apiTimeoutMs ?? 10_000);
-    return this.backends();
+    const env = await this.backends();
+    const problem = await this.problem();
+    if (!problem) return env;
+    this.options.log.warn(
+      { problem },
+      "a fixture process is gone or does not answer; starting the fixtures again",
+    );
+    this.stopChildren();
+    try {
+      return await this.backends();
+    } catch (error) {
+      throw new Error(`${problem}, and starting the fixtures again failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Why the started children cannot serve a cell (the first that exited or does not answer), or null. */
+  private async problem(): Promise<string | null> {
+    for (const { dead } of this.watched) {
+      const reason = dead();
+      if (reason) return reason;
+    }
+    const answers = await Promise.all(this.watched.map((w) => w.answers()));
+    return answers.find((reason) => reason !== null) ?? null;
+  }
+
+  /** Kills every child (one that hangs must go too), so the next use starts a fresh set. */
+  private stopChildren(): void {
+    for (const child of this.children.splice(0)) child.kill("SIGKILL");
+    this.watched = [];
+    this.started = null;
   }
 
   private backends(): Promise<Record<string, string>> {
@@ -180,6 +240,7 @@ export class Fixtures implements FixtureBackends {
     // A start under way finishes first, so none of its children is left behind.
     await this.started?.catch(() => undefined);
     for (const child of this.children.splice(0)) child.kill("SIGTERM");
+    this.watched = [];
     this.started = null;
   }
 
@@ -215,22 +276,33 @@ export class Fixtures implements FixtureBackends {
       return await this.startChildren();
     } catch (error) {
       // A failed start leaves nothing running: the next cell starts a fresh pair.
-      for (const child of this.children.splice(0)) child.kill("SIGKILL");
+      this.stopChildren();
       throw error;
     }
   }
 
   private async startChildren(): Promise<Record<string, string>> {
     const timeoutMs = this.options.startTimeoutMs ?? 15_000;
+    const checkMs = this.options.checkTimeoutMs ?? 3_000;
     let apiUrl = this.apiUrl;
     const waits: Promise<void>[] = [];
+    const watched: typeof this.watched = [];
     if (!apiUrl) {
       const apiPort = await freePort();
       const api = this.spawnChild(path.join(this.options.fixturesDir, "bin/fixture-api"), [], {
         PORT: String(apiPort),
       });
-      apiUrl = `http://127.0.0.1:${apiPort}`;
-      waits.push(waitForHealth(`${apiUrl}/health`, api.dead, timeoutMs));
+      const url = `http://127.0.0.1:${apiPort}`;
+      apiUrl = url;
+      waits.push(waitForHealth(`${url}/health`, api.dead, timeoutMs));
+      watched.push({
+        dead: api.dead,
+        answers: () =>
+          waitForHealth(`${url}/health`, api.dead, checkMs).then(
+            () => null,
+            (error: Error) => `the fixture API does not answer (${error.message})`,
+          ),
+      });
     }
     const redisPort = await freePort();
     const redisBin = this.options.redisBin ?? "redis-server";
@@ -250,7 +322,15 @@ export class Fixtures implements FixtureBackends {
       ],
       { PATH: process.env.PATH ?? "" },
     );
+    watched.push({
+      dead: redis.dead,
+      answers: () =>
+        redisAnswers(redisPort, checkMs).then((ok) =>
+          ok ? null : `the fixture Redis on port ${redisPort} does not answer PING within ${checkMs} ms`,
+        ),
+    });
     await Promise.all([...waits, waitForPort(redisPort, timeoutMs, redis.dead)]);
+    this.watched = watched;
     this.options.log.info(
       {
         apiUrl,

@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { cpuTimesOf, hostCpuTimes, parseCpuList } from "./proc.ts";
+import { cpuTimesOf, hostCpuTimes, type ProcSource, parseCpuList, processGroupReader } from "./proc.ts";
 
 const STAT = [
   "cpu  400 0 100 1500 0 0 0 0 0 0",
@@ -53,5 +54,119 @@ describe("hostCpuTimes", () => {
     expect(first.total).toBeGreaterThan(0);
     expect(first.busy).toBeGreaterThanOrEqual(0);
     expect(first.busy).toBeLessThanOrEqual(first.total);
+  });
+});
+
+/** One /proc as a reading sees it: the uptime, and each process's group, start time and CPU. */
+type Moment = {
+  uptime: number;
+  procs: { pid: number; pgrp?: number; start: number; cpu: number; parent?: number }[];
+};
+
+/** A /proc that moves to the next moment at each reading's first call (uptime). */
+function fakeProc(moments: Moment[]): ProcSource {
+  let i = -1;
+  const now = () => moments[Math.min(i, moments.length - 1)]!;
+  return {
+    uptime: async () => moments[++i]?.uptime ?? now().uptime,
+    pids: async () => now().procs.map((p) => p.pid),
+    children: async (pid) =>
+      now()
+        .procs.filter((p) => p.parent === pid)
+        .map((p) => p.pid),
+    stat: async (pid) => {
+      const p = now().procs.find((q) => q.pid === pid);
+      return p
+        ? { pid, pgrp: p.pgrp ?? 100, cpuSeconds: p.cpu, rssBytes: 1_000, startSeconds: p.start }
+        : null;
+    },
+  };
+}
+
+describe("processGroupReader", () => {
+  it("adds each member's own CPU since the last reading, however members join and leave", async () => {
+    const group = processGroupReader(
+      100,
+      fakeProc([
+        // The leader and a worker; a process of another group is not counted.
+        {
+          uptime: 1000,
+          procs: [
+            { pid: 100, start: 900, cpu: 50 },
+            { pid: 101, start: 950, cpu: 20, parent: 100 },
+            { pid: 7, pgrp: 7, start: 10, cpu: 999 },
+          ],
+        },
+        // A worker forked since the last reading: all of its CPU is this second's.
+        {
+          uptime: 1001,
+          procs: [
+            { pid: 100, start: 900, cpu: 50.5 },
+            { pid: 101, start: 950, cpu: 20.3, parent: 100 },
+            { pid: 102, start: 1000.5, cpu: 0.1, parent: 100 },
+          ],
+        },
+        // 101 exited with 20.3 s of CPU: the others' second is still counted, nothing is taken off.
+        {
+          uptime: 1002,
+          procs: [
+            { pid: 100, start: 900, cpu: 51 },
+            { pid: 102, start: 1000.5, cpu: 0.6, parent: 100 },
+          ],
+        },
+        // 103 joined, started long before the last reading with 30 s of CPU: it counts from now on,
+        // not as 30 s in one second.
+        {
+          uptime: 1003,
+          procs: [
+            { pid: 100, start: 900, cpu: 51.5 },
+            { pid: 102, start: 1000.5, cpu: 1.1, parent: 100 },
+            { pid: 103, start: 500, cpu: 30, parent: 100 },
+          ],
+        },
+        // 102 exited and its pid went to a new process (another start time): a new member.
+        {
+          uptime: 1004,
+          procs: [
+            { pid: 100, start: 900, cpu: 52 },
+            { pid: 102, start: 1003.5, cpu: 0.2, parent: 100 },
+            { pid: 103, start: 500, cpu: 30.4, parent: 100 },
+          ],
+        },
+        // Nobody is left.
+        { uptime: 1005, procs: [] },
+      ]),
+    );
+    const cpu: number[] = [];
+    for (let i = 0; i < 5; i++) cpu.push((await group.read())!.cpuSeconds);
+    const seconds = cpu.slice(1).map((c, i) => Number((c - cpu[i]!).toFixed(6)));
+    expect(cpu[0]).toBeCloseTo(70, 6);
+    expect(seconds).toEqual([0.9, 1, 1, 0.5 + 0.2 + 0.4]);
+    expect(await group.read()).toBeNull();
+  });
+
+  it("follows a real process group whose busy member exits and another starts", async () => {
+    const busy = (ms: number) =>
+      `${process.execPath} -e 'const end = Date.now() + ${ms}; while (Date.now() < end);'`;
+    // A group of its own (setsid): one busy child for 0.4 s, then after it a second one for 0.4 s.
+    const leader = spawn("sh", ["-c", `${busy(400)}; ${busy(400)} & wait; sleep 0.3`], {
+      detached: true,
+      stdio: "ignore",
+    });
+    const exited = new Promise((r) => leader.once("exit", r));
+    const group = processGroupReader(leader.pid!);
+    const readings: number[] = [];
+    const began = Date.now();
+    while (Date.now() - began < 1_400) {
+      const reading = await group.read();
+      if (reading) readings.push(reading.cpuSeconds);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await exited;
+    expect(readings.length).toBeGreaterThan(5);
+    // A counter: it never goes back when a member exits.
+    for (let i = 1; i < readings.length; i++) expect(readings[i]!).toBeGreaterThanOrEqual(readings[i - 1]!);
+    // Both busy children's CPU was seen (each ~0.4 s on a core, less on a shared machine).
+    expect(readings.at(-1)! - readings[0]!).toBeGreaterThan(0.2);
   });
 });

@@ -4,7 +4,14 @@ import { readdir, readFile } from "node:fs/promises";
 const CLK_TCK = 100;
 const PAGE_SIZE = 4096;
 
-type ProcStat = { pid: number; pgrp: number; cpuSeconds: number; rssBytes: number };
+type ProcStat = {
+  pid: number;
+  pgrp: number;
+  cpuSeconds: number;
+  rssBytes: number;
+  /** When the process started, in seconds since boot (with its pid, who it is: pids are reused). */
+  startSeconds: number;
+};
 
 async function readStat(pid: number): Promise<ProcStat | null> {
   try {
@@ -14,44 +21,114 @@ async function readStat(pid: number): Promise<ProcStat | null> {
     const pgrp = Number(rest[2]);
     const utime = Number(rest[11]);
     const stime = Number(rest[12]);
+    const startTicks = Number(rest[19]);
     const rssPages = Number(rest[21]);
-    return { pid, pgrp, cpuSeconds: (utime + stime) / CLK_TCK, rssBytes: rssPages * PAGE_SIZE };
+    return {
+      pid,
+      pgrp,
+      cpuSeconds: (utime + stime) / CLK_TCK,
+      rssBytes: rssPages * PAGE_SIZE,
+      startSeconds: startTicks / CLK_TCK,
+    };
   } catch {
     return null;
   }
 }
 
+/** What a process group's reading needs from /proc; a test gives a sequence of its own. */
+export type ProcSource = {
+  /** Every pid on the machine (a scan of /proc). */
+  pids(): Promise<number[]>;
+  stat(pid: number): Promise<ProcStat | null>;
+  /** The pids of a process's children (forked by its main thread), [] where the kernel cannot say. */
+  children(pid: number): Promise<number[]>;
+  /** Seconds since boot, the clock of `startSeconds`. */
+  uptime(): Promise<number>;
+};
+
+export const procSource: ProcSource = {
+  pids: async () => (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number),
+  stat: readStat,
+  children: async (pid) => {
+    try {
+      const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8");
+      return text.split(" ").filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  },
+  uptime: async () => Number((await readFile("/proc/uptime", "utf8")).split(" ")[0]),
+};
+
 const RESCAN_MS = 5_000;
-const groupMembers = new Map<number, { pids: number[]; scannedAt: number }>();
+
+export type GroupReader = {
+  /** The group's CPU seconds (a counter that only grows) and its current RSS; null once none is left. */
+  read(): Promise<{ cpuSeconds: number; rssBytes: number } | null>;
+};
 
 /**
- * CPU seconds and RSS summed over every live process of a process group (cluster workers
- * included). The group's members are found by a scan of /proc every few seconds and read directly
- * in between, so sampling costs a few reads per second instead of a scan of every process.
+ * CPU seconds and RSS of every live process of a process group (cluster workers included). The
+ * members are found by a scan of /proc every few seconds, and the children of known members at
+ * every reading; in between, members are read directly, so sampling costs a few reads per second
+ * instead of a scan of every process.
+ *
+ * The CPU is a counter kept per reader: each reading adds every member's own CPU since the last
+ * reading (kept per pid and start time), never the difference of two sums over different members,
+ * which would put a joining process's whole past CPU into one second and take a leaving one's out of
+ * another. A process seen for the first time adds all its CPU if it started after the previous
+ * reading (all of it was used since), else only what it uses from now on (its CPU before this reading
+ * was used in seconds already reported, or before the group was watched). A process that exited adds
+ * nothing more: what it used since its last reading is not readable any more.
  */
-export async function processGroupResources(
-  pgid: number,
-): Promise<{ cpuSeconds: number; rssBytes: number } | null> {
-  let members = groupMembers.get(pgid);
-  if (!members || Date.now() - members.scannedAt > RESCAN_MS) {
-    const all = (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
-    const stats = await Promise.all(all.map(readStat));
-    members = { pids: stats.filter((s) => s?.pgrp === pgid).map((s) => s!.pid), scannedAt: Date.now() };
-    if (members.pids.length === 0) groupMembers.delete(pgid);
-    else groupMembers.set(pgid, members);
-  }
-  const stats = await Promise.all(members.pids.map(readStat));
+export function processGroupReader(pgid: number, source: ProcSource = procSource): GroupReader {
+  let members: number[] = [];
+  let scannedAt = Number.NEGATIVE_INFINITY;
+  let previous: { uptime: number; cpu: Map<number, { startSeconds: number; cpuSeconds: number }> } | null =
+    null;
   let cpuSeconds = 0;
-  let rssBytes = 0;
-  let found = false;
-  for (const stat of stats) {
-    if (!stat || stat.pgrp !== pgid) continue;
-    found = true;
-    cpuSeconds += stat.cpuSeconds;
-    rssBytes += stat.rssBytes;
-  }
-  if (!found) groupMembers.delete(pgid);
-  return found ? { cpuSeconds, rssBytes } : null;
+  return {
+    async read() {
+      const uptime = await source.uptime();
+      let candidates: number[];
+      if (Date.now() - scannedAt > RESCAN_MS) {
+        candidates = await source.pids();
+        scannedAt = Date.now();
+      } else {
+        const children = await Promise.all(members.map((pid) => source.children(pid)));
+        candidates = [...new Set([...members, ...children.flat()])];
+      }
+      const stats = (await Promise.all(candidates.map((pid) => source.stat(pid)))).filter(
+        (stat): stat is ProcStat => stat !== null && stat.pgrp === pgid,
+      );
+      if (stats.length === 0) {
+        // Not made yet, or gone: the next reading scans again.
+        members = [];
+        scannedAt = Number.NEGATIVE_INFINITY;
+        return null;
+      }
+      members = stats.map((stat) => stat.pid);
+      const cpu = new Map<number, { startSeconds: number; cpuSeconds: number }>();
+      let rssBytes = 0;
+      for (const stat of stats) {
+        rssBytes += stat.rssBytes;
+        cpu.set(stat.pid, { startSeconds: stat.startSeconds, cpuSeconds: stat.cpuSeconds });
+        if (!previous) {
+          // The first reading: the counter starts at the group's CPU so far.
+          cpuSeconds += stat.cpuSeconds;
+          continue;
+        }
+        const before = previous.cpu.get(stat.pid);
+        if (before && before.startSeconds === stat.startSeconds) {
+          cpuSeconds += Math.max(0, stat.cpuSeconds - before.cpuSeconds);
+        } else if (stat.startSeconds >= previous.uptime) {
+          cpuSeconds += stat.cpuSeconds;
+        }
+      }
+      previous = { uptime, cpu };
+      return { cpuSeconds, rssBytes };
+    },
+  };
 }
 
 export async function processResources(

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { processGroupResources } from "../proc.ts";
+import { processGroupReader } from "../proc.ts";
 import type { Driver, ExitInfo, RunningServer, StartRequest } from "./types.ts";
 
 const LOG_TAIL_BYTES = 16 * 1024;
@@ -62,6 +62,7 @@ export const localDriver: Driver = {
       child.once("exit", (code, signal) => resolve({ exitCode: code, signal, oomKilled: false }));
     });
     const pgid = child.pid;
+    const group = pgid === undefined ? null : processGroupReader(pgid);
     const signalGroup = (signal: NodeJS.Signals) => {
       if (pgid === undefined) return;
       try {
@@ -75,7 +76,7 @@ export const localDriver: Driver = {
       startedAt,
       exited,
       async resources() {
-        return pgid === undefined ? null : processGroupResources(pgid);
+        return group ? group.read() : null;
       },
       async stop(graceMs) {
         signalGroup("SIGTERM");

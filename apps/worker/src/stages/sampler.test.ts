@@ -55,6 +55,20 @@ describe("startSampler", () => {
     expect(got[1]!.rssBytes).toBe(5_000_000);
   });
 
+  it("gives no CPU rate, rather than 0 %, for a counter that went back", async () => {
+    const t0 = Date.now();
+    const got = await samples(
+      serverReading([
+        { cpuSeconds: 5, rssBytes: 1, at: t0 },
+        { cpuSeconds: 4, rssBytes: 1, at: t0 + 1_000 },
+        { cpuSeconds: 4.5, rssBytes: 1, at: t0 + 2_000 },
+      ]),
+      2,
+    );
+    expect(got[0]!.cpuPct).toBeNull();
+    expect(got[1]!.cpuPct).toBeCloseTo(50, 6);
+  });
+
   it("falls back to the request times when a source gives none (/proc is read when asked)", async () => {
     const got = await samples(
       serverReading([

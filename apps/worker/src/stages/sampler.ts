@@ -48,12 +48,14 @@ export function startSampler(input: {
     const runtime = input.runtime ? await input.runtime() : undefined;
     if (previous) {
       // A rate over the times the counters were read: the source's own when it gives one (an
-      // engine's stats sample), else when they were asked for. The same sample twice is no reading.
+      // engine's stats sample), else when they were asked for. The same sample twice is no reading,
+      // and neither is a counter that went back (a source that is not one counter any more): a 0
+      // would pass for an idle second.
       const pct = (a: TimedCpu | null, b: TimedCpu | null) => {
-        if (!a || !b) return null;
+        if (!a || !b || b.cpuSeconds < a.cpuSeconds) return null;
         const seconds =
           (a.at !== undefined && b.at !== undefined ? b.at - a.at : current.at - previous!.at) / 1000;
-        return seconds > 0 ? (Math.max(0, b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
+        return seconds > 0 ? ((b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
       };
       const hostTotal = current.host && previous.host ? current.host.total - previous.host.total : 0;
       input.onSample({

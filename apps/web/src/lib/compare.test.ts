@@ -7,6 +7,7 @@ import {
   isComparable,
   levelKey,
   mergeRuns,
+  nameTag,
   type RunToCompare,
   runTags,
   stat,
@@ -438,10 +439,26 @@ describe("comparing runs", () => {
         run("r2", "go vs node · pool of 8", null, both),
         run("r3", "go before", null, go),
       ]),
-    ).toEqual(["GC tuned", "pool of 8", "go before"]);
+    ).toEqual(["GC tuned", "pool of 8", "before"]);
   });
 
-  it("tells auto-named runs apart by the day they were created, else the time of day", () => {
+  it("drops the run's server and scenario names word by word, with the joiners between them", () => {
+    resetCells();
+    const both = [cell("go", 10, 1, summary(1000, 4, 10)), cell("node", 10, 1, summary(800, 6, 40))];
+    const tag = (name: string) => nameTag(run("r1", name, null, both));
+    expect(tag("go vs node baseline check")).toBe("baseline check");
+    expect(tag("baseline check: go vs. node")).toBe("baseline check");
+    expect(tag("go, node and rust")).toBe("rust");
+    expect(tag("Go vs Node · mcp-tool-call · pool of 8")).toBe("pool of 8");
+    // A joiner between words of the name's own stays.
+    expect(tag("go: cache vs no cache")).toBe("cache vs no cache");
+    // A word that only contains a server's name is the name's own.
+    expect(tag("gopher and nodes")).toBe("gopher and nodes");
+    expect(tag("go vs node · mcp-tool-call")).toBeNull();
+    expect(tag("go and node")).toBeNull();
+  });
+
+  it("tells auto-named runs apart by when they were created: the time of day, with the day unless shared", () => {
     resetCells();
     const cells = [cell("go", 10, 1, summary(1000, 4, 10))];
     expect(
@@ -449,16 +466,16 @@ describe("comparing runs", () => {
         run("r1", "go · mcp-tool-call", null, cells, undefined, "2025-05-03T09:30:00.000Z"),
         run("r2", "go · mcp-tool-call", null, cells, undefined, "2025-05-04T09:30:00.000Z"),
       ]),
-    ).toEqual(["3 May 2025", "4 May 2025"]);
+    ).toEqual(["3 May 2025, 09:30 UTC", "4 May 2025, 09:30 UTC"]);
     expect(
       labels([
         run("r1", "go · mcp-tool-call", null, cells, undefined, "2025-05-03T09:30:00.000Z"),
         run("r2", "go · mcp-tool-call", null, cells, undefined, "2025-05-03T14:05:00.000Z"),
       ]),
     ).toEqual(["09:30 UTC", "14:05 UTC"]);
-    // Alone without a tag, a run still gets one: the day it was created.
+    // Alone without a tag, a run still gets one: when it was created, to the minute.
     expect(labels([run("r1", "nightly", null, cells), run("r2", "go · mcp-tool-call", null, cells)])).toEqual(
-      ["nightly", "3 May 2025"],
+      ["nightly", "3 May 2025, 14:05 UTC"],
     );
   });
 

@@ -345,15 +345,21 @@ export type RunToCompare = {
 
 const TAG_MAX = 24;
 
+/** Words that only join server names ("go vs node", "go and node"): dropped with the names they join. */
+const JOINERS = new Set(["vs", "vs.", "versus", "and", "&"]);
+
+/** A word as compared with names: lower case, without the punctuation around it ("node," → "node"). */
+const bare = (word: string) => word.toLowerCase().replace(/^[([{"'“‘]+|[)\]}"'”’,;:.!?]+$/g, "");
+
 /**
  * What a run's name adds to a label that already says the server and a chart that already says the
- * workload: the name less its " · " parts made only of the run's servers, scenarios and "vs" (an
- * auto-named run, "go vs node · mcp-tool-call", adds nothing); null when nothing is left.
+ * workload: the name less the words that name the run's servers and scenarios, and the "vs" or
+ * "and" between them ("go vs node baseline check" → "baseline check"; an auto-named run, "go vs node
+ * · mcp-tool-call", adds nothing); null when nothing is left.
  */
-function nameTag({ run, cells }: RunToCompare): string | null {
+export function nameTag({ run, cells }: RunToCompare): string | null {
   const said = new Set(
     [
-      "vs",
       ...(run.spec.servers ?? []),
       ...(run.spec.scenarios ?? []).map((s) => s?.id),
       ...cells.flatMap((c) => [c.serverName, c.scenario]),
@@ -362,13 +368,23 @@ function nameTag({ run, cells }: RunToCompare): string | null {
       .filter((word): word is string => typeof word === "string")
       .map((word) => word.toLowerCase()),
   );
-  const parts = run.name
-    .split("·")
-    .map((part) => part.trim())
-    .filter((part) => part.split(/[\s,]+/).some((word) => word && !said.has(word.toLowerCase())));
-  const name = parts.join(" · ");
-  if (!name) return null;
-  return name;
+  const parts = run.name.split("·").map((part) => {
+    const words = part.split(/\s+/).filter(Boolean);
+    const named = words.map((word) => said.has(bare(word)));
+    const joiner = (i: number) => JOINERS.has(bare(words[i]!));
+    // A joiner goes when the words it joins include a dropped name, or when it is left at an end.
+    const kept = words.filter((_, i) => {
+      if (named[i]) return false;
+      if (!joiner(i)) return true;
+      return !(named[i - 1] || named[i + 1]);
+    });
+    while (kept.length > 0 && JOINERS.has(bare(kept[0]!))) kept.shift();
+    while (kept.length > 0 && JOINERS.has(bare(kept.at(-1)!))) kept.pop();
+    // "go, node:" less its names leaves nothing but punctuation.
+    return kept.join(" ").replace(/^[\s,;:–—-]+|[\s,;:–—-]+$/g, "");
+  });
+  const name = parts.filter((part) => part !== "").join(" · ");
+  return name === "" ? null : name;
 }
 
 const head = (name: string) => `${name.slice(0, TAG_MAX - 1).trimEnd()}…`;
@@ -421,13 +437,15 @@ const second = utc({ hour: "2-digit", minute: "2-digit", second: "2-digit", hour
 
 /**
  * Creation times that tell these runs apart, as coarse as will do: "3 May 2025", else the time of
- * day ("14:05 UTC", with the day when they differ), else to the second; null when none does.
+ * day ("14:05 UTC", with the day when they differ), else to the second; null when none does. Runs
+ * whose names say nothing of their own (`untagged`) get the time of day at least, with the day
+ * unless they share it: a bare date says little of which run a bar is.
  */
-function createdFacets(runs: RunToCompare[]): string[] | null {
+function createdFacets(runs: RunToCompare[], untagged = false): string[] | null {
   const dates = runs.map(({ run }) => new Date(run.createdAt));
   const days = dates.map((d) => day.format(d));
-  const sameDay = new Set(days).size === 1;
-  for (const time of [null, minute, second]) {
+  const sameDay = runs.length > 1 && new Set(days).size === 1;
+  for (const time of untagged ? [minute, second] : [null, minute, second]) {
     const values = dates.map((d, i) => {
       if (!time) return days[i]!;
       return `${sameDay ? "" : `${days[i]}, `}${time.format(d)} UTC`;
@@ -441,9 +459,10 @@ const distinct = (values: string[]) => new Set(values).size === values.length;
 
 /**
  * A short tag per run for labels like "go · 3f2a9c1": its commit (7 characters) when it has one,
- * else what its name says beyond the servers and scenarios. Runs left with the same tag, or with
- * none, get what tells them apart, in this order: the driver and the load levels when those differ,
- * the day or time of creation, else the end of the run's id ("nightly (docker)", "14:05 UTC").
+ * else what its name says beyond the servers and scenarios (nameTag). Runs left with the same tag,
+ * or with none, get what tells them apart, in this order: the driver and the load levels when those
+ * differ, the day or time of creation (a run with no tag of its own: the time of day at least), else
+ * the end of the run's id ("nightly (docker)", "3 May 2025, 14:05 UTC").
  */
 export function runTags(runs: RunToCompare[]): Map<string, string> {
   const bases = runs.map((r) => (r.commit ? r.commit.slice(0, 7) : nameTag(r)));
@@ -463,7 +482,7 @@ export function runTags(runs: RunToCompare[]): Map<string, string> {
     }
     if (!apart() || (base === null && extras.every((more) => more.length === 0))) {
       // The id's end is unique whatever the rest; the time of creation only when it alone will do.
-      const created = createdFacets(group);
+      const created = createdFacets(group, base === null);
       for (const [k, { run }] of group.entries()) extras[k]!.push(created?.[k] ?? `…${run.id.slice(-6)}`);
     }
     for (const [k, i] of members.entries()) {

@@ -35,6 +35,24 @@ async function chooseServers(page: Page, names: string[]) {
   for (const name of names) await page.getByTestId(`server-${name}`).check();
 }
 
+/** A chart's tick values on one axis as printed ("6,000", "15 s"), as numbers. */
+async function tickValues(chart: Locator, axis: "x" | "y"): Promise<number[]> {
+  const labels = chart.locator(`.recharts-${axis}Axis-tick-labels .recharts-cartesian-axis-tick-value`);
+  const texts = await labels.allTextContents();
+  return texts.map((t) => Number(t.replace(/[^\d.]/g, "")));
+}
+
+/** Ticks that start at 0 and step evenly by 1, 2, 2.5 or 5 times a power of ten. */
+function isRound(ticks: number[]): boolean {
+  if (ticks.length < 2 || ticks[0] !== 0) return false;
+  const step = ticks[1]! - ticks[0]!;
+  const mantissa = step / 10 ** Math.floor(Math.log10(step));
+  return (
+    [1, 2, 2.5, 5].some((m) => Math.abs(mantissa - m) < 1e-9) &&
+    ticks.every((t, i) => Math.abs(t - i * step) < step * 1e-6)
+  );
+}
+
 describe("run a benchmark from the browser (real Chromium)", () => {
   it("shows a field error for a bad value and does not submit", async () => {
     await withPage("bad-value", async (page) => {
@@ -338,6 +356,22 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         expect(atLevel.filter((r) => r.versus === "fastest")).toHaveLength(1);
         expect(atLevel.find((r) => r.versus !== "fastest")!.versus).toMatch(/^(0\.\d\d|1\.00) ×$/);
       }
+      // Every chart is a picture named for what it shows, not a nameless stop in the tab order.
+      expect(await page.locator("svg.recharts-surface[tabindex]").count()).toBe(0);
+      const pictures = page.locator('[role="img"]:has(svg.recharts-surface)');
+      expect(await pictures.count()).toBeGreaterThanOrEqual(10);
+      for (const label of await pictures.evaluateAll((els) => els.map((el) => el.getAttribute("aria-label"))))
+        expect(label?.length).toBeGreaterThan(20);
+      expect(
+        await page.getByTestId("compare-chart-ops").locator('[role="img"]').getAttribute("aria-label"),
+      ).toMatch(/1 VU: go [\d,.]+, node [\d,.]+\. 2 VUs: go [\d,.]+, node [\d,.]+$/);
+      // Round ticks on the value axes, and the same grouped numbers on every chart.
+      for (const id of ["compare-chart-ops", "compare-chart-p99", "percentile-chart", "overlay-chart"]) {
+        const ticks = await tickValues(page.getByTestId(id), "y");
+        expect(isRound(ticks), `${id}: ${ticks}`).toBe(true);
+      }
+      const seconds = await tickValues(page.getByTestId("overlay-chart"), "x");
+      expect(isRound(seconds), `seconds: ${seconds}`).toBe(true);
       // Every cell ran on this machine with the same k6: no warning about mixed environments.
       expect(await page.getByTestId("comparison-environment").count()).toBe(0);
       // The same cells as a spreadsheet: the download holds a header and a row per cell.
@@ -369,7 +403,15 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await overlayChart.locator("figcaption").textContent()).toContain(
         "Server memory · echo · 2 VUs",
       );
-      expect(await overlayChart.locator(".recharts-legend-item").allTextContents()).toEqual(["go", "node"]);
+      const legend = page.getByTestId("overlay-chart-legend").locator("li");
+      expect(await legend.allTextContents()).toEqual(["go", "node"]);
+      // Each legend swatch is drawn as its line is: a round's dash on both, one round solid.
+      const dashes = await curves.evaluateAll((paths) =>
+        paths.map((p) => p.getAttribute("stroke-dasharray") ?? "solid"),
+      );
+      expect(await legend.evaluateAll((items) => items.map((li) => li.getAttribute("data-dash")))).toEqual(
+        dashes.map((d) => (d === "solid" || d === "none" ? "solid" : d)),
+      );
 
       // Where each cell ran, on the run page too: one environment row per cell, each with the
       // runtime version its server reported.

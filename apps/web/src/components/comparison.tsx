@@ -17,9 +17,9 @@ import {
   type Workload,
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
-import { bytesToMb, formatInt, formatPct, formatRate, formatRatio } from "@/lib/format";
+import { bytesToMb, formatMeasure, formatPct, formatRate, formatRatio } from "@/lib/format";
 import { capitalized, levelLabel, operationsName, operationWord, workloadName } from "@/lib/labels";
-import { axisStyle, axisTick } from "./series-chart";
+import { axisStyle, axisTick, valueAxis } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 /** Title and units name the workload's own operations (see operationWord): requests, or tool calls. */
@@ -44,7 +44,7 @@ const scale = (s: Stat | null, by: (v: number) => number): Stat | null =>
     ci95: s.ci95 && [by(s.ci95[0]), by(s.ci95[1])],
   };
 
-const msNumber = (ms: number) => (ms < 10 ? formatRatio(ms) : formatRate(ms));
+const msNumber = (ms: number) => formatMeasure(ms);
 
 const metrics: Metric[] = [
   {
@@ -185,6 +185,18 @@ function CompareTooltip({
   );
 }
 
+/** What a comparison chart shows, for a screen reader: each level's bars, "10 VUs: go 1,234.5, node 980.1". */
+function compareChartLabel(workload: Workload, metric: Metric, rows: Row[], servers: string[]): string {
+  const levels = rows.map((row) => {
+    const bars = servers.flatMap((server) => {
+      const s = row.stats[server];
+      return s ? [`${server} ${metric.format(s.mean)}`] : [];
+    });
+    return `${row.level}: ${bars.join(", ")}`;
+  });
+  return `${metric.title(workload.scenario)} (${metric.unit(workload.scenario)}), mean over rounds by load level. ${levels.join(". ")}`;
+}
+
 function CompareChart({
   workload,
   servers,
@@ -212,16 +224,29 @@ function CompareChart({
           ({metric.unit(workload.scenario)})
         </span>
       </figcaption>
-      <div className="h-60 text-zinc-500 dark:text-zinc-400">
+      <div
+        className="h-60 text-zinc-500 dark:text-zinc-400"
+        role="img"
+        aria-label={compareChartLabel(workload, metric, rows, bars)}
+      >
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 4, left: 0 }} barCategoryGap="22%">
+          <BarChart
+            data={rows}
+            margin={{ top: 8, right: 8, bottom: 4, left: 0 }}
+            barCategoryGap="22%"
+            // A picture of the numbers (named above, and in the table below), not a control.
+            accessibilityLayer={false}
+          >
             <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
             <XAxis dataKey="level" tick={axisTick(12)} {...axisStyle} />
             <YAxis
               tick={axisTick(11)}
               {...axisStyle}
               width={52}
-              tickFormatter={(v: number) => (Math.abs(v) >= 1000 ? formatInt(v) : String(v))}
+              // The whiskers' tops too: a bar's max round stays on the axis.
+              {...valueAxis(
+                Math.max(0, ...rows.flatMap((row) => Object.values(row.stats).map((s) => s?.max ?? 0))),
+              )}
             />
             <Tooltip
               cursor={{ fill: "currentColor", fillOpacity: 0.06 }}

@@ -1,10 +1,12 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { maxOf } from "@/lib/chart-axis";
 import { cellLooks, swatchStyle } from "@/lib/colours";
 import type { CellDto, LatencyDto } from "@/lib/dto";
+import { formatMs } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
-import { axisStyle, axisTick, tooltipStyle } from "./series-chart";
+import { axisStyle, axisTick, tooltipStyle, valueAxis } from "./series-chart";
 
 const percentiles: { key: keyof LatencyDto; label: string }[] = [
   { key: "p50", label: "p50" },
@@ -27,16 +29,40 @@ export function PercentileChart({ cells, catalog }: { cells: CellDto[]; catalog:
         Latency percentiles{" "}
         <span className="font-normal text-zinc-500 dark:text-zinc-400">(ms, measured window)</span>
       </figcaption>
-      <div className="h-72 text-zinc-500 dark:text-zinc-400">
+      <div
+        className="h-72 text-zinc-500 dark:text-zinc-400"
+        role="img"
+        aria-label={`Latency percentiles (ms, measured window), p50 to p99.9 per cell. ${done
+          .map(
+            (cell) =>
+              `${cellLabel(cell)}: p50 ${formatMs(cell.summary!.latency.p50)}, p99 ${formatMs(cell.summary!.latency.p99)}`,
+          )
+          .join(". ")}`}
+      >
         <ResponsiveContainer width="100%" height="100%">
-          <BarChart data={rows} margin={{ top: 4, right: 12, bottom: 4, left: 0 }}>
+          <BarChart
+            data={rows}
+            margin={{ top: 4, right: 12, bottom: 4, left: 0 }}
+            // A picture of the numbers (named above, and in the summary table), not a control.
+            accessibilityLayer={false}
+          >
             <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
             <XAxis dataKey="percentile" tick={axisTick(12)} {...axisStyle} />
-            <YAxis tick={axisTick(11)} {...axisStyle} width={56} />
+            <YAxis
+              tick={axisTick(11)}
+              {...axisStyle}
+              width={56}
+              {...valueAxis(
+                maxOf(
+                  rows,
+                  done.map((cell) => cell.id),
+                ),
+              )}
+            />
             <Tooltip
               contentStyle={tooltipStyle}
               cursor={{ fill: "currentColor", fillOpacity: 0.06 }}
-              formatter={(value) => (typeof value === "number" ? `${value.toFixed(2)} ms` : value)}
+              formatter={(value) => (typeof value === "number" ? formatMs(value) : value)}
             />
             {done.map((cell) => {
               const look = looks.get(cell.id)!;

@@ -2,7 +2,6 @@
 
 import {
   CartesianGrid,
-  Legend,
   Line,
   LineChart,
   ReferenceArea,
@@ -11,6 +10,9 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
+import { maxOf, niceScale, secondTicks } from "@/lib/chart-axis";
+import { seriesChartLabel } from "@/lib/chart-label";
+import { formatMeasure, formatTick } from "@/lib/format";
 
 export type Series = { key: string; name: string; color: string; dash?: string };
 export type ChartRow = { second: number } & Record<string, number | null>;
@@ -25,6 +27,24 @@ export const tooltipStyle = {
   borderRadius: 6,
   fontSize: 12,
 };
+
+/**
+ * A value axis from 0 to a round top in round steps, its ticks printed as every chart prints them
+ * (lib/chart-axis, formatTick): spread into a recharts YAxis.
+ */
+export function valueAxis(max: number) {
+  const { top, ticks } = niceScale(max);
+  return { domain: [0, top], ticks, interval: 0, tickFormatter: formatTick } as const;
+}
+
+/** A legend swatch drawn as its line is: the same colour and dash. */
+export function LineSwatch({ color, dash }: { color: string; dash?: string }) {
+  return (
+    <svg aria-hidden width="28" height="8" className="shrink-0" viewBox="0 0 28 8">
+      <line x1="1" y1="4" x2="27" y2="4" stroke={color} strokeWidth="2.5" strokeDasharray={dash} />
+    </svg>
+  );
+}
 
 /** One time-series chart: x is seconds since the load started (of each cell drawn). */
 export function SeriesChart({
@@ -44,14 +64,24 @@ export function SeriesChart({
   warmupSeconds: number;
   endSecond: number;
 }) {
+  const end = Math.max(endSecond, 1);
   return (
     <figure data-testid={testId} data-points={rows.length} data-series={series.length} className="min-w-0">
       <figcaption className="mb-2 text-sm font-medium">
         {title} <span className="font-normal text-zinc-500 dark:text-zinc-400">({unit})</span>
       </figcaption>
-      <div className="h-56 text-zinc-500 dark:text-zinc-400">
+      <div
+        className="h-56 text-zinc-500 dark:text-zinc-400"
+        role="img"
+        aria-label={seriesChartLabel(title, unit, rows, series, end)}
+      >
         <ResponsiveContainer width="100%" height="100%">
-          <LineChart data={rows} margin={{ top: 4, right: 12, bottom: 4, left: 0 }}>
+          <LineChart
+            data={rows}
+            margin={{ top: 4, right: 12, bottom: 4, left: 0 }}
+            // A picture of the numbers (named above), not a control: out of the tab order.
+            accessibilityLayer={false}
+          >
             <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
             {warmupSeconds > 0 && (
               <ReferenceArea
@@ -66,19 +96,29 @@ export function SeriesChart({
             <XAxis
               dataKey="second"
               type="number"
-              domain={[0, Math.max(endSecond, 1)]}
-              allowDecimals={false}
+              domain={[0, end]}
+              ticks={secondTicks(end)}
+              interval={0}
               tick={axisTick(11)}
               {...axisStyle}
-              unit=" s"
+              tickFormatter={(second: number) => `${formatTick(second)} s`}
             />
-            <YAxis tick={axisTick(11)} {...axisStyle} width={56} allowDecimals />
+            <YAxis
+              tick={axisTick(11)}
+              {...axisStyle}
+              width={56}
+              {...valueAxis(
+                maxOf(
+                  rows,
+                  series.map((s) => s.key),
+                ),
+              )}
+            />
             <Tooltip
               contentStyle={tooltipStyle}
               labelFormatter={(second) => `${second} s`}
-              formatter={(value) => (typeof value === "number" ? value.toFixed(value < 10 ? 2 : 1) : value)}
+              formatter={(value) => (typeof value === "number" ? formatMeasure(value) : value)}
             />
-            {series.length > 1 && <Legend wrapperStyle={{ fontSize: 12 }} />}
             {series.map((s) => (
               <Line
                 key={s.key}
@@ -95,6 +135,20 @@ export function SeriesChart({
           </LineChart>
         </ResponsiveContainer>
       </div>
+      {series.length > 1 && (
+        // Recharts' own legend draws every line solid: this one shows each line's dash (a round's).
+        <ul
+          className="mt-1 flex flex-wrap justify-center gap-x-4 gap-y-1 text-xs text-zinc-600 dark:text-zinc-300"
+          data-testid={`${testId}-legend`}
+        >
+          {series.map((s) => (
+            <li key={s.key} className="flex items-center gap-1.5" data-dash={s.dash ?? "solid"}>
+              <LineSwatch color={s.color} dash={s.dash} />
+              {s.name}
+            </li>
+          ))}
+        </ul>
+      )}
     </figure>
   );
 }

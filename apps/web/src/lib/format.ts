@@ -1,5 +1,6 @@
 const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const oneDecimal = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
+const upToTwoDecimals = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 });
 const twoDecimals = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2, minimumFractionDigits: 2 });
 // UTC and a fixed locale, so the server's render and the browser's hydration print the same text.
 const dateTime = new Intl.DateTimeFormat("en-GB", {
@@ -15,6 +16,13 @@ export const formatRate = (value: number | null | undefined) =>
   value == null ? DASH : oneDecimal.format(value);
 export const formatRatio = (value: number | null | undefined) =>
   value == null ? DASH : twoDecimals.format(value);
+
+/** A chart axis's tick, as every chart prints it: grouped, no needless decimals ("6,000", "2.5"). */
+export const formatTick = (value: number) => upToTwoDecimals.format(value);
+
+/** A measured value without its unit (a chart's tooltip): two decimals below 10, else one ("6,000.0"). */
+export const formatMeasure = (value: number | null | undefined) =>
+  value == null ? DASH : value < 10 ? formatRatio(value) : formatRate(value);
 
 /** Latency in milliseconds, with more precision where sub-millisecond differences matter. */
 export function formatMs(value: number | null | undefined): string {

@@ -105,6 +105,12 @@ describe("API tokens in the dashboard (real Chromium)", () => {
         )
         .toBe(`Signed in as ${token.name}`);
       expect(await header.getByTestId("sign-in-link").count()).toBe(0);
+      // Signed in, the header still fits a 390 px phone, its sign-out on the screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+      const signOut = await header.getByTestId("sign-out").boundingBox();
+      expect(signOut!.x + signOut!.width).toBeLessThanOrEqual(390);
+      await page.setViewportSize({ width: 1280, height: 900 });
 
       // Signed in, the same form queues the run (the cookie is the credential), and the run cancels.
       await fillRunForm(page, runName);
@@ -200,8 +206,10 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       expect(await row.getByTestId("token-state").getAttribute("data-state")).toBe("active");
       // Last used and expires: both never.
       expect((await row.textContent())?.match(/never/g)).toHaveLength(2);
-      // An open lab with no sign-in shows no sign-in controls.
-      expect(await page.getByTestId("session").getByTestId("sign-in-link").count()).toBe(0);
+      // An open lab needs no sign-in, but offers one (for private reports), coming back here.
+      expect(await page.getByTestId("session").getByTestId("sign-in-link").getAttribute("href")).toBe(
+        "/sign-in?next=%2Fsettings%2Ftokens",
+      );
 
       // A field error beside the field, then a token that expires in 30 days.
       await page.getByTestId("create-token").click();

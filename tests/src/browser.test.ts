@@ -35,6 +35,13 @@ async function chooseServers(page: Page, names: string[]) {
   for (const name of names) await page.getByTestId(`server-${name}`).check();
 }
 
+/** Whether the page is wider than a 390 px phone's screen: no page may scroll sideways there. */
+async function fitsPhone(page: Page, path: string): Promise<{ path: string; width: number }> {
+  await page.goto(`${inject("webUrl")}${path}`);
+  await page.waitForLoadState("networkidle");
+  return { path, width: await page.evaluate(() => document.documentElement.scrollWidth) };
+}
+
 /** A chart's tick values on one axis as printed ("6,000", "15 s"), as numbers. */
 async function tickValues(chart: Locator, axis: "x" | "y"): Promise<number[]> {
   const labels = chart.locator(`.recharts-${axis}Axis-tick-labels .recharts-cartesian-axis-tick-value`);
@@ -383,6 +390,14 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       const csvLines = (await readFile((await download.path())!, "utf8")).trimEnd().split("\r\n");
       expect(csvLines).toHaveLength(5);
       expect(csvLines[0]).toMatch(/^\uFEFFrun_id,cell_index,cell_id,server,/);
+      // No page is wider than a 390 px phone: wide tables scroll within their own panels.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const ownPath = new URL(page.url()).pathname;
+      for (const path of [ownPath, "/", "/runs/new", "/reports", "/studies", "/settings/tokens"])
+        expect(await fitsPhone(page, path)).toEqual({ path, width: 390 });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(`${inject("webUrl")}${ownPath}`);
+      await page.getByTestId("comparison").waitFor();
 
       // Over time: one chart per load level, a curve per server, drawn from the recorded seconds.
       const overlay = page.getByTestId("overlay");

@@ -3,7 +3,8 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 
-const base = "rounded-md px-3 py-1.5 text-sm font-medium transition-colors";
+const base =
+  "shrink-0 whitespace-nowrap rounded-md px-2.5 py-1.5 text-sm font-medium transition-colors sm:px-3";
 const idle =
   "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-900 dark:hover:text-zinc-100";
 const current = "bg-zinc-200 text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50";
@@ -24,7 +25,11 @@ export function MainNav() {
     { href: "/settings/tokens", label: "Tokens", active: pathname.startsWith("/settings/") },
   ];
   return (
-    <nav className="flex items-center gap-1" aria-label="Main">
+    // Below md: a row of its own under the logo, scrolling sideways should the links not fit.
+    <nav
+      className="order-last -mx-2.5 flex w-[calc(100%+1.25rem)] items-center gap-1 overflow-x-auto md:order-none md:mx-0 md:w-auto"
+      aria-label="Main"
+    >
       {links.map((link) => (
         <Link
           key={link.href}

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { usePathname, useRouter } from "next/navigation";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import type { FieldError } from "@/lib/form-errors";
 import { FormField, inputClass } from "./form-field";
@@ -83,6 +83,17 @@ export function SignInForm({ next }: { next: string }) {
   );
 }
 
+/**
+ * The sign-in form's address, coming back to this page (its query too: a comparison's runs)
+ * afterwards; the sign-in page keeps only a path of this site (lib/safe-next).
+ */
+export function useSignInHref(): string {
+  const pathname = usePathname();
+  const query = useSearchParams().toString();
+  if (pathname === "/sign-in") return "/sign-in";
+  return `/sign-in?next=${encodeURIComponent(query ? `${pathname}?${query}` : pathname)}`;
+}
+
 /** A link to the sign-in form that comes back to this page afterwards. */
 export function SignInLink({
   className = link,
@@ -91,8 +102,7 @@ export function SignInLink({
   className?: string;
   children?: string;
 }) {
-  const pathname = usePathname();
-  const href = pathname === "/sign-in" ? "/sign-in" : `/sign-in?next=${encodeURIComponent(pathname)}`;
+  const href = useSignInHref();
   return (
     <Link href={href} className={className} data-testid="sign-in-link">
       {children}

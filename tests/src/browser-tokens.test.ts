@@ -236,6 +236,12 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       const newRow = tokenRow(page, secret.slice(0, 12));
       expect(await newRow.getByTestId("token-state").getAttribute("data-state")).toBe("active");
       expect((await newRow.textContent())?.match(/never/g)).toHaveLength(1);
+
+      // The reports page says what a sign-in would list, and links to it.
+      await page.goto(`${webUrl}/reports`);
+      const more = page.getByTestId("reports-sign-in");
+      expect(await more.textContent()).toMatch(/Private reports are listed once you sign in/);
+      expect(await more.getByRole("link").getAttribute("href")).toBe("/sign-in?next=%2Freports");
     });
   });
 });

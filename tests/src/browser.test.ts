@@ -434,6 +434,13 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.locator('[data-testid^="environment-row-"]').count()).toBe(4);
       expect(await page.locator('[data-testid^="environment-runtime-"]').count()).toBe(4);
 
+      // A private report is the sharer's: chosen without a sign-in, the way to sign in comes first.
+      await page.getByTestId("share-visibility").selectOption("private");
+      expect(await page.getByTestId("share-button").isDisabled()).toBe(true);
+      expect(await page.getByTestId("share-sign-in").getByRole("link").getAttribute("href")).toBe(
+        `/sign-in?next=${encodeURIComponent(new URL(page.url()).pathname)}`,
+      );
+      await page.getByTestId("share-visibility").selectOption("unlisted");
       // Share the finished run, then open its frozen report: the same comparison and summary, no live data.
       await page.getByTestId("share-button").click();
       const permalink = await page.getByTestId("share-url").inputValue({ timeout: 15_000 });

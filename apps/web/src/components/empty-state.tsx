@@ -8,7 +8,7 @@ export function EmptyState({
   action,
 }: {
   title: string;
-  body: string;
+  body: React.ReactNode;
   href: string;
   action: string;
 }) {

@@ -4,7 +4,7 @@ import { reportVisibilities } from "@perflab/contracts";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import type { CreatedReportDto } from "@/lib/report-dto";
-import { SignInHint } from "./sign-in-form";
+import { SignInHint, SignInLink } from "./sign-in-form";
 import { buttonSecondary, link } from "./ui";
 
 type Visibility = (typeof reportVisibilities)[number];
@@ -23,13 +23,15 @@ type State =
 
 /**
  * Freezes the finished run into a report and shows its permalink with a copy button. A private
- * report needs the sharer's token, so that choice waits for a sign-in.
+ * report needs the sharer's token, so that choice offers the sign-in (coming back here) instead.
  */
 export function ShareReport({ runId, signedIn = false }: { runId: string; signedIn?: boolean }) {
   const router = useRouter();
   const [state, setState] = useState<State>({ kind: "idle" });
   const [visibility, setVisibility] = useState<Visibility>("unlisted");
   const input = useRef<HTMLInputElement>(null);
+  // A private report is the sharer's: chosen without a sign-in, the sign-in comes first.
+  const needsSignIn = visibility === "private" && !signedIn;
 
   async function share() {
     setState({ kind: "creating" });
@@ -116,8 +118,8 @@ export function ShareReport({ runId, signedIn = false }: { runId: string; signed
         className="rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm shadow-sm dark:border-zinc-700 dark:bg-zinc-900"
       >
         {reportVisibilities.map((v) => (
-          <option key={v} value={v} disabled={v === "private" && !signedIn}>
-            {v === "private" && !signedIn ? `${visibilityLabels[v]}: sign in first` : visibilityLabels[v]}
+          <option key={v} value={v}>
+            {visibilityLabels[v]}
           </option>
         ))}
       </select>
@@ -125,12 +127,18 @@ export function ShareReport({ runId, signedIn = false }: { runId: string; signed
         type="button"
         className={buttonSecondary}
         onClick={share}
-        disabled={state.kind === "creating"}
+        disabled={state.kind === "creating" || needsSignIn}
         data-testid="share-button"
         title="Freeze this run's results behind a permalink"
       >
         {state.kind === "creating" ? "Sharing…" : "Share"}
       </button>
+      {needsSignIn && (
+        <span className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="share-sign-in">
+          A private report is shared with a token:{" "}
+          <SignInLink className={`${link} font-medium`}>Sign in</SignInLink> first.
+        </span>
+      )}
       {state.kind === "error" && (
         <span role="alert" className="text-sm text-rose-600 dark:text-rose-400" data-testid="share-error">
           {state.message}

@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { EmptyState } from "@/components/empty-state";
 import { PageTitle } from "@/components/page-title";
 import { ReportList } from "@/components/report-list";
+import { link } from "@/components/ui";
 import { env } from "@/env";
 import { getDb } from "@/server/db";
 import { listReports } from "@/server/operations/list-reports";
@@ -19,19 +21,25 @@ export default async function ReportsPage() {
     caller,
     access: env.PERFLAB_ACCESS,
   });
-  const hidden =
-    env.PERFLAB_ACCESS === "token" && !caller
-      ? " Unlisted and private reports are listed once you sign in."
-      : !caller
-        ? " Private reports are listed once you sign in."
-        : "";
+  // What a sign-in would add to the list, with the way to it (coming back here).
+  const hidden = caller ? null : (
+    <span data-testid="reports-sign-in">
+      {" "}
+      {env.PERFLAB_ACCESS === "token" ? "Unlisted and private reports" : "Private reports"} are listed once
+      you{" "}
+      <Link href="/sign-in?next=%2Freports" className={link}>
+        sign in
+      </Link>
+      .
+    </span>
+  );
   return (
     <>
       <PageTitle title="Reports" />
       {reports.length === 0 ? (
         <EmptyState
           title="No reports yet"
-          body={`A report freezes a finished run behind a permalink: open a run and choose Share.${hidden}`}
+          body={<>A report freezes a finished run behind a permalink: open a run and choose Share.{hidden}</>}
           href="/"
           action="Go to runs"
         />

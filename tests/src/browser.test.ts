@@ -64,9 +64,27 @@ describe("run a benchmark from the browser (real Chromium)", () => {
   it("shows a field error for a bad value and does not submit", async () => {
     await withPage("bad-value", async (page) => {
       await page.goto(`${inject("webUrl")}/runs/new`);
+      const vus = page.locator("#vus");
+      // A field's hint describes it; once in error, its error does, and it is marked invalid.
+      expect(await vus.getAttribute("aria-describedby")).toBe("vus-hint");
+      expect(await page.locator("#vus-hint").textContent()).toMatch(/One load level per value/);
+      expect(await vus.getAttribute("aria-invalid")).toBe("false");
+      // Levels the schema refuses: the preview names the fields to fix, not counts of what is left.
+      await fill(page, "Virtual users", "10, 0, abc");
+      await expect.poll(() => page.getByTestId("preview-invalid").textContent()).toMatch(/^Fix /);
+      expect(await page.getByTestId("preview-invalid-fields").textContent()).toBe(
+        "Not valid yet: Virtual users",
+      );
+      expect(await page.getByTestId("preview-cells").count()).toBe(0);
       await fill(page, "Virtual users", "0");
+      // Focus sits on the submit button; the refusal takes it to the first field in error.
       await page.getByRole("button", { name: /start|queue|run/i }).click();
       await expect.poll(() => page.getByTestId("error-loadLevels.0.vus").textContent()).toMatch(/at least 1/);
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("vus");
+      expect(await vus.getAttribute("aria-invalid")).toBe("true");
+      expect(await vus.getAttribute("aria-describedby")).toBe("vus-error");
+      expect(await page.locator("#vus-error").textContent()).toMatch(/0: must be at least 1/);
+      expect(await page.getByTestId("preview-invalid").textContent()).toBe("Fix the highlighted fields");
       // A level's error names its value; no server ticked is an error beside the group.
       await fill(page, "Virtual users", "10, abc");
       await expect
@@ -89,6 +107,15 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.getByTestId("error-loadLevels.0.rate").count()).toBe(0);
       await page.getByRole("button", { name: "Clear the server selection" }).click();
       await expect.poll(() => page.getByTestId("error-servers").textContent()).toMatch(/at least one server/);
+      expect(await page.locator("fieldset#servers").getAttribute("aria-describedby")).toBe("servers-error");
+      // The server group is the first field in error now: a refused submit focuses its first box.
+      await page.getByRole("button", { name: /start|queue|run/i }).click();
+      await expect
+        .poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name))
+        .toBe("servers");
+      expect(await page.getByTestId("preview-invalid-fields").textContent()).toBe(
+        "Not valid yet: Servers, Max VUs",
+      );
       expect(new URL(page.url()).pathname).toBe("/runs/new");
     });
   });

@@ -23,7 +23,7 @@ import { capitalized, operationWord } from "@/lib/labels";
 import { CELL_START_STOP_SEC, estimateMatrix, formatApproxDuration, splitVuList } from "@/lib/matrix-preview";
 import { validateSpec } from "@/lib/spec-errors";
 import { dockerNotice } from "@/lib/workers";
-import { FieldGroup, FormField, inputClass } from "./form-field";
+import { FieldGroup, FormField, focusFirstInvalid, inputClass } from "./form-field";
 import { SignInHint } from "./sign-in-form";
 import { buttonPrimary, panel } from "./ui";
 import { useWorkers } from "./use-workers";
@@ -81,6 +81,30 @@ const fields = {
   memoryMb: { exact: ["limits.memoryMb"] },
   cpuset: { exact: ["limits.cpuset"] },
 } satisfies Record<keyof FormState, FieldMatch>;
+
+/** Each field's name in the matrix preview's list of fields to fix, in the form's order. */
+const fieldLabels: Record<keyof FormState, string> = {
+  name: "Name",
+  servers: "Servers",
+  scenario: "Scenario",
+  tool: "Tool",
+  session: "Sessions",
+  sessionsPerVu: "Sessions per VU",
+  thinkMs: "Think time",
+  args: "Tool arguments",
+  route: "Route",
+  model: "Load model",
+  maxVus: "Max VUs",
+  vus: "Virtual users",
+  durationSec: "Duration",
+  warmupSec: "Warm-up",
+  rounds: "Rounds",
+  driver: "Driver",
+  cpus: "CPU limit",
+  memoryMb: "Memory limit",
+  cpuset: "CPU set",
+};
+const fieldOrder = Object.keys(fieldLabels) as (keyof FormState)[];
 
 /** What each route of the http-route scenario measures, under its select. */
 const routeHints: Record<HttpRoute, string> = {
@@ -210,6 +234,12 @@ export function NewRunForm({
   useEffect(() => {
     if (failure) alertRef.current?.scrollIntoView({ block: "nearest" });
   }, [failure]);
+  // A refused submit takes focus to the first field in error, once its errors have rendered.
+  const formRef = useRef<HTMLFormElement>(null);
+  const [refusals, setRefusals] = useState(0);
+  useEffect(() => {
+    if (refusals > 0) focusFirstInvalid(formRef.current);
+  }, [refusals]);
 
   const tools = commonTools(servers, form.servers);
   // Who would take the run: no worker, or docker chosen where no worker reaches an engine, is said here.
@@ -242,7 +272,10 @@ export function NewRunForm({
     setNeedsToken(false);
     const { spec, errors: clientErrors } = validate(form);
     setErrors(clientErrors);
-    if (!spec) return;
+    if (!spec) {
+      setRefusals((n) => n + 1);
+      return;
+    }
     setSubmitting(true);
     try {
       const response = await fetch("/api/v1/matrices", {
@@ -259,6 +292,7 @@ export function NewRunForm({
       setNeedsToken(response.status === 401);
       setErrors(response.status !== 401 && Array.isArray(body?.errors) ? body.errors : []);
       setFailure(body?.detail ?? body?.title ?? `The server answered ${response.status}.`);
+      setRefusals((n) => n + 1);
     } catch {
       setFailure("The server could not be reached.");
     }
@@ -295,6 +329,19 @@ export function NewRunForm({
       .map((t) => wholeNumber(t, 1))
       .filter((level) => level !== null && level <= (form.model === "open" ? MAX_RATE : 5000)),
   ).size;
+  // The fields the schema refuses as typed: while there are any, the preview names them, not counts.
+  const invalidFields = useMemo(() => {
+    const refused = validateSpec(schema, toSpecInput(form)).errors;
+    const keys = (Object.keys(fields) as (keyof FormState)[]).filter((key) =>
+      errorsFor(refused, fields[key]).some((e) => key !== "vus" || !e.field.endsWith(".maxVus")),
+    );
+    if (refused.some((e) => e.field.endsWith(".maxVus"))) keys.push("maxVus");
+    return keys
+      .sort((a, b) => fieldOrder.indexOf(a) - fieldOrder.indexOf(b))
+      .map((key) =>
+        key === "vus" && form.model === "open" ? `${capitalized(ops)} per second` : fieldLabels[key],
+      );
+  }, [schema, form, ops]);
   const rounds = wholeNumber(form.rounds, 1);
   const durationSec = wholeNumber(form.durationSec, 1);
   const warmupSec = form.warmupSec.trim() === "" ? 0 : wholeNumber(form.warmupSec, 0);
@@ -321,7 +368,13 @@ export function NewRunForm({
   }
 
   return (
-    <form onSubmit={submit} noValidate className={`${panel} space-y-6 p-6`} data-testid="new-run-form">
+    <form
+      ref={formRef}
+      onSubmit={submit}
+      noValidate
+      className={`${panel} space-y-6 p-6`}
+      data-testid="new-run-form"
+    >
       {(failure || formLevel.length > 0) && (
         <div
           ref={alertRef}
@@ -761,6 +814,8 @@ export function NewRunForm({
       {noEngine && <WarningNote testId="docker-notice">{noEngine}</WarningNote>}
       <div className="flex items-center justify-between gap-4 border-t border-zinc-200 pt-5 dark:border-zinc-800">
         <MatrixPreview
+          invalidFields={invalidFields}
+          attempted={attempted}
           servers={form.servers.length}
           levels={levelCount}
           rounds={rounds}
@@ -812,6 +867,8 @@ function NumberField({
 }
 
 function MatrixPreview({
+  invalidFields,
+  attempted,
   servers,
   levels,
   rounds,
@@ -819,6 +876,10 @@ function MatrixPreview({
   warmupSec,
   durationSec,
 }: {
+  /** Labels of the fields the schema refuses as typed: no count holds while there are any. */
+  invalidFields: string[];
+  /** A submit was tried: the fields in error are highlighted. */
+  attempted: boolean;
   servers: number;
   levels: number;
   rounds: number | null;
@@ -827,6 +888,18 @@ function MatrixPreview({
   durationSec: number | null;
 }) {
   const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  if (invalidFields.length > 0) {
+    return (
+      <div className="min-w-0 flex-1 text-sm" data-testid="matrix-preview" aria-live="polite">
+        <p className="font-medium text-rose-700 dark:text-rose-400" data-testid="preview-invalid">
+          {attempted ? "Fix the highlighted fields" : "Fix these fields to see the matrix"}
+        </p>
+        <p className="text-xs text-zinc-500 dark:text-zinc-400" data-testid="preview-invalid-fields">
+          Not valid yet: {invalidFields.join(", ")}
+        </p>
+      </div>
+    );
+  }
   return (
     <div className="min-w-0 flex-1 text-sm" data-testid="matrix-preview" aria-live="polite">
       <p className="font-medium tabular-nums">

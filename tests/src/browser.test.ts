@@ -617,6 +617,14 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(["pass", "fail"]).toContain(await verdict.getAttribute("data-outcome"));
       expect(await verdict.locator("tbody tr").count()).toBe(4);
       expect(await verdict.locator(`a[href="/runs/${before}"]`).count()).toBe(1);
+      // A check's note is text on the page, its row pointing to it by number (no hover needed).
+      const noteLinks = verdict.locator('tbody a[href^="#verdict-note-"]');
+      for (const href of await noteLinks.evaluateAll((as) => as.map((a) => a.getAttribute("href")!))) {
+        const note = page.locator(href);
+        expect(await note.isVisible()).toBe(true);
+        expect((await note.textContent())!.length).toBeGreaterThan(10);
+      }
+      expect(await verdict.locator("td[title]").count()).toBe(0);
       await page.goto(`${inject("webUrl")}/runs/${before}`);
       expect(await page.getByTestId("verdict").count()).toBe(0);
     });

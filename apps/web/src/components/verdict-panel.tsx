@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { formatMb, formatMs, formatRate } from "@/lib/format";
-import { levelLabel, workloadName } from "@/lib/labels";
+import { capitalized, levelLabel, workloadName } from "@/lib/labels";
 import type { VerdictDto } from "@/server/operations/get-verdict";
 import { link, scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -39,6 +39,10 @@ const checkStyle: Record<VerdictDto["checks"][number]["outcome"], string> = {
 export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
   const order = { regressed: 0, improved: 1, unclear: 2, unchanged: 3 };
   const checks = [...verdict.checks].sort((a, b) => order[a.outcome] - order[b.outcome]);
+  // Each distinct note once, numbered in the table's order: its rows point to it by number.
+  const notes = [...new Set(checks.flatMap((c) => (c.note ? [c.note] : [])))];
+  const noteNumber = (note: string) => notes.indexOf(note) + 1;
+  const unclear = checks.filter((c) => c.outcome === "unclear").length;
   return (
     <section className="space-y-3" data-testid="verdict" data-outcome={verdict.outcome}>
       <div className="flex flex-wrap items-center gap-3">
@@ -48,6 +52,11 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
         >
           {verdict.outcome}
         </span>
+        {unclear > 0 && (
+          <span className="text-sm text-amber-700 dark:text-amber-400" data-testid="verdict-unclear">
+            {unclear === 1 ? "1 check" : `${unclear} checks`} unclear: see the notes below the table
+          </span>
+        )}
         <span className="text-sm text-zinc-500 dark:text-zinc-400">
           baseline{" "}
           <Link className={link} href={`/runs/${verdict.baselineRunId}`}>
@@ -105,15 +114,35 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
                     {c.changePct >= 0 ? "+" : ""}
                     {c.changePct.toFixed(1)} {c.metric === "errorPct" ? "pts" : "%"}
                   </td>
-                  <td className={`${td} ${checkStyle[c.outcome]}`} title={c.note ?? undefined}>
+                  <td className={`${td} ${checkStyle[c.outcome]}`}>
                     {c.outcome}
-                    {c.note && " *"}
+                    {c.note && (
+                      <sup className="ml-0.5">
+                        <a
+                          href={`#verdict-note-${noteNumber(c.note)}`}
+                          className="underline decoration-dotted underline-offset-2"
+                          aria-label={`note ${noteNumber(c.note)}: ${c.note}`}
+                        >
+                          {noteNumber(c.note)}
+                        </a>
+                      </sup>
+                    )}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+      )}
+      {notes.length > 0 && (
+        <ol className="space-y-0.5 text-sm text-zinc-600 dark:text-zinc-400" data-testid="verdict-notes">
+          {notes.map((note, i) => (
+            <li key={note} id={`verdict-note-${i + 1}`} className="scroll-mt-20">
+              <span className="mr-1.5 font-medium tabular-nums">{i + 1}.</span>
+              {capitalized(note)}.
+            </li>
+          ))}
+        </ol>
       )}
       {(verdict.failed.length > 0 || verdict.unmatched.length > 0 || verdict.environment.length > 0) && (
         <ul className="list-inside list-disc text-sm text-zinc-600 dark:text-zinc-400">
@@ -130,7 +159,7 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
           ))}
           {verdict.unmatched.map((u) => (
             <li key={`${u.in}:${u.server}:${JSON.stringify(u.params)}:${u.vus}:${u.rate}`}>
-              Only in the {u.in === "baseline" ? "baseline" : "this run"}: {u.server} · {workloadName(u)} ·{" "}
+              Only in {u.in === "baseline" ? "the baseline" : "this run"}: {u.server} · {workloadName(u)} ·{" "}
               {levelLabel(u) ?? "—"}
             </li>
           ))}

@@ -347,6 +347,17 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         expect(await chart.getAttribute("data-servers")).toBe("2");
       }
       expect(await page.getByTestId("comparison-missing").count()).toBe(0);
+      // Each cell's chart button names the cell; the charted one is pressed, not disabled.
+      const chartButtons = page.getByTestId("cell-table").getByRole("button", { name: /^Chart / });
+      expect(await chartButtons.count()).toBe(4);
+      const names = await chartButtons.evaluateAll((els) => els.map((el) => el.getAttribute("aria-label")));
+      expect(new Set(names).size).toBe(4);
+      expect(names).toContain("Chart node, echo, 2 VUs, round 1 (cell 3)");
+      const second = page.getByTestId("chart-cell-1");
+      await second.click();
+      expect(await second.getAttribute("aria-pressed")).toBe("true");
+      expect(await second.isEnabled()).toBe(true);
+      expect(await page.locator('[data-testid^="chart-cell-"][aria-pressed="true"]').count()).toBe(1);
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(4);
       // The comparison names k6-saturated bars exactly when a summary row flags its load generator.
       const saturatedRows = await page.locator('[data-testid^="saturated-"]').count();

@@ -4,6 +4,13 @@ import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
+/** The chart button's name, the cell in words: "Chart go, echo, 10 VUs, round 2 (cell 3)". */
+export function chartButtonName(cell: CellDto): string {
+  const what = cellTool(cell) || cellRoute(cell) ? `, ${workloadName(cell)}` : "";
+  const level = levelLabel(cell);
+  return `Chart ${cell.serverName}${what}${level === null ? "" : `, ${level}`}, round ${cell.round} (cell ${cell.index})`;
+}
+
 export function CellTable({
   cells,
   requestedLimits,
@@ -101,11 +108,18 @@ export function CellTable({
                   {cell.oomKilled && " (OOM-killed)"}
                 </td>
                 <td className={td}>
+                  {/* A toggle of the charts' cell: pressed for the one charted, which stays in the tab order. */}
                   <button
                     type="button"
                     onClick={() => onSelect(cell.id)}
-                    disabled={selected}
-                    className="text-xs text-sky-700 hover:underline disabled:text-zinc-400 disabled:no-underline dark:text-sky-400"
+                    aria-pressed={selected}
+                    aria-label={chartButtonName(cell)}
+                    data-testid={`chart-cell-${cell.index}`}
+                    className={`whitespace-nowrap text-xs ${
+                      selected
+                        ? "font-medium text-zinc-700 dark:text-zinc-200"
+                        : "text-sky-700 hover:underline dark:text-sky-400"
+                    }`}
                   >
                     {selected ? "charted" : "chart"}
                   </button>

@@ -4,6 +4,7 @@ import { chartedPoints } from "@/lib/charted";
 import type { CellDto, PointDto } from "@/lib/dto";
 import { bytesToMb } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
+import { waitingMessage } from "@/lib/waiting";
 import { type ChartRow, SeriesChart } from "./series-chart";
 
 const colors = {
@@ -46,11 +47,7 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
       </h2>
       {rows.length === 0 && (
         <p className="mb-3 text-sm text-zinc-500 dark:text-zinc-400" data-testid="charts-waiting">
-          {cell.status === "queued"
-            ? `Queued${cell.stage ? ` (${cell.stage})` : ""}: a host measures one cell at a time, so this one starts when the cells ahead of it on its worker's host have ended.`
-            : cell.status === "running"
-              ? `Waiting for the first second of load${cell.stage ? ` (${cell.stage})` : ""}…`
-              : "No metric points were recorded for this cell."}
+          {waitingMessage(cell)}
         </p>
       )}
       <div className="grid gap-6 lg:grid-cols-2">

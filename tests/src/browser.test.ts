@@ -620,6 +620,13 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.getByTestId("comparison").getAttribute("data-groups")).toBe("2");
       await page.goto(`${inject("webUrl")}/compare?runs=${before}`);
       expect(await page.getByTestId("empty-state").textContent()).toContain("Pick at least two runs");
+      // Ids of no run: said in the plural, and no empty table of runs under it.
+      await page.goto(`${inject("webUrl")}/compare?runs=no-such-a,no-such-b`);
+      expect(await page.getByTestId("compare-unknown").textContent()).toBe(
+        "No runs have the ids “no-such-a” and “no-such-b”.",
+      );
+      expect(await page.getByTestId("compare-runs-table").count()).toBe(0);
+      expect(await page.getByTestId("empty-state").textContent()).toContain("Nothing to compare");
 
       // The run queued with a baseline: one check per metric (ops/s, p99, RSS, errors) of its one server and level, with a
       // link back to the baseline; whether one second of echo moved beyond 10 % is the machine's call.

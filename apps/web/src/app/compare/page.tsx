@@ -16,6 +16,12 @@ import { getRunsToCompare, MAX_RUNS_TO_COMPARE } from "@/server/operations/get-r
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare runs" };
 
+/** “a”, “a” and “b”, “a”, “b” and “c”. */
+const listed = (ids: string[]) => {
+  const quoted = ids.map((id) => `“${id}”`);
+  return quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}` : quoted[0];
+};
+
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 /**
@@ -47,51 +53,60 @@ export default async function ComparePage({ searchParams }: Props) {
       <PageTitle title="Compare runs" />
       {unknown.length > 0 && (
         <p role="alert" className="text-sm text-rose-600 dark:text-rose-400" data-testid="compare-unknown">
-          No run has the id {unknown.map((id) => `“${id}”`).join(", ")}; the comparison leaves{" "}
-          {unknown.length === 1 ? "it" : "them"} out.
+          {unknown.length === 1 ? "No run has the id" : "No runs have the ids"} {listed(unknown)}
+          {runs.length >= 2 ? `; the comparison leaves ${unknown.length === 1 ? "it" : "them"} out.` : "."}
         </p>
       )}
-      <section aria-label="Runs" className={scrollPanel}>
-        <table className={table} data-testid="compare-runs-table">
-          <thead>
-            <tr>
-              <th className={th}>Tag</th>
-              <th className={th}>Run</th>
-              <th className={th}>Status</th>
-              <th className={th}>Commit</th>
-              <th className={th}>Created</th>
-            </tr>
-          </thead>
-          <tbody className={tbody}>
-            {runs.map(({ run, commit, branch }) => (
-              <tr key={run.id} data-testid={`compare-run-${run.id}`}>
-                <td className={`${td} font-mono text-xs`}>{tags.get(run.id)}</td>
-                <td className={td}>
-                  <Link href={`/runs/${run.id}`} className={`${link} font-medium`}>
-                    {run.name}
-                  </Link>
-                </td>
-                <td className={td}>
-                  <StatusBadge status={run.status} />
-                </td>
-                <td className={`${td} font-mono text-xs text-zinc-600 dark:text-zinc-400`}>
-                  {commit ? `${commit.slice(0, 12)}${branch ? ` (${branch})` : ""}` : "—"}
-                </td>
-                <td className={`${td} text-zinc-600 dark:text-zinc-400`}>{formatDateTime(run.createdAt)}</td>
+      {runs.length > 0 && (
+        <section aria-label="Runs" className={scrollPanel}>
+          <table className={table} data-testid="compare-runs-table">
+            <thead>
+              <tr>
+                <th className={th}>Tag</th>
+                <th className={th}>Run</th>
+                <th className={th}>Status</th>
+                <th className={th}>Commit</th>
+                <th className={th}>Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+            </thead>
+            <tbody className={tbody}>
+              {runs.map(({ run, commit, branch }) => (
+                <tr key={run.id} data-testid={`compare-run-${run.id}`}>
+                  <td className={`${td} font-mono text-xs`}>{tags.get(run.id)}</td>
+                  <td className={td}>
+                    <Link href={`/runs/${run.id}`} className={`${link} font-medium`}>
+                      {run.name}
+                    </Link>
+                  </td>
+                  <td className={td}>
+                    <StatusBadge status={run.status} />
+                  </td>
+                  <td className={`${td} font-mono text-xs text-zinc-600 dark:text-zinc-400`}>
+                    {commit ? `${commit.slice(0, 12)}${branch ? ` (${branch})` : ""}` : "—"}
+                  </td>
+                  <td className={`${td} text-zinc-600 dark:text-zinc-400`}>
+                    {formatDateTime(run.createdAt)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       {runs.length >= 2 ? (
         <>
           <ComparisonSection cells={cells} serverOrder={serverOrder} catalog={catalog} />
           <RunSummary cells={cells} catalog={catalog} />
         </>
       ) : (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Fewer than two of these runs exist: nothing to compare.
-        </p>
+        <EmptyState
+          title="Nothing to compare"
+          body={`${
+            runs.length === 1 ? "Only one of these runs exists, and a comparison needs two. " : ""
+          }Tick two to ${MAX_RUNS_TO_COMPARE} runs in the list of runs and choose “Compare selected”.`}
+          href="/"
+          action="Back to the runs"
+        />
       )}
     </div>
   );

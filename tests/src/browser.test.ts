@@ -552,6 +552,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await reportRow.waitFor({ state: "detached", timeout: 15_000 });
       const revoked = await page.goto(permalink);
       expect(revoked?.status()).toBe(404);
+      expect(await page.title()).toBe("Report not found · perflab");
     });
   }, 240_000);
 
@@ -647,6 +648,21 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await page.getByTestId("verdict").count()).toBe(0);
     });
   }, 180_000);
+
+  it("titles its not-found pages as such", async () => {
+    await withPage("not-found", async (page) => {
+      for (const [path, title] of [
+        ["/nope", "Not found · perflab"],
+        ["/runs/no-such-run", "Run not found · perflab"],
+        ["/r/no-such-report", "Report not found · perflab"],
+      ]) {
+        const response = await page.goto(`${inject("webUrl")}${path!}`);
+        expect(response?.status()).toBe(404);
+        expect(await page.title()).toBe(title);
+        expect(await page.getByTestId("not-found").isVisible()).toBe(true);
+      }
+    });
+  });
 
   it("cancels a running run from its page", async () => {
     await withPage("cancel-flow", async (page) => {

@@ -1,5 +1,8 @@
+import type { Metadata } from "next";
 import Link from "next/link";
 import { link, panel } from "@/components/ui";
+
+export const metadata: Metadata = { title: "Run not found" };
 
 export default function RunNotFound() {
   return (

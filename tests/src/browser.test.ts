@@ -46,17 +46,18 @@ async function fitsPhone(page: Page, path: string): Promise<{ path: string; widt
 async function tickValues(chart: Locator, axis: "x" | "y"): Promise<number[]> {
   const labels = chart.locator(`.recharts-${axis}Axis-tick-labels .recharts-cartesian-axis-tick-value`);
   const texts = await labels.allTextContents();
-  return texts.map((t) => Number(t.replace(/[^\d.]/g, "")));
+  return texts.map((t) => Number(t.replace(/[^\d.-]/g, "")));
 }
 
-/** Ticks that start at 0 and step evenly by 1, 2, 2.5 or 5 times a power of ten. */
+/** Ticks at the multiples of one step of 1, 2, 2.5 or 5 times a power of ten, evenly. */
 function isRound(ticks: number[]): boolean {
-  if (ticks.length < 2 || ticks[0] !== 0) return false;
+  if (ticks.length < 2) return false;
   const step = ticks[1]! - ticks[0]!;
   const mantissa = step / 10 ** Math.floor(Math.log10(step));
   return (
     [1, 2, 2.5, 5].some((m) => Math.abs(mantissa - m) < 1e-9) &&
-    ticks.every((t, i) => Math.abs(t - i * step) < step * 1e-6)
+    Math.abs(ticks[0]! / step - Math.round(ticks[0]! / step)) < 1e-6 &&
+    ticks.every((t, i) => Math.abs(t - ticks[0]! - i * step) < step * 1e-6)
   );
 }
 

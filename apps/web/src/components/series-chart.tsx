@@ -65,6 +65,8 @@ export function SeriesChart({
   endSecond: number;
 }) {
   const end = Math.max(endSecond, 1);
+  // A cell's points may start a second before its load (a wall-clock second's part): the axis with them.
+  const start = Math.min(0, rows[0]?.second ?? 0);
   return (
     <figure data-testid={testId} data-points={rows.length} data-series={series.length} className="min-w-0">
       <figcaption className="mb-2 text-sm font-medium">
@@ -96,8 +98,8 @@ export function SeriesChart({
             <XAxis
               dataKey="second"
               type="number"
-              domain={[0, end]}
-              ticks={secondTicks(end)}
+              domain={[start, end]}
+              ticks={secondTicks(end, 6, start)}
               interval={0}
               tick={axisTick(11)}
               {...axisStyle}

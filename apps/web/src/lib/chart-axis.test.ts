@@ -45,6 +45,10 @@ describe("secondTicks", () => {
     expect(secondTicks(65)).toEqual([0, 15, 30, 45, 60]);
     expect(secondTicks(600)).toEqual([0, 120, 240, 360, 480, 600]);
     expect(secondTicks(0)).toEqual([0, 1]);
+    // A point a second before the load's first: the axis starts there, its ticks still round.
+    expect(secondTicks(6, 6, -1)).toEqual([0, 2, 4, 6]);
+    expect(secondTicks(4, 6, -1)).toEqual([-1, 0, 1, 2, 3, 4]);
+    expect(secondTicks(30, 6, -1)).toEqual([0, 10, 20, 30]);
   });
 });
 

@@ -34,12 +34,15 @@ export function niceScale(max: number, count = 4, integer = false): { top: numbe
 /** Steps a time axis in seconds falls on: whole seconds, then the clock's own (15 s, 30 s, 1 min…). */
 const SECOND_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
 
-/** Ticks of a time axis 0–`end` seconds, at most about `count` of them, each a round number of seconds. */
-export function secondTicks(end: number, count = 6): number[] {
-  const span = Math.max(1, end);
+/**
+ * Ticks of a time axis from `start` (0, or a second before the load's first) to `end` seconds, at
+ * most about `count` of them, each a round number of seconds.
+ */
+export function secondTicks(end: number, count = 6, start = 0): number[] {
+  const span = Math.max(1, end - start);
   const step = SECOND_STEPS.find((s) => span / s <= count) ?? Math.ceil(span / count / 3600) * 3600;
   const ticks: number[] = [];
-  for (let t = 0; t <= span; t += step) ticks.push(t);
+  for (let t = Math.ceil(start / step) * step; t <= start + span; t += step) ticks.push(t === 0 ? 0 : t);
   return ticks;
 }
 

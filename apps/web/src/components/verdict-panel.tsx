@@ -117,7 +117,7 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
                   <td className={`${td} ${checkStyle[c.outcome]}`}>
                     {c.outcome}
                     {c.note && (
-                      <sup className="ml-0.5">
+                      <sup className="ml-0.5 text-xs font-semibold">
                         <a
                           href={`#verdict-note-${noteNumber(c.note)}`}
                           className="underline decoration-dotted underline-offset-2"

@@ -286,8 +286,9 @@ function buildDocument() {
     summary: "Several runs compared as one: a group per server and run",
     description:
       "The /compare page as data: the named runs' cells compared as if one run, each server labelled " +
-      '"server · tag" (tag: the run\'s short commit, else its name when at most 24 characters, else the end of ' +
-      "its id), with " +
+      '"server · tag" (tag: the run\'s short commit, else what its name says beyond its servers and scenarios, ' +
+      "else when it was created, to the minute; the driver, load levels or creation time are added where runs " +
+      "would read alike), with " +
       "the same statistics, ratios and environment differences as a run's comparison. For a CI job comparing " +
       "its run against a baseline run.",
     request: { query: ZRunsComparisonQuery },

@@ -61,6 +61,14 @@ describe("readJsonBody", () => {
     const error = await rejection(readJsonBody(post("{oops")));
     expect([error.status, error.errors]).toEqual([400, [{ field: "(body)", message: "must be valid JSON" }]]);
   });
+
+  it("reads a body that starts with a UTF-8 byte order mark, as a Windows tool may write it", async () => {
+    const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"a": 1}')]);
+    expect(await readJsonBody(post(bom))).toEqual({ a: 1 });
+    // Only one, and only at the start: anything else is still not JSON.
+    const twice = await rejection(readJsonBody(post("\uFEFF\uFEFF{}")));
+    expect(twice.status).toBe(400);
+  });
 });
 
 describe("what valid JSON holds but the lab cannot keep", () => {

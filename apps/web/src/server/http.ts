@@ -25,10 +25,12 @@ export function jsonResponse(body: unknown, init: { status?: number; requestId: 
  * tool arguments, is capped at 64 KiB by its schema.
  */
 export const JSON_BODY_MAX_BYTES = 1024 * 1024;
+const BOM = "\uFEFF";
 
 /**
  * The body as JSON, or a 400 naming "(body)" — the field path of the whole document; a 413 once it
- * passes `maxBytes`, before it is buffered whole.
+ * passes `maxBytes`, before it is buffered whole. A leading byte order mark (U+FEFF, which some
+ * Windows tools write before UTF-8) is dropped, as an upload's lines drop it.
  */
 export async function readJsonBody(
   request: Request,
@@ -37,7 +39,7 @@ export async function readJsonBody(
   const text = await readTextBody(request, maxBytes);
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.startsWith(BOM) ? text.slice(1) : text);
   } catch {
     throw new AppError("bad_request", "The request body is not valid JSON.", [
       { field: "(body)", message: "must be valid JSON" },

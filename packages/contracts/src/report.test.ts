@@ -25,6 +25,12 @@ describe("create report request", () => {
     expect(errorsOf("r1")).toEqual([{ field: "(body)", message: "must be a JSON object" }]);
   });
 
+  it("refuses an unknown key by name rather than dropping it (a misspelt visibility stays unlisted)", () => {
+    expect(errorsOf({ runId: "r", visiblity: "private" })).toEqual([
+      { field: "visiblity", message: "is not a known field" },
+    ]);
+  });
+
   it("takes the three visibilities, private among them (the server checks who asks)", () => {
     for (const visibility of ["private", "unlisted", "public"]) {
       expect(ZCreateReport.parse({ runId: "r", visibility }).visibility).toBe(visibility);

@@ -9,8 +9,12 @@ import { z } from "zod";
  */
 export const reportVisibilities = ["private", "unlisted", "public"] as const;
 
-/** `POST /api/v1/reports`: freeze a finished run behind an unguessable permalink. */
-export const ZCreateReport = z.object(
+/**
+ * `POST /api/v1/reports`: freeze a finished run behind an unguessable permalink. Strict, as every
+ * request body is: a misspelt key (`visiblity`) is refused by name rather than silently dropped,
+ * which would freeze the run with the default visibility.
+ */
+export const ZCreateReport = z.strictObject(
   {
     runId: z.string({ error: "must be a run id" }).trim().min(1, "must be a run id").max(64),
     title: z

@@ -220,6 +220,40 @@ describe("matrix spec", () => {
     expect(schema.parse({ ...valid, git: { pr: 42 } }).git?.pr).toBe("42");
   });
 
+  it("trims git fields and bounds them as an upload's, refusing blanks by name", () => {
+    const git = { repo: " acme/app ", branch: "main\n", commit: " abc123 ", pr: " 7 " };
+    expect(schema.parse({ ...valid, git }).git).toEqual({
+      repo: "acme/app",
+      branch: "main",
+      commit: "abc123",
+      pr: "7",
+    });
+    for (const key of ["repo", "branch", "commit"]) {
+      expect(errorsOf({ ...valid, git: { [key]: "  " } })).toContainEqual({
+        field: `git.${key}`,
+        message: "must not be empty",
+      });
+    }
+    // An upload takes 500 characters of repository and branch and 200 of commit: so does a matrix.
+    expect(schema.parse({ ...valid, git: { repo: "r".repeat(500), commit: "c".repeat(200) } }).git).toEqual({
+      repo: "r".repeat(500),
+      commit: "c".repeat(200),
+    });
+    expect(errorsOf({ ...valid, git: { branch: "b".repeat(501) } })).toContainEqual({
+      field: "git.branch",
+      message: "must be at most 500 characters",
+    });
+    expect(errorsOf({ ...valid, git: { commit: "c".repeat(201) } })).toContainEqual({
+      field: "git.commit",
+      message: "must be at most 200 characters",
+    });
+    // A number the run's 32-bit column cannot hold is no pull request either.
+    expect(errorsOf({ ...valid, git: { pr: 10_000_000_000 } })).toContainEqual({
+      field: "git.pr",
+      message: "must be a pull request number",
+    });
+  });
+
   it("holds sessions and pauses only with closed-model levels", () => {
     const holding = {
       ...valid,

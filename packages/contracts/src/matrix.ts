@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { gitPrText, gitText } from "./fields.ts";
 import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
 
 export const driverIds = ["local", "docker"] as const;
@@ -134,13 +135,26 @@ export const ZMatrixSpecInput = z.strictObject({
       ).optional(),
     })
     .optional(),
+  /** Trimmed and bounded as an upload's git fields are (`gitRepo`, …): the same run list finds both. */
   git: z
     .strictObject({
-      repo: z.string().max(200).optional(),
-      branch: z.string().max(200).optional(),
-      commit: z.string().max(64).optional(),
+      repo: gitText.repo().optional(),
+      branch: gitText.branch().optional(),
+      commit: gitText.commit().optional(),
       pr: z
-        .union([z.number().int().positive(), z.string().regex(/^\d{1,9}$/, "must be a pull request number")])
+        .union(
+          [
+            z
+              .number()
+              .int("must be a pull request number")
+              .positive("must be a pull request number")
+              .max(999_999_999, "must be a pull request number"),
+            gitPrText(),
+          ],
+          {
+            error: "must be a pull request number",
+          },
+        )
         .transform(String)
         .optional(),
     })

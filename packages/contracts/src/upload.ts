@@ -1,12 +1,7 @@
 import { z } from "zod";
+import { gitPrText, gitText, text } from "./fields.ts";
 import { driverIds } from "./matrix.ts";
 
-const text = (max: number) =>
-  z
-    .string({ error: "must be a string" })
-    .trim()
-    .min(1, "must not be empty")
-    .max(max, `must be at most ${max} characters`);
 const seconds = (max: number, min: number) =>
   z.coerce
     .number({ error: "must be a number" })
@@ -110,15 +105,10 @@ export const ZUploadQuery = z.object({
   baselineRunId: text(64)
     .optional()
     .describe("A run to judge this upload against: its verdict is GET /api/v1/runs/{id}/verdict."),
-  gitRepo: text(500).optional(),
-  gitBranch: text(500).optional(),
-  gitCommit: text(200).optional(),
-  gitPr: z
-    .string()
-    .trim()
-    .regex(/^\d{1,9}$/, "must be a pull request number")
-    .optional()
-    .describe("Pull request number."),
+  gitRepo: gitText.repo().optional(),
+  gitBranch: gitText.branch().optional(),
+  gitCommit: gitText.commit().optional(),
+  gitPr: gitPrText().optional().describe("Pull request number."),
 });
 
 /** The upload query with the checks across its fields (one load model, its own fields only). */

@@ -1,5 +1,16 @@
 import { z } from "zod";
 
+/**
+ * A number, or a numeric string from a form field or a query string. Booleans, arrays and blank
+ * strings are refused (plain `z.coerce` would read `true` as 1, `[20]` as 20 and `""` as 0).
+ */
+export function numeric(schema: z.ZodNumber) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+    schema,
+  );
+}
+
 /** Text a client names something with: trimmed, then at least one character and at most `max`. */
 export const text = (max: number) =>
   z

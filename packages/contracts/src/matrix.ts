@@ -1,19 +1,9 @@
 import { z } from "zod";
-import { gitPrText, gitText } from "./fields.ts";
+import { gitPrText, gitText, numeric } from "./fields.ts";
 import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
 
 export const driverIds = ["local", "docker"] as const;
 
-/**
- * A number, or a numeric string from a form field or a query string. Booleans, arrays and blank
- * strings are refused (plain `z.coerce` would read `true` as 1 and `[20]` as 20).
- */
-function numeric(schema: z.ZodNumber) {
-  return z.preprocess(
-    (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
-    schema,
-  );
-}
 const number = () => z.number({ error: "must be a number" });
 
 /** Most cells one matrix may queue, and the longest it may keep a host busy, so a typo cannot. */

@@ -1,18 +1,20 @@
 import { z } from "zod";
-import { gitPrText, gitText, text } from "./fields.ts";
+import { gitPrText, gitText, numeric, text } from "./fields.ts";
 import { driverIds } from "./matrix.ts";
 
+/** A whole number from the query string; a blank value (`warmupSec=`) is refused, not read as 0. */
+const whole = () => z.number({ error: "must be a number" }).int("must be a whole number");
 const seconds = (max: number, min: number) =>
-  z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
+  numeric(
+    whole()
+      .min(min, min === 0 ? "must not be negative" : `must be at least ${min}`)
+      .max(max, `must be at most ${max}`),
+  );
 
 /**
  * Query string of `POST /api/v1/uploads`: what the uploaded k6 output was measured against. The body
  * is the NDJSON perflab's k6 output wrote (`--out perflab=<file>`); each value here arrives as a
- * string, unknown keys are ignored.
+ * string, unknown keys are ignored, and a blank value is refused by name rather than read as 0.
  */
 export const ZUploadQuery = z.object({
   server: text(120).describe("The server that was measured; recorded as the cell's server name."),
@@ -57,35 +59,20 @@ export const ZUploadQuery = z.object({
     .enum(["per-vu", "per-call"], { error: 'must be "per-vu" or "per-call"' })
     .optional()
     .describe("How the script used MCP sessions (SESSION): one per VU (default) or a new one per call."),
-  vus: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(100_000, "must be at most 100000")
+  vus: numeric(whole().min(1, "must be at least 1").max(100_000, "must be at most 100000"))
     .optional()
     .describe(
       "Closed model: virtual users; defaults to the most VUs the output reports during measurement. Leave out with `rate`.",
     ),
-  rate: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1 call per second")
-    .max(100_000, "must be at most 100000")
+  rate: numeric(whole().min(1, "must be at least 1 call per second").max(100_000, "must be at most 100000"))
     .optional()
     .describe(
       "Open model: the tool calls per second the script started (RATE); the cell is then an open-model level.",
     ),
-  maxVus: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(100_000, "must be at most 100000")
+  maxVus: numeric(whole().min(1, "must be at least 1").max(100_000, "must be at most 100000"))
     .optional()
     .describe("Open model: the script's VU pool (MAX_VUS); defaults to the most VUs the output reports."),
-  droppedCalls: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(0, "must not be negative")
+  droppedCalls: numeric(whole().min(0, "must not be negative"))
     .optional()
     .describe(
       "Open model: k6's `dropped_iterations` count from its summary (whole test), the calls it could not start for want of a free VU. Used only for an output whose lines carry no per-second `dropped` count (an older perflab k6); otherwise the lines' count over the measured window is stored.",
@@ -94,10 +81,7 @@ export const ZUploadQuery = z.object({
     .enum(driverIds, { error: `must be one of ${driverIds.join(", ")}` })
     .default("local")
     .describe("How the CI job ran the server: a plain process (local) or a container (docker)."),
-  k6Requests: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(0, "must not be negative")
+  k6Requests: numeric(whole().min(0, "must not be negative"))
     .optional()
     .describe(
       "k6's own count of measured requests (`http_reqs{phase:measure}` in its summary); when given, an upload whose output disagrees is refused.",

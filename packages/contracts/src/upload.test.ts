@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { fieldErrors } from "./problem.ts";
+import { ZUploadQueryChecked } from "./upload.ts";
+
+const base = { server: "go", durationSec: "30" };
+
+function errorsOf(query: Record<string, string>) {
+  const result = ZUploadQueryChecked.safeParse(query);
+  if (result.success) throw new Error(`expected ${JSON.stringify(query)} to be refused`);
+  return fieldErrors(result.error);
+}
+
+describe("upload query", () => {
+  it("reads numbers from the query string's text and fills the defaults", () => {
+    expect(ZUploadQueryChecked.parse({ ...base, warmupSec: " 5 ", k6Requests: "1200" })).toMatchObject({
+      server: "go",
+      durationSec: 30,
+      warmupSec: 5,
+      k6Requests: 1200,
+      driver: "local",
+    });
+    expect(ZUploadQueryChecked.parse(base).warmupSec).toBe(0);
+  });
+
+  it.each(["durationSec", "warmupSec", "vus", "k6Requests"])(
+    "refuses a blank %s by name instead of reading it as 0",
+    (key) => {
+      for (const blank of ["", " "]) {
+        expect(errorsOf({ ...base, [key]: blank })).toEqual([{ field: key, message: "must be a number" }]);
+      }
+    },
+  );
+
+  it("refuses the open model's blank numbers by name too", () => {
+    for (const key of ["rate", "maxVus", "droppedCalls"]) {
+      expect(errorsOf({ ...base, rate: "100", [key]: "" })).toContainEqual({
+        field: key,
+        message: "must be a number",
+      });
+    }
+  });
+
+  it("still names a value that is not a whole number", () => {
+    expect(errorsOf({ ...base, durationSec: "soon" })).toEqual([
+      { field: "durationSec", message: "must be a number" },
+    ]);
+    expect(errorsOf({ ...base, warmupSec: "1.5" })).toEqual([
+      { field: "warmupSec", message: "must be a whole number" },
+    ]);
+  });
+
+  it("trims git fields and refuses blank ones", () => {
+    expect(ZUploadQueryChecked.parse({ ...base, gitRepo: " acme/app ", gitPr: " 7 " })).toMatchObject({
+      gitRepo: "acme/app",
+      gitPr: "7",
+    });
+    expect(errorsOf({ ...base, gitBranch: " " })).toEqual([
+      { field: "gitBranch", message: "must not be empty" },
+    ]);
+  });
+});

@@ -254,6 +254,36 @@ describe("matrix spec", () => {
     });
   });
 
+  it("refuses a scenario that is the same workload as an earlier one, naming it", () => {
+    const echo = { id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "hello" } } };
+    expect(errorsOf({ ...valid, scenarios: [echo, echo] })).toEqual([
+      {
+        field: "scenarios.1",
+        message: "is the same workload as scenarios.0; to measure it more often, raise rounds",
+      },
+    ]);
+    // Alike once parsed: the tool's default arguments filled in, the default session left out, keys in
+    // another order.
+    const same = [
+      { id: "mcp-tool-call", params: { tool: "fibonacci", arguments: { n: 20 } } },
+      { id: "mcp-tool-call", params: { tool: "echo" } },
+      { id: "mcp-tool-call", params: { tool: "fibonacci" } },
+      { id: "mcp-tool-call", params: { arguments: { message: "hello" }, tool: "echo", session: "per-vu" } },
+    ];
+    expect(errorsOf({ ...valid, scenarios: same }).map((e) => e.field)).toEqual([
+      "scenarios.2",
+      "scenarios.3",
+    ]);
+    // Other arguments, another session mode or another scenario are other workloads.
+    const different = [
+      echo,
+      { id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "hi" } } },
+      { id: "mcp-tool-call", params: { ...echo.params, session: "per-call" } },
+      { id: "http-route", params: { route: "/rest/time" } },
+    ];
+    expect(schema.parse({ ...valid, scenarios: different }).scenarios).toHaveLength(4);
+  });
+
   it("holds sessions and pauses only with closed-model levels", () => {
     const holding = {
       ...valid,

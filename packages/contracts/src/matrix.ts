@@ -183,6 +183,21 @@ const ZCheckedScenario = ZScenarioSelection.superRefine((scenario, ctx) => {
   }
 });
 
+/** JSON with every object's keys sorted: parameters given in another order are the same call. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** What tells a matrix's workloads apart: the scenario and its parsed parameters, in any key order. */
+const workloadKeyOf = (id: string, params: unknown) => `${id}\u0000${canonicalJson(params)}`;
+
 export type CatalogView = { servers: { name: string; tools: string[] }[] };
 
 /**
@@ -228,6 +243,7 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
           ctx.addIssue({ code: "custom", path: ["loadLevels", i], message: "is listed twice" });
         levels.add(key);
       });
+      const workloads = new Map<string, number>();
       spec.scenarios.forEach((scenario, i) => {
         // The scenario itself and its parameters were checked element by element (see ZCheckedScenario).
         if (!(scenarioIds as string[]).includes(scenario.id)) return;
@@ -251,6 +267,17 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
           }
         }
         if (!params.success) return;
+        // The same workload twice (as the comparison keys cells: scenario and stored parameters, the
+        // defaults filled in) would run its cells twice and split its rounds in two; rounds repeat it.
+        const key = workloadKeyOf(scenario.id, params.data);
+        const first = workloads.get(key);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["scenarios", i],
+            message: `is the same workload as scenarios.${first}; to measure it more often, raise rounds`,
+          });
+        } else workloads.set(key, i);
         // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
         const tool = "tool" in params.data ? params.data.tool : null;
         if (tool === null) return;

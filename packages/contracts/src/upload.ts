@@ -2,6 +2,17 @@ import { z } from "zod";
 import { gitPrText, gitText, numeric, text } from "./fields.ts";
 import { driverIds } from "./matrix.ts";
 
+/**
+ * The content types an upload's NDJSON body may be sent as: its registered and common names, and,
+ * each line being JSON, application/json and plain text too.
+ */
+export const UPLOAD_MEDIA_TYPES = [
+  "application/x-ndjson",
+  "application/jsonl",
+  "application/json",
+  "text/plain",
+] as const;
+
 /** A whole number from the query string; a blank value (`warmupSec=`) is refused, not read as 0. */
 const whole = () => z.number({ error: "must be a number" }).int("must be a whole number");
 const seconds = (max: number, min: number) =>

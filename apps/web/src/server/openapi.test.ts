@@ -67,4 +67,15 @@ describe("OpenAPI document", () => {
     }
     expect(doc.components?.schemas?.Problem).toMatchObject({ required: ["type", "title", "status"] });
   });
+
+  it("lists every content type an upload's body is accepted as", () => {
+    const body = doc.paths?.["/api/v1/uploads"]?.post?.requestBody;
+    const content = body && "content" in body ? body.content : {};
+    expect(Object.keys(content).sort()).toEqual([
+      "application/json",
+      "application/jsonl",
+      "application/x-ndjson",
+      "text/plain",
+    ]);
+  });
 });

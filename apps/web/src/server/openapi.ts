@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import {
   reportVisibilities,
+  UPLOAD_MEDIA_TYPES,
   ZCancelledRun,
   ZCellDto,
   ZCreatedRun,
@@ -515,11 +516,13 @@ function buildDocument() {
       query: ZUploadQuery,
       body: {
         required: true,
-        content: {
-          "application/x-ndjson": {
-            schema: z.string().describe("One JSON object per line, as perflab's k6 output wrote them."),
-          },
-        },
+        // NDJSON by its registered and common names (each line is JSON, so application/json too).
+        content: Object.fromEntries(
+          UPLOAD_MEDIA_TYPES.map((type) => [
+            type,
+            { schema: z.string().describe("One JSON object per line, as perflab's k6 output wrote them.") },
+          ]),
+        ),
       },
     },
     responses: {
@@ -529,7 +532,10 @@ function buildDocument() {
         content: { "application/json": { schema: named("CreatedUpload", ZCreatedUpload) } },
       },
       413: problem("The body is larger than 50 MiB."),
-      415: problem("The body is not NDJSON (send `content-type: application/x-ndjson`)."),
+      415: problem(
+        "The body is not NDJSON: send `content-type: application/x-ndjson` (or `application/jsonl`, " +
+          "`application/json`, `text/plain`).",
+      ),
       422: problem(
         "A query parameter or the k6 output is invalid; `errors[].field` names the parameter, or the " +
           "line as `line <n>` (1-based), or `(body)` when the start or end line is missing.",

@@ -1,3 +1,4 @@
+import { UPLOAD_MEDIA_TYPES } from "@perflab/contracts";
 import { env } from "@/env";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
@@ -8,15 +9,14 @@ import { createUpload, UPLOAD_MAX_BYTES } from "@/server/operations/create-uploa
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** NDJSON by its registered and common names; each line is JSON, so application/json is taken too. */
-const ACCEPTED = new Set(["application/x-ndjson", "application/jsonl", "application/json", "text/plain"]);
+const ACCEPTED = new Set<string>(UPLOAD_MEDIA_TYPES);
 
 /** A CI job's k6 output (`--out perflab=<file>`), stored as a finished run; metadata in the query string. */
 export const POST = withProblems(async (request, _context, requestId) => {
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type && !ACCEPTED.has(type)) {
     throw new AppError("unsupported_media_type", `The body must be NDJSON, not ${type}.`, [
-      { field: "content-type", message: "must be application/x-ndjson (or application/json)" },
+      { field: "content-type", message: `must be one of ${UPLOAD_MEDIA_TYPES.join(", ")}` },
     ]);
   }
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);

@@ -359,6 +359,66 @@ describe("POST /api/v1/uploads", () => {
     // Over the limit: refused by its length before the body is read.
     await expectProblem(await upload("x".repeat(50 * 2 ** 20 + 1), baseQuery), 413, "(body)");
 
+    // A blank parameter is named, not read as 0.
+    await expectProblem(await upload(ndjson, `${baseQuery}&k6Requests=`), 422, "k6Requests");
+    await expectProblem(
+      await upload(ndjson, `server=go&durationSec=${DURATION}&warmupSec=`),
+      422,
+      "warmupSec",
+    );
+
+    expect(await db.run.count()).toBe(before);
+  });
+
+  it("refuses an output that contradicts itself, naming the group", async () => {
+    const db = testDb();
+    const before = await db.run.count();
+    const lines = ndjson.split("\n").filter(Boolean);
+    const expectProblem = async (response: Response, field: string) => {
+      const problem = (await response.json()) as Problem;
+      expect(response.status, JSON.stringify(problem)).toBe(422);
+      expect(problem.errors?.map((e) => e.field)).toEqual([field]);
+      await expectConforms(problem, "/api/v1/uploads", "post", 422, "application/problem+json");
+      return problem;
+    };
+    /** The suite's output with the first measured tools/call group of a line changed. */
+    const tampered = (change: (group: Record<string, unknown>) => void) => {
+      let done = false;
+      return lines
+        .map((raw) => {
+          const line = JSON.parse(raw) as { type: string; groups?: Record<string, unknown>[] };
+          const group = line.groups?.find((g) => g.phase === "measure" && g.method === "tools/call");
+          if (done || !group) return raw;
+          done = true;
+          change(group);
+          return JSON.stringify(line);
+        })
+        .join("\n");
+    };
+    const echo = 'group {"phase":"measure","method":"tools/call","tool":"echo"}';
+    await expectProblem(
+      await upload(
+        tampered((g) => (g.failed = 1_000_000)),
+        baseQuery,
+      ),
+      echo,
+    );
+    await expectProblem(
+      await upload(
+        tampered((g) => (g.opErrors = 1_000_000)),
+        baseQuery,
+      ),
+      echo,
+    );
+    const extra = await expectProblem(
+      await upload(
+        tampered((g) => (g.requests = (g.requests as number) + 1)),
+        baseQuery,
+      ),
+      echo,
+    );
+    expect(extra.detail).toMatch(/histograms hold/);
+
     expect(await db.run.count()).toBe(before);
   });
 });

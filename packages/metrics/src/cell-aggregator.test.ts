@@ -512,3 +512,14 @@ describe("seconds already written", () => {
     expect(agg.takeReadyPoints(111 + skew).find((p) => p.t === 105)?.requests).toBe(12);
   });
 });
+
+describe("addInterval", () => {
+  it("answers how many latencies each group's histogram holds, in the groups' order", () => {
+    const agg = new CellAggregator();
+    const mixed = line(10, "measure", 1_000, 3);
+    mixed.groups.push({ ...line(10, "warmup", 2_000, 2).groups[0]!, phase: "warmup" });
+    mixed.groups.push({ ...mixed.groups[0]!, method: "DELETE", requests: 1, hist: hist([]) });
+    expect(agg.addInterval(mixed)).toEqual([3, 2, 0]);
+    expect(agg.addInterval({ ...mixed, groups: [] })).toEqual([]);
+  });
+});

@@ -273,14 +273,20 @@ export class CellAggregator {
     return tenth;
   }
 
-  addInterval(line: TK6IntervalLine): void {
+  /**
+   * Adds one interval line; returns how many latencies each of its groups' histograms holds, in the
+   * groups' order (decoded here once, so a caller checking them against the requests need not again).
+   */
+  addInterval(line: TK6IntervalLine): number[] {
     this.latestLineT = Math.max(this.latestLineT, line.t);
+    const histogramCounts: number[] = [];
     // A line for a second already emitted and dropped counts in the summary, but a fresh point
     // made of it alone would overwrite the stored second with a fragment: it gets none.
     const second = line.t < this.droppedBefore ? emptySecond(line.t) : this.second(line.t);
     let measureRequestsInLine = 0;
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
+      histogramCounts.push(hist.totalCount);
       const isOp = group.method === this.operationMethod;
       // A second's own count (a chart's): a failure whose two counts straddle seconds shows in both.
       second.requests += group.requests;
@@ -340,6 +346,7 @@ export class CellAggregator {
       }
     }
     if (line.t >= this.droppedBefore) this.dirty.add(line.t);
+    return histogramCounts;
   }
 
   addResources(sample: ResourceSample): void {

@@ -153,3 +153,60 @@ describe("parseK6Output", () => {
     ]);
   });
 });
+
+describe("contradictory groups", () => {
+  const group = (over: Record<string, unknown>) =>
+    JSON.stringify({
+      type: "interval",
+      t: 1_700_000_001,
+      groups: [
+        {
+          phase: "measure",
+          method: "tools/call",
+          tool: "echo",
+          requests: 2,
+          failed: 0,
+          hist: hist(1_000, 2_000),
+          ...over,
+        },
+      ],
+      iterations: 2,
+      dataSent: 100,
+      dataReceived: 200,
+      vus: 2,
+    });
+  const field = 'group {"phase":"measure","method":"tools/call","tool":"echo"}';
+
+  it("refuses more failed requests or failed operations than requests, over the whole output, naming the group", () => {
+    expect(refusal([start, group({ failed: 3 }), end].join("\n"))).toMatchObject({
+      status: 422,
+      fields: [field],
+    });
+    expect(refusal([start, group({ opErrors: 3 }), end].join("\n"))).toMatchObject({
+      status: 422,
+      fields: [field],
+    });
+  });
+
+  it("takes an operation's error stamped in the second after its request", () => {
+    // Two requests in one second, one of them failed as an operation in the next: 1 of 2 overall.
+    const next = JSON.stringify({
+      ...JSON.parse(group({ requests: 0, opErrors: 1, hist: hist() })),
+      t: 1_700_000_002,
+    });
+    const parsed = parseK6Output([start, group({}), next, end].join("\n"));
+    expect(parsed.aggregator.summary({ durationSec: 2 })).toMatchObject({ requests: 2, errors: 1 });
+  });
+
+  it("refuses histograms that hold another number of latencies than the requests", () => {
+    const refused = refusal([start, group({ requests: 3 }), end].join("\n"));
+    expect(refused).toMatchObject({ status: 422, fields: [field] });
+    expect(refused.detail).toContain("3 requests but their histograms hold 2 latencies");
+    // Counted over the whole output: a second's latencies that came in a late line of their own agree.
+    const first = group({ requests: 2, hist: hist(1_000) });
+    const late = group({ requests: 0, hist: hist(2_000) });
+    expect(
+      parseK6Output([start, first, late, end].join("\n")).aggregator.summary({ durationSec: 1 }).requests,
+    ).toBe(2);
+  });
+});

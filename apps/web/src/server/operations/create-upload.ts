@@ -50,10 +50,54 @@ export type ParsedK6Output = {
   lastT: number;
 };
 
+/** What one (phase, method, tool) group adds up to over the whole output. */
+type GroupTally = {
+  phase: string;
+  method: string;
+  tool: string;
+  requests: number;
+  failed: number;
+  opErrors: number;
+  latencies: number;
+};
+
 const invalidLine = (line: number, message: string, detail: string) =>
   new AppError("invalid", `Line ${line} of the k6 output ${detail}.`, [{ field: `line ${line}`, message }]);
 const invalidBody = (message: string, detail: string) =>
   new AppError("invalid", detail, [{ field: "(body)", message }]);
+/** How a refusal names a group of the output: its key, as the lines carry it. */
+const groupField = (g: { phase: string; method: string; tool: string }) =>
+  `group ${JSON.stringify({ phase: g.phase, method: g.method, tool: g.tool })}`;
+
+/**
+ * Refuses a group whose counts over the whole output contradict each other: more failed requests
+ * or failed operations than requests, or histograms holding another number of latencies than the
+ * requests (k6 records one duration per request). Over the whole output, not per second: an
+ * operation's error is stamped a moment after its request, so it may fall in the next second.
+ */
+function checkGroupTallies(tallies: Iterable<GroupTally>): void {
+  for (const g of tallies) {
+    const refuse = (message: string) =>
+      new AppError(
+        "invalid",
+        `The k6 output contradicts itself: its ${g.phase} ${g.method || "(no method)"} requests${g.tool ? ` of ${g.tool}` : ""} ${message}.`,
+        [{ field: groupField(g), message }],
+      );
+    if (g.failed > g.requests) {
+      throw refuse(`count ${g.failed} failed but only ${g.requests} requests over the whole output`);
+    }
+    if (g.opErrors > g.requests) {
+      throw refuse(
+        `count ${g.opErrors} failed operations but only ${g.requests} requests over the whole output`,
+      );
+    }
+    if (g.latencies !== g.requests) {
+      throw refuse(
+        `count ${g.requests} requests but their histograms hold ${g.latencies} latencies over the whole output`,
+      );
+    }
+  }
+}
 
 /**
  * Reads the NDJSON perflab's k6 output writes, line by line, into the same aggregator the worker
@@ -89,6 +133,7 @@ export function parseK6Output(
   let maxVus = 0;
   let maxMeasureVus = 0;
   let lastT = 0;
+  const tallies = new Map<string, GroupTally>();
   const rows = text.split("\n");
   for (let i = 0; i < rows.length; i++) {
     const raw = rows[i]!.trim();
@@ -160,8 +205,9 @@ export function parseK6Output(
     }
     // An output of an older perflab k6 has no run line: the window counts from its start line.
     if (!planned && line.groups.length > 0) plan(start.t);
+    let latencies: number[];
     try {
-      aggregator.addInterval(line);
+      latencies = aggregator.addInterval(line);
     } catch (error) {
       throw invalidLine(
         n,
@@ -169,6 +215,26 @@ export function parseK6Output(
         "has a histogram that cannot be decoded",
       );
     }
+    line.groups.forEach((g, j) => {
+      const key = JSON.stringify([g.phase, g.method, g.tool]);
+      let tally = tallies.get(key);
+      if (!tally) {
+        tally = {
+          phase: g.phase,
+          method: g.method,
+          tool: g.tool,
+          requests: 0,
+          failed: 0,
+          opErrors: 0,
+          latencies: 0,
+        };
+        tallies.set(key, tally);
+      }
+      tally.requests += g.requests;
+      tally.failed += g.failed;
+      tally.opErrors += g.opErrors;
+      tally.latencies += latencies[j] ?? 0;
+    });
     lastT = Math.max(lastT, line.t);
     keep(aggregator.takeReadyPoints(lastT));
     maxVus = Math.max(maxVus, line.vus);
@@ -188,6 +254,7 @@ export function parseK6Output(
       "The k6 output has no end line: k6 did not finish writing it, so the measurement is incomplete.",
     );
   }
+  checkGroupTallies(tallies.values());
   if (!planned) plan(runStartMs ?? start.t);
   keep(aggregator.takeAllPoints());
   // Lines of the same second add up: their sum must still fit the point's 32-bit counts.

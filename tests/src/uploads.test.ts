@@ -9,7 +9,12 @@ import path from "node:path";
 import { ZK6OutputLine } from "@perflab/contracts";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
-import { CellAggregator, ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
+import {
+  CellAggregator,
+  createLatencyHistogram,
+  encodeHistogram,
+  ROLLUP_LEVELS,
+} from "../../packages/metrics/src/index.ts";
 import { expectConforms, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
 
 type Problem = {
@@ -370,7 +375,7 @@ describe("POST /api/v1/uploads", () => {
     expect(await db.run.count()).toBe(before);
   });
 
-  it("refuses an output that contradicts itself, naming the group", async () => {
+  it("refuses an output that contradicts itself or its durationSec, naming the group or durationSec", async () => {
     const db = testDb();
     const before = await db.run.count();
     const lines = ndjson.split("\n").filter(Boolean);
@@ -418,6 +423,42 @@ describe("POST /api/v1/uploads", () => {
       echo,
     );
     expect(extra.detail).toMatch(/histograms hold/);
+
+    // The real output measured 3 s after a 1 s warm-up: 60 s are more than its lines cover.
+    const long = await expectProblem(
+      await upload(ndjson, `server=go&warmupSec=${WARMUP}&durationSec=60`),
+      "durationSec",
+    );
+    expect(long.detail).toMatch(/lines end \d+ s after its start line/);
+    // 20 s measured at 2 VUs, uploaded as 1 s: the rates would be 20 times too high.
+    const start = JSON.parse(lines[0]!) as { t: number };
+    const t0 = Math.floor(start.t / 1000);
+    const h = createLatencyHistogram();
+    for (let i = 0; i < 50; i++) h.recordValue(2_000);
+    const second = (t: number) =>
+      JSON.stringify({
+        type: "interval",
+        t,
+        groups: [
+          {
+            phase: "measure",
+            method: "tools/call",
+            tool: "echo",
+            requests: 50,
+            failed: 0,
+            hist: encodeHistogram(h),
+          },
+        ],
+        iterations: 50,
+        dataSent: 5_000,
+        dataReceived: 10_000,
+        vus: 2,
+      });
+    const twenty = [lines[0], ...Array.from({ length: 21 }, (_, i) => second(t0 + i)), '{"type":"end"}'].join(
+      "\n",
+    );
+    const short = await expectProblem(await upload(twenty, "server=go&durationSec=1"), "durationSec");
+    expect(short.detail).toMatch(/iterations ended more than 3 s after the first measured second/);
 
     expect(await db.run.count()).toBe(before);
   });

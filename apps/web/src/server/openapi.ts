@@ -537,8 +537,8 @@ function buildDocument() {
           "`application/json`, `text/plain`).",
       ),
       422: problem(
-        "A query parameter or the k6 output is invalid; `errors[].field` names the parameter, " +
-          "or the line as `line <n>` (1-based), or a group as " +
+        "A query parameter or the k6 output is invalid; `errors[].field` names the parameter (`durationSec` " +
+          "when the output's seconds contradict it), or the line as `line <n>` (1-based), or a group as " +
           '`group {"phase":…,"method":…,"tool":…}` when its failed requests, failed operations or latencies ' +
           "contradict its requests over the whole output, or `(body)` when the start or end line is missing.",
       ),

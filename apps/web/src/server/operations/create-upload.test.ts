@@ -1,7 +1,7 @@
 import { createLatencyHistogram, encodeHistogram } from "@perflab/metrics";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors";
-import { parseK6Output } from "./create-upload";
+import { checkDuration, parseK6Output } from "./create-upload";
 
 function hist(...micros: number[]): string {
   const h = createLatencyHistogram();
@@ -208,5 +208,57 @@ describe("contradictory groups", () => {
     expect(
       parseK6Output([start, first, late, end].join("\n")).aggregator.summary({ durationSec: 1 }).requests,
     ).toBe(2);
+  });
+});
+
+describe("checkDuration", () => {
+  // k6 started mid-second; 2 VUs measured for 20 s (no warm-up), a line every second.
+  const t0 = 1_700_000_000;
+  const begin = JSON.stringify({ type: "start", t: t0 * 1000 + 600, k6: "k6 v1.8.1" });
+  const seconds = (from: number, to: number, line: (t: number) => string) =>
+    Array.from({ length: to - from + 1 }, (_, i) => line(from + i));
+  const busy = (t: number) => interval(t, "measure", Array(50).fill(2_000), 2);
+  const quiet = (t: number) =>
+    JSON.stringify({ ...JSON.parse(interval(t, "measure", [])), groups: [], iterations: 0 });
+  const check = (lines: string[], durationSec: number, more: { vus?: number; rate?: number } = {}) => {
+    const output = parseK6Output([begin, ...lines, end].join("\n"));
+    try {
+      checkDuration(output, { durationSec, warmupSec: 0, ...more });
+      return null;
+    } catch (error) {
+      expect(error).toBeInstanceOf(AppError);
+      return { fields: (error as AppError).errors?.map((e) => e.field), detail: (error as AppError).message };
+    }
+  };
+  const genuine = seconds(t0, t0 + 20, busy);
+
+  it("takes a genuine run: partial first and last seconds, a slow tail, a stall at the end", () => {
+    expect(check(genuine, 20)).toBeNull();
+    // The two VUs' last calls took 25 s to answer: they end long after the window, one each.
+    const slowTail = [
+      ...genuine,
+      ...seconds(t0 + 21, t0 + 44, quiet),
+      interval(t0 + 45, "measure", [25e6, 25e6], 2),
+    ];
+    expect(check(slowTail, 20)).toBeNull();
+    // The server stopped answering 5 s before the end: those seconds have lines without requests.
+    expect(check([...seconds(t0, t0 + 14, busy), ...seconds(t0 + 15, t0 + 20, quiet)], 20)).toBeNull();
+    // It stalled from the start of the window: the first measured call ended late.
+    expect(check([...seconds(t0, t0 + 9, quiet), ...seconds(t0 + 10, t0 + 20, busy)], 20)).toBeNull();
+  });
+
+  it("refuses a durationSec shorter than the measured window: the summary would divide by too little", () => {
+    const refused = check(genuine, 1);
+    expect(refused?.fields).toEqual(["durationSec"]);
+    expect(refused?.detail).toMatch(/span 21 s, and 900 iterations ended more than 3 s after/);
+    // The VUs given or an open model's rate widen what may have been in flight at the end.
+    expect(check(genuine, 1, { rate: 500 })).toBeNull();
+  });
+
+  it("refuses a durationSec longer than the output covers: the summary would divide by too much", () => {
+    expect(check(genuine, 22)).toBeNull();
+    const refused = check(genuine, 60);
+    expect(refused?.fields).toEqual(["durationSec"]);
+    expect(refused?.detail).toContain("lines end 20 s after its start line");
   });
 });

@@ -27,7 +27,7 @@ type OpenApiDoc = {
 
 const webUrl = () => inject("webUrl");
 const apiDir = path.join(repoRoot, "apps/web/src/app/api/v1");
-const methods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 let doc: OpenApiDoc;
 const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -342,7 +342,27 @@ function buildDocument() {
       },
       404: problem("No run has this id."),
       500: problem("Unexpected server error."),
-      503: problem("Live updates are unavailable: Redis did not answer."),
+      503: problem(
+        "Live updates are unavailable: Redis did not answer, or this web process already serves " +
+          "PERFLAB_MAX_LIVE_STREAMS streams.",
+      ),
+    },
+  });
+
+  registry.registerPath({
+    method: "head",
+    path: "/api/v1/runs/{id}/events",
+    operationId: "checkRunEvents",
+    summary: "Whether a run's live events can be streamed, without opening the stream",
+    description:
+      "The status and headers a GET would answer, with no body: it opens no stream and takes none of " +
+      "the process's PERFLAB_MAX_LIVE_STREAMS.",
+    request: { params: runId },
+    responses: {
+      200: { description: "The run exists and a stream would be served (`text/event-stream`).", headers },
+      404: { description: "No run has this id.", headers },
+      500: { description: "Unexpected server error.", headers },
+      503: { description: "This web process already serves PERFLAB_MAX_LIVE_STREAMS streams.", headers },
     },
   });
 

@@ -27,6 +27,39 @@ async function readSnapshot(db: Db, runId: string): Promise<RunSnapshotEvent> {
   return { type: "snapshot", run, cells, points };
 }
 
+/** The response headers of a run's event stream: server-sent events, never cached or buffered. */
+export const EVENT_STREAM_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+} as const;
+
+function refuseWhenFull(hub: LiveHub, maxStreams: number): void {
+  if (hub.size >= maxStreams) {
+    throw new AppError(
+      "unavailable",
+      `Live updates are unavailable: this lab already serves ${maxStreams} live streams. Reload later.`,
+    );
+  }
+}
+
+/**
+ * What opening the run's stream would answer, without opening it (for HEAD): a 404 for a run that
+ * does not exist, a 503 when the process serves its most streams. Holds no slot of the hub and
+ * subscribes to nothing.
+ */
+export async function checkRunEventStream({
+  db,
+  runId,
+  hub,
+  maxStreams = 1_000,
+}: Pick<RunEventStreamParams, "db" | "runId" | "hub" | "maxStreams">): Promise<void> {
+  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
+  if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+  refuseWhenFull(hub, maxStreams);
+}
+
 /**
  * Server-sent events of one run: a snapshot from Postgres, then every live event the worker
  * publishes on Redis. The run's channel is subscribed before the snapshot is read, so an event
@@ -48,12 +81,7 @@ export async function openRunEventStream({
   maxStreams = 1_000,
   maxQueued = 1_000,
 }: RunEventStreamParams): Promise<ReadableStream<Uint8Array>> {
-  if (hub.size >= maxStreams) {
-    throw new AppError(
-      "unavailable",
-      `Live updates are unavailable: this lab already serves ${maxStreams} live streams. Reload later.`,
-    );
-  }
+  refuseWhenFull(hub, maxStreams);
   let closed = false;
   const buffered: Uint8Array[] = [];
   let push: ((chunk: Uint8Array) => void) | null = null;

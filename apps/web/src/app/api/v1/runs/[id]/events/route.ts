@@ -2,7 +2,7 @@ import { env } from "@/env";
 import { getDb } from "@/server/db";
 import { withProblems } from "@/server/http";
 import { getLiveHub } from "@/server/redis";
-import { openRunEventStream } from "@/server/run-events";
+import { checkRunEventStream, EVENT_STREAM_HEADERS, openRunEventStream } from "@/server/run-events";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,13 +18,21 @@ export const GET = withProblems<Context>(async (request, context, requestId) => 
     maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
     signal: request.signal,
   });
-  return new Response(stream, {
-    headers: {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-cache, no-transform",
-      connection: "keep-alive",
-      "x-accel-buffering": "no",
-      "x-request-id": requestId,
-    },
+  return new Response(stream, { headers: { ...EVENT_STREAM_HEADERS, "x-request-id": requestId } });
+});
+
+/**
+ * The stream's status and headers without the stream. Without it Next.js would run GET and drop
+ * the body unread, so the stream would never be cancelled: its hub slot and heartbeat would stay
+ * for the life of the process.
+ */
+export const HEAD = withProblems<Context>(async (_request, context, requestId) => {
+  const { id } = await context.params;
+  await checkRunEventStream({
+    db: getDb(),
+    runId: id,
+    hub: getLiveHub(),
+    maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
   });
+  return new Response(null, { headers: { ...EVENT_STREAM_HEADERS, "x-request-id": requestId } });
 });

@@ -1,5 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
+import { refuseMethod } from "@/server/api-routes";
 import { newNonce, pageCsp } from "@/server/csp";
 import { refusedHost } from "@/server/hosts";
 
@@ -27,12 +28,20 @@ function withPageCsp(request: NextRequest): NextResponse {
 /**
  * With PERFLAB_ALLOWED_HOSTS set, a request for any other host is refused before it reaches a page
  * or the API: a page that rebinds its own name to 127.0.0.1 reaches the lab under that name and is
- * turned away.
+ * turned away. A request of an API route by a method the route does not serve gets a 405 problem
+ * with an `Allow` header here, since Next.js answers one without either.
  */
 export function middleware(request: NextRequest) {
   const allowed = env.PERFLAB_ALLOWED_HOSTS;
   const refused = allowed?.length ? refusedHost(request.headers, allowed) : null;
-  if (!refused) return withPageCsp(request);
+  if (!refused) {
+    // An API route asked for a method it does not serve: a problem naming the ones it does.
+    if (request.nextUrl.pathname.startsWith("/api/")) {
+      const wrongMethod = refuseMethod(request);
+      if (wrongMethod) return wrongMethod;
+    }
+    return withPageCsp(request);
+  }
   const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;
   return NextResponse.json(
     {

@@ -6,6 +6,7 @@ export type AppErrorCode =
   | "forbidden"
   | "invalid"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "too_large"
   | "unsupported_media_type"
@@ -18,6 +19,7 @@ const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
   forbidden: { status: 403, title: "Forbidden" },
   invalid: { status: 422, title: "Invalid input" },
   not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
   conflict: { status: 409, title: "Conflict" },
   too_large: { status: 413, title: "Content too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },

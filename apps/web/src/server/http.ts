@@ -4,10 +4,11 @@ import { AppError } from "./errors";
 
 const PROBLEM_TYPE = "application/problem+json";
 
-export function problemResponse(problem: TProblem): Response {
+export function problemResponse(problem: TProblem, extraHeaders: Record<string, string> = {}): Response {
   return Response.json(problem, {
     status: problem.status,
     headers: {
+      ...extraHeaders,
       "content-type": PROBLEM_TYPE,
       // RFC 9110: a 401 says how to authenticate.
       ...(problem.status === 401 ? { "www-authenticate": 'Bearer realm="perflab"' } : {}),
@@ -191,13 +192,18 @@ export function requestOrigin(request: Request): string {
 /** A caller's own request id is echoed back only when it is short and plain. */
 const REQUEST_ID = /^[\w.-]{1,64}$/;
 
+/** The caller's x-request-id when short and plain, else a new one. */
+export function requestIdOf(request: Request): string {
+  const given = request.headers.get("x-request-id");
+  return given && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
 type Handler<C> = (request: Request, context: C, requestId: string) => Promise<Response>;
 
 /** Gives each request an id and turns every thrown error into one problem+json shape. */
 export function withProblems<C>(handler: Handler<C>): (request: Request, context: C) => Promise<Response> {
   return async (request, context) => {
-    const given = request.headers.get("x-request-id");
-    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdOf(request);
     try {
       return await handler(request, context, requestId);
     } catch (error) {

@@ -696,7 +696,9 @@ function buildDocument() {
       title: "perflab API",
       version: "1",
       description:
-        "Queue benchmark matrices of MCP server runtimes and read their runs. Errors are RFC 9457 problem details.",
+        "Queue benchmark matrices of MCP server runtimes and read their runs. Errors are RFC 9457 problem " +
+        "details; a path no route has answers 404, and a method a route does not serve 405 with an `Allow` " +
+        "header listing the ones it does (with HEAD beside GET, and OPTIONS).",
     },
   });
 }

@@ -259,20 +259,22 @@ describe("POST /api/v1/uploads", () => {
       metrics: Record<string, { values: { count: number } }>;
     };
     const wholeTest = k6Summary.metrics.dropped_iterations!.values.count;
-    const intervals = open
+    const lines = open
       .split("\n")
       .filter(Boolean)
-      .map((l) => ZK6OutputLine.parse(JSON.parse(l)))
-      .filter((l) => l.type === "interval");
-    const firstMeasured = Math.min(
-      ...intervals
-        .filter((l) => l.groups.some((g) => g.phase === "measure" && g.requests > 0))
-        .map((l) => l.t),
-    );
+      .map((l) => ZK6OutputLine.parse(JSON.parse(l)));
+    const intervals = lines.filter((l) => l.type === "interval");
+    // The measured window's seconds, as planned: the test run's start plus the 2 s warm-up, for the
+    // duration; the seconds it touches, the part-seconds at its edges included.
+    const run = lines.find((l) => l.type === "run");
+    expect(run).toBeDefined();
+    const windowStartMs = run!.t + 2_000;
+    const first = Math.floor(windowStartMs / 1000);
+    const last = Math.ceil((windowStartMs + DURATION * 1000) / 1000) - 1;
     const droppedWhere = (keep: (t: number) => boolean) =>
       intervals.filter((l) => keep(l.t)).reduce((sum, l) => sum + l.dropped!, 0);
-    const inWindow = droppedWhere((t) => t >= firstMeasured);
-    expect(droppedWhere((t) => t < firstMeasured)).toBeGreaterThan(0);
+    const inWindow = droppedWhere((t) => t >= first && t <= last);
+    expect(droppedWhere((t) => t < first)).toBeGreaterThan(0);
     expect(inWindow).toBeGreaterThan(0);
     // Every line carries the count, and the lines hold all of k6's own.
     expect(intervals.every((l) => l.dropped !== undefined)).toBe(true);

@@ -149,6 +149,34 @@ describe("judgeRuns", () => {
     expect(judgeRuns(baseline, [...rounds("go", 10, [1000]), cancelled]).outcome).toBe("pass");
   });
 
+  it("calls a change of exactly the tolerance unchanged, whatever the floating point makes of it", () => {
+    resetCells();
+    // 100 → 93 ops/s is 7 %; ((93 − 100) ÷ 100) · 100 computes as −7.000000000000001.
+    const ops = judgeRuns(rounds("go", 10, [100, 100]), rounds("go", 10, [93, 93]), 7);
+    expect(ops.checks.find((c) => c.metric === "opsRps")).toMatchObject({
+      outcome: "unchanged",
+      changePct: -7,
+    });
+    expect(ops.outcome).toBe("pass");
+    // 50 → 57 MB of peak RSS is 14 % (computed as 14.000000000000002).
+    const rss = judgeRuns(rounds("go", 10, [1000], 10, 50e6), rounds("go", 10, [1000], 10, 57e6), 14);
+    expect(rss.checks.find((c) => c.metric === "rssPeakBytes")?.outcome).toBe("unchanged");
+    // 6 % → 7 % of 1,000 requests failed is 1 point, the errors' tolerance (0.07 · 100 is 7.000000000000001).
+    const withErrors = (errors: number, requests = 1000) =>
+      cell("go", 10, 1, { ...summary(1000, 10, 50e6), requests, errors });
+    const errors = judgeRuns([withErrors(60)], [withErrors(70)]).checks.find((c) => c.metric === "errorPct")!;
+    expect(errors.outcome).toBe("unchanged");
+    expect(errors.changePct).toBe(1);
+    // 2 of 300 → 5 of 300 is 1 point too, though neither share is exact in binary (1.0000000000000002).
+    const thirds = judgeRuns([withErrors(4, 300)], [withErrors(7, 300)]);
+    expect(thirds.checks.find((c) => c.metric === "errorPct")?.outcome).toBe("unchanged");
+    // Just past it is not.
+    expect(
+      judgeRuns([withErrors(60)], [withErrors(71)]).checks.find((c) => c.metric === "errorPct")?.outcome,
+    ).toBe("regressed");
+    expect(judgeRuns(rounds("go", 10, [100, 100]), rounds("go", 10, [92.9, 92.9]), 7).outcome).toBe("fail");
+  });
+
   it("does not judge a relative change from a baseline of 0", () => {
     resetCells();
     const verdict = judgeRuns(rounds("go", 10, [0]), rounds("go", 10, [50]));

@@ -87,6 +87,12 @@ export type Verdict = {
 /** Changes within this many percent are not called a regression unless a caller asks for less. */
 export const DEFAULT_TOLERANCE_PCT = 10;
 
+/**
+ * Rounding error in a computed change, in percent or points: a change of exactly the tolerance
+ * (100 → 93 at 7 %, 6 % → 7 % of requests failed) may compute a hair beyond it, and is within it.
+ */
+const ROUNDING_SLACK = 1e-9;
+
 type Keyed = { workload: { scenario: string; params: Record<string, unknown> }; group: ComparisonGroup };
 
 const keyOf = (cell: CellDto) =>
@@ -98,7 +104,7 @@ function errorRates(cells: CellDto[]): Map<string, Stat> {
   for (const cell of cells) {
     const s = cell.summary;
     if (cell.status !== "succeeded" || !s || s.requests === 0) continue;
-    byKey.set(keyOf(cell), [...(byKey.get(keyOf(cell)) ?? []), (s.errors / s.requests) * 100]);
+    byKey.set(keyOf(cell), [...(byKey.get(keyOf(cell)) ?? []), (s.errors * 100) / s.requests]);
   }
   return new Map([...byKey].map(([key, values]) => [key, spreadOf(values)!]));
 }
@@ -140,10 +146,10 @@ function judge(
   }
   const changePct = points
     ? candidate.mean - baseline.mean
-    : ((candidate.mean - baseline.mean) / Math.abs(baseline.mean)) * 100;
+    : ((candidate.mean - baseline.mean) * 100) / Math.abs(baseline.mean);
   const worse = verdictMetrics[metric].better === "higher" ? changePct < 0 : changePct > 0;
   const singleRound = baseline.n < 2 || candidate.n < 2;
-  if (Math.abs(changePct) <= (points ? ERROR_TOLERANCE_POINTS : tolerancePct)) {
+  if (Math.abs(changePct) <= (points ? ERROR_TOLERANCE_POINTS : tolerancePct) + ROUNDING_SLACK) {
     return { changePct, separation: sep, outcome: "unchanged", note: null };
   }
   // CPU contention moves throughput and latency; memory and errors are judged as measured.

@@ -139,6 +139,23 @@ describe("perflab run", () => {
       /--tolerance must be a number/,
     );
   });
+
+  it("refuses flags it would otherwise drop: --max-vus without --rate, --tolerance with no verdict", () => {
+    const refuse = (argv: string[], message: RegExp) => expect(() => parseCommand(argv, {})).toThrow(message);
+    const closed = ["run", "--server", "go", "--vus", "10", "--duration", "5"];
+    refuse([...closed, "--max-vus", "50"], /--max-vus .* give it with --rate, not --vus/);
+    refuse([...closed, "--tolerance", "5"], /--tolerance needs --baseline <run id>/);
+    refuse([...closed, "--baseline", "b1", "--tolerance", "5", "--no-wait"], /--tolerance with --no-wait/);
+    refuse(["upload", "out.ndjson", "--server", "go", "--tolerance", "5"], /--tolerance needs --baseline/);
+    refuse(["study", "soak", "--tolerance", "5"], /--tolerance needs --baseline/);
+    refuse(
+      ["study", "soak", "--baseline", "b1", "--tolerance", "5", "--no-wait"],
+      /--tolerance with --no-wait/,
+    );
+    refuse(["export", "r1", "--json"], /export prints CSV, not JSON: leave out --json/);
+    // The verdict itself takes a tolerance without a baseline: the run's own baseline is judged.
+    expect(parseCommand(["verdict", "r1", "--tolerance", "5"], {})).toMatchObject({ tolerance: 5 });
+  });
 });
 
 describe("perflab study", () => {
@@ -153,7 +170,6 @@ describe("perflab study", () => {
       ["study", "io-tools", "--quick", "--server", "go", "--server", "node", "--driver", "local"].concat([
         "--name",
         "nightly",
-        "--no-wait",
         "--baseline",
         "base1",
         "--tolerance",
@@ -171,9 +187,10 @@ describe("perflab study", () => {
       name: "nightly",
       baseline: "base1",
       tolerance: 5,
-      wait: false,
+      wait: true,
       global: { json: true },
     });
+    expect(parseCommand(["study", "soak", "--no-wait"], {})).toMatchObject({ wait: false });
     // Nothing given is nothing changed: the spec keeps the study's own.
     for (const key of ["servers", "driver", "name", "baseline", "tolerance"])
       expect(parseCommand(["study", "soak"], {})).not.toHaveProperty(key);
@@ -233,6 +250,8 @@ describe("perflab study against a lab", () => {
   let labDriver: "local" | "docker" | undefined;
   /** The lab's workers (GET /api/v1/workers); null: a lab without the endpoint (404). */
   let labWorkers: { docker: { reachable: boolean; error: string | null } }[] | null = null;
+  /** What every run's detail says it is: "running" keeps a waiting command waiting. */
+  const runStatus = "succeeded";
   let url = "";
   const lab = createServer((request: IncomingMessage, response: ServerResponse) => {
     const json = (status: number, body: unknown) => {
@@ -263,7 +282,12 @@ describe("perflab study against a lab", () => {
         servers.map((serverName) => ({ serverName, scenario: scenario.id, params: scenario.params })),
       );
       return json(200, {
-        run: { id: detail[1], status: "succeeded", cellsDone: cells.length, cellsTotal: cells.length },
+        run: {
+          id: detail[1],
+          status: runStatus,
+          cellsDone: runStatus === "succeeded" ? cells.length : 0,
+          cellsTotal: cells.length,
+        },
         cells: cells.map((cell, index) => ({
           index,
           ...cell,
@@ -448,6 +472,11 @@ describe("the command", () => {
     lines.length = 0;
     expect(await run(["verdict"], io, {})).toBe(2);
     expect(lines[0]).toBe("perflab: verdict needs the run id");
+    lines.length = 0;
+    expect(await run(["help", "verdcit"], io, {})).toBe(2);
+    expect(lines[0]).toBe(
+      'perflab: no help on "verdcit": the commands are run, upload, study, verdict, export, report',
+    );
   });
 
   it("says where perflab could not be reached, with exit 2", async () => {

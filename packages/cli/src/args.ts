@@ -150,10 +150,9 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     const topic = rest[0];
-    return {
-      command: "help",
-      topic: commandNames.includes(topic as CommandName) ? (topic as CommandName) : null,
-    };
+    if (topic !== undefined && !commandNames.includes(topic as CommandName))
+      throw new UsageError(`no help on "${topic}": the commands are ${commandNames.join(", ")}`);
+    return { command: "help", topic: (topic as CommandName | undefined) ?? null };
   }
   if (!commandNames.includes(name as CommandName)) throw new UsageError(`unknown command "${name}"`);
   const command = name as CommandName;
@@ -172,10 +171,22 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
   };
   const tolerance = num("tolerance", values.tolerance as string | undefined);
   const str = (key: string) => values[key] as string | undefined;
+  // The tolerance judges the verdict printed at the end; without a baseline, or without waiting for
+  // the end, there is none, and a CI job should not believe it set one.
+  const judged = () => {
+    if (tolerance === undefined) return;
+    if (str("baseline") === undefined)
+      throw new UsageError("--tolerance needs --baseline <run id>: it is the verdict's against that run");
+    if (values["no-wait"] === true)
+      throw new UsageError(
+        "--tolerance with --no-wait judges nothing: give it to perflab verdict <run id> once the run ends",
+      );
+  };
 
   switch (command) {
     case "run": {
       if (positionals.length > 0) throw new UsageError(`run takes no arguments, got "${positionals[0]}"`);
+      judged();
       if (str("vus") !== undefined && str("rate") !== undefined)
         throw new UsageError("give --vus or --rate, not both");
       if (str("vus") === undefined && str("rate") === undefined) throw new UsageError("give --vus or --rate");
@@ -187,6 +198,10 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
           throw new UsageError(`--args must be JSON, got ${str("args")}`);
         }
       }
+      if (str("max-vus") !== undefined && str("rate") === undefined)
+        throw new UsageError(
+          "--max-vus is the VU pool of an open-model level: give it with --rate, not --vus",
+        );
       const maxVus = num("max-vus", str("max-vus"));
       const loadLevels =
         str("rate") !== undefined
@@ -229,6 +244,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       const [file, ...extra] = positionals;
       if (!file) throw new UsageError("upload needs the k6 output file (--out perflab=<file>)");
       if (extra.length > 0) throw new UsageError(`upload takes one file, got also "${extra[0]}"`);
+      judged();
       const g = gitFields(values, env);
       const query = defined({
         server: str("server"),
@@ -264,6 +280,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
           throw new UsageError(`--${queueing} needs a study id: perflab study <id> --${queueing}`);
         return { command, global, study: null };
       }
+      judged();
       const study = findStudy(id);
       if (!study)
         throw new UsageError(`unknown study "${id}"; the studies: ${studies.map((s) => s.id).join(", ")}`);
@@ -295,6 +312,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       const [id, ...extra] = positionals;
       if (!id) throw new UsageError("export needs a run id (or a report's slug with --report)");
       if (extra.length > 0) throw new UsageError(`export takes one id, got also "${extra[0]}"`);
+      if (global.json) throw new UsageError("export prints CSV, not JSON: leave out --json");
       const kind = values.report ? "reports" : "runs";
       return { command, global, path: `/api/v1/${kind}/${encodeURIComponent(id)}/cells.csv` };
     }
@@ -393,8 +411,8 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   verdict: `usage: perflab verdict <run id> [--baseline <run id>] [--tolerance <pct>]
 
   judges the run against the baseline (default: the baseline the run was queued or uploaded with)
-  on throughput, p99 and peak memory per server, workload and load level; exit 0 pass, 1 fail,
-  3 inconclusive (nothing matched)`,
+  on throughput, p99, peak memory and the share of failed requests per server, workload and load
+  level; exit 0 pass, 1 fail, 3 inconclusive (nothing matched)`,
   report: `usage: perflab report <run id> [--title <text>] [--description <text>] [--public]
 
   freezes a finished run behind an unguessable link and prints it`,

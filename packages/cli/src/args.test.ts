@@ -92,6 +92,19 @@ describe("perflab run", () => {
     });
   });
 
+  it("runs a route on http-route unless --scenario names another, as upload does", () => {
+    const closed = ["run", "--server", "go", "--vus", "10", "--duration", "5"];
+    expect(parseCommand([...closed, "--route", "/rest/time"], {})).toMatchObject({
+      spec: { scenarios: [{ id: "http-route", params: { route: "/rest/time" } }] },
+    });
+    expect(parseCommand([...closed, "--tool", "echo"], {})).toMatchObject({
+      spec: { scenarios: [{ id: "mcp-tool-call", params: { tool: "echo" } }] },
+    });
+    expect(parseCommand([...closed, "--scenario", "other", "--route", "/x"], {})).toMatchObject({
+      spec: { scenarios: [{ id: "other" }] },
+    });
+  });
+
   it("takes git fields from GitHub Actions' environment unless flags give them, and the URL from PERFLAB_URL", () => {
     const env = {
       GITHUB_REPOSITORY: "acme/mcp",

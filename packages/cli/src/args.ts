@@ -43,7 +43,7 @@ const options = {
     ...git,
     ...measured,
     server: { type: "string", multiple: true },
-    scenario: { type: "string", default: "mcp-tool-call" },
+    scenario: { type: "string" },
     rounds: { type: "string" },
     cooldown: { type: "string" },
     cpus: { type: "string" },
@@ -217,7 +217,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         servers: (values.server as string[] | undefined) ?? [],
         scenarios: [
           {
-            id: str("scenario"),
+            // A route is an http-route's, as for upload; a tool, the default scenario's.
+            id: str("scenario") ?? (str("route") !== undefined ? "http-route" : "mcp-tool-call"),
             params: defined({
               tool: str("tool"),
               arguments: args,
@@ -368,12 +369,12 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])
                    --duration <s> [options]
 
-  --scenario <id>         mcp-tool-call (default) or another scenario of the catalog
+  --scenario <id>         mcp-tool-call (default; http-route with --route) or another of the catalog
   --tool <name>           the tool to call; --args '<json>' its arguments
   --session per-call      a new MCP session for every call (default: one per VU)
   --sessions-per-vu <n>   hold n sessions per VU open, called in turn (with --think-ms <ms>
                           between calls: many mostly idle agents); prints RSS per session
-  --route <path>          the route of a route scenario
+  --route <path>          the route of a route scenario (http-route unless --scenario says)
   --vus <list>            closed model: load levels in VUs
   --rate <list>           open model: load levels in calls per second; --max-vus the VU pool
   --duration <s>          measured seconds; --warmup <s> before them; --rounds <n>; --cooldown <s>

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { studies } from "@perflab/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countsFromK6Summary, parseCommand, UsageError } from "./args.ts";
@@ -498,5 +498,30 @@ describe("the command", () => {
     // Port 9 (discard) on loopback: nothing listens there.
     expect(await run(["verdict", "r1", "--url", "http://127.0.0.1:9"], io, {})).toBe(2);
     expect(lines.join("\n")).toMatch(/perflab at http:\/\/127\.0\.0\.1:9 could not be reached/);
+  });
+
+  it("gives up on a lab that takes the connection and never answers, after PERFLAB_TIMEOUT seconds", async () => {
+    const silent = createNetServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    try {
+      const started = Date.now();
+      expect(await run(["verdict", "r1", "--url", url], io, { PERFLAB_TIMEOUT: "0.3" })).toBe(2);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(lines.join("\n")).toBe(
+        `perflab: perflab at ${url} did not answer GET /api/v1/runs/r1/verdict within 0.3 s (PERFLAB_TIMEOUT)`,
+      );
+      lines.length = 0;
+      expect(await run(["export", "r1", "--url", url], io, { PERFLAB_TIMEOUT: "0.3" })).toBe(2);
+      expect(lines.join("\n")).toMatch(/did not answer GET \/api\/v1\/runs\/r1\/cells\.csv within 0\.3 s/);
+    } finally {
+      silent.close();
+    }
+    expect(() => parseCommand(["verdict", "r1"], { PERFLAB_TIMEOUT: "soon" })).toThrow(
+      'PERFLAB_TIMEOUT must be a number of seconds above 0, got "soon"',
+    );
+    expect(parseCommand(["verdict", "r1"], {})).toMatchObject({ global: { timeoutSec: 30 } });
   });
 });

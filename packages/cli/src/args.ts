@@ -114,7 +114,10 @@ function num(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
-export type Global = { url: string; json: boolean; token?: string };
+/** Seconds a request may take before the command gives up on the lab (PERFLAB_TIMEOUT). */
+export const DEFAULT_TIMEOUT_SEC = 30;
+
+export type Global = { url: string; json: boolean; token?: string; timeoutSec: number };
 
 export type ParsedCommand =
   | { command: "help"; topic: CommandName | null }
@@ -164,9 +167,14 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
   }
   const { values, positionals } = parsed;
   if (values.help) return { command: "help", topic: command };
+  const timeout = env.PERFLAB_TIMEOUT || undefined;
+  const timeoutSec = timeout === undefined ? DEFAULT_TIMEOUT_SEC : Number(timeout);
+  if (!(timeoutSec > 0) || !Number.isFinite(timeoutSec))
+    throw new UsageError(`PERFLAB_TIMEOUT must be a number of seconds above 0, got "${timeout}"`);
   const global: Global = {
     url: ((values.url as string | undefined) ?? env.PERFLAB_URL ?? DEFAULT_URL).replace(/\/+$/, ""),
     json: values.json === true,
+    timeoutSec,
     ...defined({ token: (values.token as string | undefined) ?? (env.PERFLAB_TOKEN || undefined) }),
   };
   const tolerance = num("tolerance", values.tolerance as string | undefined);
@@ -365,6 +373,7 @@ commands:
 every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
               run, upload or share; the environment variable keeps it out of the process list)
+              a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}) is an error
 exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive`,
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])
                    --duration <s> [options]

@@ -36,14 +36,37 @@ function withToken(global: Global, init: RequestInit = {}): RequestInit {
   return { ...init, headers };
 }
 
-async function call<T>(global: Global, path: string, init?: RequestInit): Promise<T> {
-  let response: Response;
+/**
+ * A request to the lab that gives up after `timeoutSec` (a lab that accepts the connection and never
+ * answers would otherwise hold a CI job for minutes per request), with an error naming the lab.
+ */
+async function request(
+  global: Global,
+  path: string,
+  init: RequestInit = {},
+  timeoutSec = global.timeoutSec,
+): Promise<{ response: Response; text: string }> {
+  const method = init.method ?? "GET";
   try {
-    response = await fetch(`${global.url}${path}`, withToken(global, init));
+    const response = await fetch(`${global.url}${path}`, {
+      ...withToken(global, init),
+      signal: AbortSignal.timeout(timeoutSec * 1000),
+    });
+    return { response, text: await response.text() };
   } catch (error) {
+    if ((error as Error).name === "TimeoutError")
+      throw new ApiError(
+        `perflab at ${global.url} did not answer ${method} ${path} within ${timeoutSec} s (PERFLAB_TIMEOUT)`,
+      );
     throw new ApiError(`perflab at ${global.url} could not be reached: ${(error as Error).cause ?? error}`);
   }
-  const text = await response.text();
+}
+
+/** Seconds an upload may take at least: up to 50 MiB sent, then stored in one transaction. */
+const UPLOAD_TIMEOUT_SEC = 300;
+
+async function call<T>(global: Global, path: string, init?: RequestInit, timeoutSec?: number): Promise<T> {
+  const { response, text } = await request(global, path, init, timeoutSec);
   let body: unknown = null;
   try {
     body = JSON.parse(text);
@@ -396,11 +419,12 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           ...(counts.k6Requests ? { k6Requests: counts.k6Requests } : {}),
           ...(counts.droppedCalls && parsed.query.rate ? { droppedCalls: counts.droppedCalls } : {}),
         });
-        const created = await call<{ runId: string; url: string }>(global, `/api/v1/uploads?${query}`, {
-          method: "POST",
-          headers: { "content-type": "application/x-ndjson" },
-          body,
-        });
+        const created = await call<{ runId: string; url: string }>(
+          global,
+          `/api/v1/uploads?${query}`,
+          { method: "POST", headers: { "content-type": "application/x-ndjson" }, body },
+          Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC),
+        );
         const baseline = parsed.query.baselineRunId;
         const verdict = baseline ? await verdictOf(global, created.runId, undefined, parsed.tolerance) : null;
         if (global.json) io.out(JSON.stringify(verdict ? { ...created, verdict } : created));
@@ -417,19 +441,16 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         return verdictExit(verdict);
       }
       case "export": {
-        let response: Response;
-        try {
-          response = await fetch(`${parsed.global.url}${parsed.path}`, withToken(parsed.global));
-        } catch (error) {
-          throw new ApiError(
-            `perflab at ${parsed.global.url} could not be reached: ${(error as Error).cause ?? error}`,
-          );
-        }
+        const { response, text } = await request(parsed.global, parsed.path);
         if (!response.ok) {
-          const problem = (await response.json().catch(() => null)) as { detail?: string } | null;
+          let problem: { detail?: string } | null = null;
+          try {
+            problem = JSON.parse(text) as { detail?: string };
+          } catch {
+            // Said with the status alone.
+          }
           throw new ApiError(`GET ${parsed.path} → ${response.status} ${problem?.detail ?? ""}`.trimEnd());
         }
-        const text = await response.text();
         if (io.raw) io.raw(text);
         else io.out(text);
         return EXIT.ok;

@@ -264,7 +264,7 @@ describe("perflab study against a lab", () => {
   /** The lab's workers (GET /api/v1/workers); null: a lab without the endpoint (404). */
   let labWorkers: { docker: { reachable: boolean; error: string | null } }[] | null = null;
   /** What every run's detail says it is: "running" keeps a waiting command waiting. */
-  const runStatus = "succeeded";
+  let runStatus = "succeeded";
   let url = "";
   const lab = createServer((request: IncomingMessage, response: ServerResponse) => {
     const json = (status: number, body: unknown) => {
@@ -409,6 +409,32 @@ describe("perflab study against a lab", () => {
     expect(sweep.code, sweep.err).toBe(0);
     expect(sweep.out).toMatch(/#\s+server\s+workload\s+load/);
     expect(sweep.out).toMatch(/3\s+go\s+echo \(pad_to_bytes 1048576\)\s+10 VUs/);
+  });
+
+  it("stops waiting on Ctrl-C or SIGTERM with exit 130, naming the run that goes on, even with --json", async () => {
+    labServers = ["go", "node"];
+    runStatus = "running";
+    try {
+      for (const [signal, json] of [
+        ["SIGINT", []],
+        ["SIGTERM", ["--json"]],
+      ] as const) {
+        const waiting = perflab("study", "trivial-route", "--quick", "--server", "go", ...json);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        process.emit(signal);
+        const stopped = await waiting;
+        expect(stopped.code, stopped.err).toBe(130);
+        expect(stopped.err).toMatch(
+          new RegExp(
+            `perflab: stopped waiting; run run${posted.length} goes on at ${url}/runs/run${posted.length} \\(cancel it there, or POST /api/v1/runs/run${posted.length}/cancel\\)$`,
+          ),
+        );
+        expect(stopped.out).toBe("");
+        expect(process.listenerCount(signal)).toBe(0);
+      }
+    } finally {
+      runStatus = "succeeded";
+    }
   });
 
   it("warns when no worker runs, or when docker is chosen and no worker reaches an engine", async () => {

@@ -374,7 +374,8 @@ every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --js
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
               run, upload or share; the environment variable keeps it out of the process list)
               a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}) is an error
-exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive`,
+exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive
+            · 130 Ctrl-C (or SIGTERM) stopped the waiting: the run goes on, its id on stderr`,
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])
                    --duration <s> [options]
 

@@ -15,7 +15,7 @@ import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
 type RunDetail = z.infer<typeof ZRunDetail>;
 type Verdict = z.infer<typeof ZVerdict>;
 
-export const EXIT = { ok: 0, failed: 1, error: 2, inconclusive: 3 } as const;
+export const EXIT = { ok: 0, failed: 1, error: 2, inconclusive: 3, interrupted: 130 } as const;
 
 /** Where the command writes: the process's streams, or a test's buffers. */
 export type Io = { out: (line: string) => void; err: (line: string) => void; raw?: (text: string) => void };
@@ -50,7 +50,9 @@ async function request(
   try {
     const response = await fetch(`${global.url}${path}`, {
       ...withToken(global, init),
-      signal: AbortSignal.timeout(timeoutSec * 1000),
+      signal: init.signal
+        ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutSec * 1000)])
+        : AbortSignal.timeout(timeoutSec * 1000),
     });
     return { response, text: await response.text() };
   } catch (error) {
@@ -272,15 +274,39 @@ async function queueAndWait(
     return EXIT.ok;
   }
   if (!global.json) io.err(`queued run ${created.runId}: ${global.url}/runs/${created.runId}`);
+  // Ctrl-C (or a CI job's cancel, SIGINT then SIGTERM) stops the waiting, not the run: say which run
+  // goes on and how to cancel it, even with --json, whose output never named it.
+  const stopped = new AbortController();
+  const onSignal = () => stopped.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  const interrupted = new Promise<null>((resolve) =>
+    stopped.signal.addEventListener("abort", () => resolve(null), { once: true }),
+  );
   let detail: RunDetail;
   let progress = "";
-  for (;;) {
-    detail = await call<RunDetail>(global, `/api/v1/runs/${created.runId}`);
-    const now = `${detail.run.cellsDone}/${detail.run.cellsTotal} cells done (${detail.run.status})`;
-    if (now !== progress && !global.json) io.err(now);
-    progress = now;
-    if (!unfinished.has(detail.run.status)) break;
-    await sleep(2_000);
+  try {
+    for (;;) {
+      const polled = await Promise.race([
+        call<RunDetail>(global, `/api/v1/runs/${created.runId}`, { signal: stopped.signal }),
+        interrupted,
+      ]);
+      if (polled === null) {
+        io.err(
+          `perflab: stopped waiting; run ${created.runId} goes on at ${global.url}/runs/${created.runId} (cancel it there, or POST /api/v1/runs/${created.runId}/cancel)`,
+        );
+        return EXIT.interrupted;
+      }
+      detail = polled;
+      const now = `${detail.run.cellsDone}/${detail.run.cellsTotal} cells done (${detail.run.status})`;
+      if (now !== progress && !global.json) io.err(now);
+      progress = now;
+      if (!unfinished.has(detail.run.status)) break;
+      await Promise.race([sleep(2_000, undefined, { signal: stopped.signal }).catch(() => {}), interrupted]);
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
   }
   const baseline = spec.baselineRunId as string | undefined;
   const verdict = baseline ? await verdictOf(global, created.runId, undefined, options.tolerance) : null;

@@ -166,6 +166,14 @@ describe("perflab run", () => {
       /--tolerance with --no-wait/,
     );
     refuse(["export", "r1", "--json"], /export prints CSV, not JSON: leave out --json/);
+    refuse(
+      [...closed.slice(0, 3), "--vus", " , ", "--duration", "5"],
+      /--vus needs at least one load level, got " , "/,
+    );
+    refuse(
+      [...closed.slice(0, 3), "--rate", "", "--duration", "5"],
+      /--rate needs at least one load level, got ""/,
+    );
     // The verdict itself takes a tolerance without a baseline: the run's own baseline is judged.
     expect(parseCommand(["verdict", "r1", "--tolerance", "5"], {})).toMatchObject({ tolerance: 5 });
   });

@@ -211,6 +211,9 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
           "--max-vus is the VU pool of an open-model level: give it with --rate, not --vus",
         );
       const maxVus = num("max-vus", str("max-vus"));
+      const model = str("rate") !== undefined ? "rate" : "vus";
+      if (list(str(model)!).length === 0)
+        throw new UsageError(`--${model} needs at least one load level, got "${str(model)}"`);
       const loadLevels =
         str("rate") !== undefined
           ? list(str("rate")!).map((rate) => defined({ rate: num("rate", rate), maxVus }))

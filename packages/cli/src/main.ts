@@ -287,10 +287,13 @@ async function queueAndWait(
   let progress = "";
   try {
     for (;;) {
-      const polled = await Promise.race([
-        call<RunDetail>(global, `/api/v1/runs/${created.runId}`, { signal: stopped.signal }),
-        interrupted,
-      ]);
+      // Stopped while sleeping: no request with the aborted signal.
+      const polled = stopped.signal.aborted
+        ? null
+        : await Promise.race([
+            call<RunDetail>(global, `/api/v1/runs/${created.runId}`, { signal: stopped.signal }),
+            interrupted,
+          ]);
       if (polled === null) {
         io.err(
           `perflab: stopped waiting; run ${created.runId} goes on at ${global.url}/runs/${created.runId} (cancel it there, or POST /api/v1/runs/${created.runId}/cancel)`,

@@ -290,6 +290,51 @@ describe("a token that is sent is checked, in an open lab too", () => {
     // Without a token an open lab takes the upload.
     expect((await upload(open())).status).toBe(201);
   });
+
+  it("refuses a bad token on reads too, before reading; no token or a valid one reads", async () => {
+    const created = await upload(open());
+    expect(created.status).toBe(201);
+    const runId = (created.body as { runId: string }).runId;
+    const baseline = await upload(open());
+    expect(baseline.status).toBe(201);
+    const baselineId = (baseline.body as { runId: string }).runId;
+    const valid = await tokenInDb("reader");
+    const revoked = await tokenInDb("gone");
+    await testDb().apiToken.update({ where: { id: revoked.token.id }, data: { revokedAt: new Date() } });
+    const reads: [string, string][] = [
+      ["GET", "/api/v1/runs"],
+      ["GET", `/api/v1/runs/${runId}`],
+      ["GET", `/api/v1/runs/${runId}/comparison`],
+      ["GET", `/api/v1/runs/${runId}/verdict?baseline=${baselineId}`],
+      ["GET", `/api/v1/runs/${runId}/cells.csv`],
+      ["HEAD", `/api/v1/runs/${runId}/events`],
+      ["GET", `/api/v1/comparison?runs=${baselineId},${runId}`],
+      ["GET", "/api/v1/servers"],
+      ["GET", "/api/v1/workers"],
+      ["GET", "/api/v1/openapi.json"],
+    ];
+    for (const [method, pathname] of reads) {
+      const refused = await request(open(), pathname, { method, token: revoked.secret });
+      expect(refused.status, `${method} ${pathname} with a revoked token`).toBe(401);
+      if (method === "GET") {
+        expect((refused.body as Problem).errors?.[0]).toEqual({
+          field: "authorization",
+          message: expect.stringMatching(/token "gone" was revoked/),
+        });
+      }
+      const garbage = await request(open(), pathname, { method, token: "garbage" });
+      expect(garbage.status, `${method} ${pathname} with a malformed token`).toBe(401);
+      expect((await request(open(), pathname, { method })).status, `${method} ${pathname}`).toBe(200);
+      const signed = await request(open(), pathname, { method, token: valid.secret });
+      expect(signed.status, `${method} ${pathname} with a valid token`).toBe(200);
+      // A dashboard cookie whose token was revoked reads as no one, as the pages treat it.
+      const stale = await request(open(), pathname, {
+        method,
+        headers: { cookie: `perflab_token=${revoked.secret}` },
+      });
+      expect(stale.status, `${method} ${pathname} with a stale cookie`).toBe(200);
+    }
+  });
 });
 
 describe("the tokens API", () => {

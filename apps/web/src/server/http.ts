@@ -198,7 +198,7 @@ export function requestIdOf(request: Request): string {
   return given && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-type Handler<C> = (request: Request, context: C, requestId: string) => Promise<Response>;
+export type Handler<C> = (request: Request, context: C, requestId: string) => Promise<Response>;
 
 /** Gives each request an id and turns every thrown error into one problem+json shape. */
 export function withProblems<C>(handler: Handler<C>): (request: Request, context: C) => Promise<Response> {

@@ -36,8 +36,11 @@ describe("OpenAPI document", () => {
       expect(post(path)?.security, path).toEqual([{ apiToken: [] }, {}]);
       expect(post(path)?.responses, path).toHaveProperty("401");
     }
-    // Reading runs needs nothing.
-    expect(doc.paths?.["/api/v1/runs"]?.get?.security).toBeUndefined();
+    // Reading needs nothing, but a token that is sent is checked: optional, and a 401 when refused.
+    for (const path of ["/api/v1/runs", "/api/v1/runs/{id}", "/api/v1/servers", "/api/v1/openapi.json"]) {
+      expect(doc.paths?.[path]?.get?.security, path).toEqual([{ apiToken: [] }, {}]);
+      expect(doc.paths?.[path]?.get?.responses, path).toHaveProperty("401");
+    }
   });
 
   it("takes the run list's query parameters from the zod schema", () => {

@@ -113,6 +113,12 @@ function buildDocument() {
   });
   /** Requests that change something: a token, or (in an open lab) none. */
   const writer: Record<string, string[]>[] = [{ apiToken: [] }, {}];
+  /** Reads: open to anyone, but a token that is sent must be valid. */
+  const reader = writer;
+  const readRefused = problem(
+    "The API token sent was refused (malformed, unknown, revoked or expired); `errors[].field` is " +
+      "`authorization`. Reading needs no token, but one that is sent is checked.",
+  );
   const refused = problem(
     "The API token was refused (unknown, revoked or expired; `errors[].field` says where it came from), " +
       "or the lab needs one and none was sent.",
@@ -159,6 +165,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/runs",
     operationId: "listRuns",
+    security: reader,
     summary: "Recent runs, newest first",
     description: "Keyset-paginated: pass a page's `nextCursor` as `cursor` to get the next page.",
     request: { query: ZRunListQuery },
@@ -168,6 +175,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: RunListPage } },
       },
+      401: readRefused,
       422: problem("A query parameter is invalid; `errors[].field` names it."),
       500: problem("Unexpected server error."),
     },
@@ -201,10 +209,12 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/runs/{id}",
     operationId: "getRun",
+    security: reader,
     summary: "A run with its cells and each finished cell's summary",
     request: { params: runId },
     responses: {
       200: { description: "The run.", headers, content: { "application/json": { schema: RunDetail } } },
+      401: readRefused,
       404: problem("No run has this id."),
       500: problem("Unexpected server error."),
     },
@@ -233,6 +243,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/runs/{id}/comparison",
     operationId: "getRunComparison",
+    security: reader,
     summary: "The run's servers compared per workload and load level, rounds aggregated",
     description:
       "What the run page's comparison draws: for each workload (scenario and parameters), server and load " +
@@ -247,6 +258,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: named("RunComparison", ZRunComparison) } },
       },
+      401: readRefused,
       404: problem("No run has this id."),
       500: problem("Unexpected server error."),
     },
@@ -256,6 +268,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/runs/{id}/verdict",
     operationId: "getRunVerdict",
+    security: reader,
     summary: "The run judged against a baseline run: pass, fail or inconclusive, for CI",
     description:
       "Every server × workload × load level measured with a result in both runs, on tool calls per second, " +
@@ -271,6 +284,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: named("Verdict", ZVerdict) } },
       },
+      401: readRefused,
       404: problem("No run has this id, or no run the baseline's (`errors` names `baseline`)."),
       409: problem("One of the runs is still queued or running."),
       422: problem(
@@ -284,6 +298,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/comparison",
     operationId: "compareRuns",
+    security: reader,
     summary: "Several runs compared as one: a group per server and run",
     description:
       "The /compare page as data: the named runs' cells compared as if one run, each server labelled " +
@@ -299,6 +314,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: named("RunsComparison", ZRunsComparison) } },
       },
+      401: readRefused,
       404: problem("An id names no run; `errors` names each."),
       422: problem("`runs` names fewer than two or more than eight runs."),
       500: problem("Unexpected server error."),
@@ -309,10 +325,12 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/runs/{id}/cells.csv",
     operationId: "exportRunCells",
+    security: reader,
     summary: "A run's cells and their summaries as CSV, for a spreadsheet",
     request: { params: runId },
     responses: {
       200: csv("The cells as they stand: a running run has rows without a summary yet."),
+      401: readRefused,
       404: problem("No run has this id."),
       500: problem("Unexpected server error."),
     },
@@ -322,6 +340,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/runs/{id}/events",
     operationId: "streamRunEvents",
+    security: reader,
     summary: "Live events of a run (server-sent events)",
     description:
       "A `text/event-stream`. Each `data:` line holds one JSON event: first a `snapshot` (the run, its cells " +
@@ -340,6 +359,7 @@ function buildDocument() {
           },
         },
       },
+      401: readRefused,
       404: problem("No run has this id."),
       500: problem("Unexpected server error."),
       503: problem(
@@ -353,6 +373,7 @@ function buildDocument() {
     method: "head",
     path: "/api/v1/runs/{id}/events",
     operationId: "checkRunEvents",
+    security: reader,
     summary: "Whether a run's live events can be streamed, without opening the stream",
     description:
       "The status and headers a GET would answer, with no body: it opens no stream and takes none of " +
@@ -360,6 +381,7 @@ function buildDocument() {
     request: { params: runId },
     responses: {
       200: { description: "The run exists and a stream would be served (`text/event-stream`).", headers },
+      401: readRefused,
       404: { description: "No run has this id.", headers },
       500: { description: "Unexpected server error.", headers },
       503: { description: "This web process already serves PERFLAB_MAX_LIVE_STREAMS streams.", headers },
@@ -370,6 +392,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/servers",
     operationId: "listServers",
+    security: reader,
     summary: "The MCP servers a matrix may name",
     responses: {
       200: {
@@ -377,6 +400,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: ServerList } },
       },
+      401: readRefused,
       500: problem("Unexpected server error."),
     },
   });
@@ -385,6 +409,7 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/workers",
     operationId: "listWorkers",
+    security: reader,
     summary: "The running workers: who takes queued cells, and whether they reach a Docker engine",
     description:
       "Each worker rewrites its entry every 5 s and checks its Docker engine every 15 s; an entry " +
@@ -395,6 +420,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: WorkerList } },
       },
+      401: readRefused,
       500: problem("Unexpected server error."),
       503: problem("Redis did not answer."),
     },
@@ -681,12 +707,14 @@ function buildDocument() {
     method: "get",
     path: "/api/v1/openapi.json",
     operationId: "getOpenApiDocument",
+    security: reader,
     summary: "This document",
     responses: {
       200: {
         description: "The OpenAPI 3.1 document of /api/v1.",
         content: { "application/json": { schema: z.unknown() } },
       },
+      401: readRefused,
     },
   });
 

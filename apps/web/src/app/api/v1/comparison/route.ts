@@ -1,14 +1,15 @@
 import { fieldErrors, ZRunsComparisonQuery } from "@perflab/contracts";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { jsonResponse, refuseNul, withProblems } from "@/server/http";
+import { jsonResponse, refuseNul } from "@/server/http";
 import { getRunsComparison } from "@/server/operations/get-comparison";
+import { withReader } from "@/server/reader";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Several runs compared as one: `?runs=<id>,<id>`, oldest first. */
-export const GET = withProblems(async (request, _context, requestId) => {
+export const GET = withReader(async (request, _context, requestId) => {
   // `runs=a,b` or `runs=a&runs=b`, as the /compare page takes them.
   const runs = new URL(request.url).searchParams
     .getAll("runs")

@@ -1,14 +1,15 @@
 import { fieldErrors, ZRunListQuery } from "@perflab/contracts";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { jsonResponse, queryOf, withProblems } from "@/server/http";
+import { jsonResponse, queryOf } from "@/server/http";
 import { listRunsPage } from "@/server/operations/list-runs";
+import { withReader } from "@/server/reader";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Recent runs for CI dashboards, newest first; `nextCursor` fetches the next page. */
-export const GET = withProblems(async (request, _context, requestId) => {
+export const GET = withReader(async (request, _context, requestId) => {
   const params = queryOf(request);
   const parsed = ZRunListQuery.safeParse(params);
   if (!parsed.success) {

@@ -1,13 +1,14 @@
 import { getDb } from "@/server/db";
-import { jsonResponse, withProblems } from "@/server/http";
+import { jsonResponse } from "@/server/http";
 import { getRun } from "@/server/operations/get-run";
+import { withReader } from "@/server/reader";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withProblems<Context>(async (_request, context, requestId) => {
+export const GET = withReader<Context>(async (_request, context, requestId) => {
   const { id } = await context.params;
   const result = await getRun({ db: getDb(), runId: id });
   return jsonResponse(result, { requestId });

@@ -1,14 +1,14 @@
 import { csvResponse } from "@/server/cells-csv";
 import { getDb } from "@/server/db";
-import { withProblems } from "@/server/http";
 import { exportRunCsv } from "@/server/operations/export-cells";
+import { withReader } from "@/server/reader";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withProblems<Context>(async (_request, context, requestId) => {
+export const GET = withReader<Context>(async (_request, context, requestId) => {
   const { id } = await context.params;
   const csv = await exportRunCsv({ db: getDb(), runId: id });
   return csvResponse(csv, `perflab-run-${id}.csv`, requestId);

@@ -1,6 +1,6 @@
 import { env } from "@/env";
 import { getDb } from "@/server/db";
-import { withProblems } from "@/server/http";
+import { withReader } from "@/server/reader";
 import { getLiveHub } from "@/server/redis";
 import { checkRunEventStream, EVENT_STREAM_HEADERS, openRunEventStream } from "@/server/run-events";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withProblems<Context>(async (request, context, requestId) => {
+export const GET = withReader<Context>(async (request, context, requestId) => {
   const { id } = await context.params;
   const stream = await openRunEventStream({
     db: getDb(),
@@ -26,7 +26,7 @@ export const GET = withProblems<Context>(async (request, context, requestId) => 
  * the body unread, so the stream would never be cancelled: its hub slot and heartbeat would stay
  * for the life of the process.
  */
-export const HEAD = withProblems<Context>(async (_request, context, requestId) => {
+export const HEAD = withReader<Context>(async (_request, context, requestId) => {
   const { id } = await context.params;
   await checkRunEventStream({
     db: getDb(),

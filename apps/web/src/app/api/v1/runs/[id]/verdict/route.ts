@@ -1,8 +1,9 @@
 import { fieldErrors, ZVerdictQuery } from "@perflab/contracts";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { jsonResponse, queryOf, withProblems } from "@/server/http";
+import { jsonResponse, queryOf } from "@/server/http";
 import { getVerdict } from "@/server/operations/get-verdict";
+import { withReader } from "@/server/reader";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 /** The run judged against a baseline: `?baseline=<run id>&tolerance=10`. */
-export const GET = withProblems<Context>(async (request, context, requestId) => {
+export const GET = withReader<Context>(async (request, context, requestId) => {
   const { id } = await context.params;
   const query = queryOf(request);
   const parsed = ZVerdictQuery.safeParse(query);

@@ -5,6 +5,7 @@ import {
   environmentDifferences,
   groupsAtLevel,
   isComparable,
+  k6VersionKey,
   levelKey,
   mergeRuns,
   nameTag,
@@ -372,6 +373,36 @@ describe("environmentDifferences", () => {
         on(cell("rust", 10, 1, summary(1, 1, 1)), { runtimeVersion: "rustc 1.95.0" }),
       ]),
     ).toEqual([]);
+  });
+
+  it("takes the same k6 release in the lab's and an upload's spelling as one k6", () => {
+    resetCells();
+    const lab = "k6 v1.8.1 (go1.26.8, linux/amd64)";
+    expect(
+      environmentDifferences([
+        on(cell("go", 10, 1, summary(1, 1, 1)), { k6Version: lab }),
+        on(cell("go", 10, 2, summary(1, 1, 1)), { k6Version: "1.8.1" }),
+      ]),
+    ).toEqual([]);
+    const diffs = environmentDifferences([
+      on(cell("go", 10, 1, summary(1, 1, 1)), { k6Version: "1.8.1" }),
+      on(cell("go", 10, 2, summary(1, 1, 1)), { k6Version: lab }),
+      on(cell("go", 10, 3, summary(1, 1, 1)), { k6Version: "1.7.0" }),
+    ]);
+    // The most detailed spelling names the variant.
+    expect(diffs.map((d) => [d.aspect, d.variants.map((v) => [v.label, v.cells])])).toEqual([
+      [
+        "k6",
+        [
+          [lab, 2],
+          ["1.7.0", 1],
+        ],
+      ],
+    ]);
+    expect(k6VersionKey("k6 v1.8.1-rc.1 (go1.26.8) [container perflab/k6:abc]")).toBe(
+      "1.8.1-rc.1 [container perflab/k6:abc]",
+    );
+    expect(k6VersionKey("  unknown ")).toBe("unknown");
   });
 
   it("tells a k6 in a container from the local one", () => {

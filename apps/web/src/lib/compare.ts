@@ -255,6 +255,19 @@ export type EnvironmentDifference = {
 };
 
 /**
+ * What makes two k6 builds the same for a comparison: the release, and whether it ran in a
+ * container. The lab records `k6 version`'s first line ("k6 v1.8.1 (go1.26.8, linux/amd64)"), an
+ * upload what perflab's output extension says ("1.8.1"): the same k6 in two spellings is no
+ * difference. A string without a version in it is its own key.
+ */
+export function k6VersionKey(version: string): string {
+  const release = /\bv?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b/.exec(version)?.[1];
+  if (!release) return version.trim();
+  const container = /\[container [^\]]*\]/.exec(version)?.[0];
+  return container ? `${release} ${container}` : release;
+}
+
+/**
  * What differs between the cells a comparison draws side by side (succeeded, with a summary): the
  * machine (several worker hosts share one queue, so a run's cells can land on different machines),
  * the k6 build, the limits the driver applied, and the runtime version one server ran under (Go
@@ -276,7 +289,7 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
           return { key: label, label };
         },
       ],
-      ["k6", (c) => (c.k6Version ? { key: c.k6Version, label: c.k6Version } : null)],
+      ["k6", (c) => (c.k6Version ? { key: k6VersionKey(c.k6Version), label: c.k6Version } : null)],
       [
         "limits",
         (c) => {
@@ -295,6 +308,8 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
       const value = read(cell);
       if (!value) continue;
       const variant = variants.get(value.key) ?? { label: value.label, cells: 0, servers: new Set<string>() };
+      // Of the spellings that are one variant, the most detailed names it.
+      if (value.label.length > variant.label.length) variant.label = value.label;
       variant.cells++;
       variant.servers.add(cell.serverName);
       variants.set(value.key, variant);

@@ -4,9 +4,14 @@
  * uploads both, the second judged against the first: a regression, exit code 1. The verdict API
  * answers in its documented shape and refuses what it cannot judge, naming the field.
  */
+import { execFile } from "node:child_process";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
+import { repoRoot } from "../../scripts/lib/services.ts";
 import { expectConforms, perflab, queueRun, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
 
 const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
@@ -172,6 +177,66 @@ describe("regression verdicts and the perflab command", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/baselineRunId: no run has the id "nope"/);
   });
+
+  it("waits through a lab that stops answering for a while: failed polls are asked again", async () => {
+    // A proxy in front of the lab that fails the second and third polls of the run: a 503 problem,
+    // then a connection dropped before any answer (the web app restarting behind a CI job).
+    const target = new URL(inject("webUrl"));
+    let polls = 0;
+    const proxy = http.createServer((incoming, outgoing) => {
+      if (incoming.method === "GET" && /^\/api\/v1\/runs\/[^/]+$/.test(incoming.url ?? "")) {
+        polls++;
+        if (polls === 2) {
+          outgoing.writeHead(503, { "content-type": "application/problem+json" });
+          outgoing.end(JSON.stringify({ status: 503, title: "Service Unavailable", detail: "restarting" }));
+          return;
+        }
+        if (polls === 3) {
+          incoming.socket.destroy();
+          return;
+        }
+      }
+      const forwarded = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: incoming.url,
+          method: incoming.method,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      forwarded.on("error", () => outgoing.destroy());
+      incoming.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = proxy.address() as AddressInfo;
+      const result = await promisify(execFile)(
+        process.execPath,
+        [
+          path.join(repoRoot, "packages/cli/bin/perflab.mjs"),
+          ...["run", "--server", "go", "--tool", "echo", "--args", '{"message":"hi"}', "--vus", "1"],
+          ...["--duration", "3", "--warmup", "0", "--cooldown", "0", "--url", `http://127.0.0.1:${port}`],
+        ],
+        {
+          cwd: repoRoot,
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+          timeout: 120_000,
+        },
+      );
+      expect(polls).toBeGreaterThanOrEqual(4);
+      expect(result.stderr).toMatch(/→ 503 restarting; asking again for up to 120 s \(the run goes on\)/);
+      expect(result.stderr).toMatch(/perflab: the lab answers again after \d+ s/);
+      expect(result.stderr).toMatch(/1\/1 cells done \(succeeded\)/);
+      expect(result.stdout).toMatch(/run \S+ succeeded/);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+  }, 120_000);
 
   it("holds sessions from the command line and prints what each one costs the server", async () => {
     const result = await perflab(

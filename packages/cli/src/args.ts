@@ -114,6 +114,14 @@ function num(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+/**
+ * How long a wait rides out a lab that stops answering (a restart of the web app behind a CI job's
+ * long run): failed polls are retried every few seconds for this long in a row, then the command
+ * gives up with the run's address. Only while waiting; a request that queues or uploads is never
+ * repeated, as it might have been taken.
+ */
+export const POLL_OUTAGE_SEC = 120;
+
 /** Seconds a request may take before the command gives up on the lab (PERFLAB_TIMEOUT). */
 export const DEFAULT_TIMEOUT_SEC = 30;
 
@@ -376,7 +384,8 @@ commands:
 every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
               run, upload or share; the environment variable keeps it out of the process list)
-              a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}) is an error
+              a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}) is an error;
+              while a run is waited for, a lab that is unreachable or answers 5xx is asked again for up to ${POLL_OUTAGE_SEC} s
 exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive
             · 130 Ctrl-C (or SIGTERM) stopped the waiting: the run goes on, its id on stderr`,
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])

@@ -9,7 +9,14 @@ import {
   type ZVerdict,
 } from "@perflab/contracts";
 import type { z } from "zod";
-import { countsFromK6Summary, type Global, parseCommand, UsageError, usage } from "./args.ts";
+import {
+  countsFromK6Summary,
+  type Global,
+  POLL_OUTAGE_SEC,
+  parseCommand,
+  UsageError,
+  usage,
+} from "./args.ts";
 import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
 
 type RunDetail = z.infer<typeof ZRunDetail>;
@@ -25,8 +32,19 @@ const processIo: Io = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-/** An API answer other than the one expected: its problem details, printed field by field. */
-class ApiError extends Error {}
+/**
+ * An API answer other than the one expected: its problem details, printed field by field.
+ * `transient` when asking again may well succeed: the lab was unreachable, did not answer in time,
+ * or answered 5xx (a restart, a proxy in front of it, a database failing over).
+ */
+class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly transient = false,
+  ) {
+    super(message);
+  }
+}
 
 /** The request's headers with the token, when the command has one. */
 function withToken(global: Global, init: RequestInit = {}): RequestInit {
@@ -59,8 +77,12 @@ async function request(
     if ((error as Error).name === "TimeoutError")
       throw new ApiError(
         `perflab at ${global.url} did not answer ${method} ${path} within ${timeoutSec} s (PERFLAB_TIMEOUT)`,
+        true,
       );
-    throw new ApiError(`perflab at ${global.url} could not be reached: ${(error as Error).cause ?? error}`);
+    throw new ApiError(
+      `perflab at ${global.url} could not be reached: ${(error as Error).cause ?? error}`,
+      true,
+    );
   }
 }
 
@@ -84,9 +106,10 @@ async function call<T>(global: Global, path: string, init?: RequestInit, timeout
     const fields = (problem?.errors ?? []).map((e) => `\n  ${e.field}: ${e.message}`).join("");
     throw new ApiError(
       `${init?.method ?? "GET"} ${path} → ${response.status} ${problem?.detail ?? problem?.title ?? text.slice(0, 200)}${fields}`,
+      response.status >= 500,
     );
   }
-  if (body === null) throw new ApiError(`${path} answered ${response.status} without JSON`);
+  if (body === null) throw new ApiError(`${path} answered ${response.status} without JSON`, true);
   return body as T;
 }
 
@@ -285,15 +308,40 @@ async function queueAndWait(
   );
   let detail: RunDetail;
   let progress = "";
+  const runUrl = `${global.url}/runs/${created.runId}`;
+  /** When the polls began to fail, while they do. */
+  let failingSince: number | null = null;
+  const pause = () =>
+    Promise.race([sleep(2_000, undefined, { signal: stopped.signal }).catch(() => {}), interrupted]);
   try {
     for (;;) {
       // Stopped while sleeping: no request with the aborted signal.
-      const polled = stopped.signal.aborted
-        ? null
-        : await Promise.race([
-            call<RunDetail>(global, `/api/v1/runs/${created.runId}`, { signal: stopped.signal }),
-            interrupted,
-          ]);
+      let polled: RunDetail | null;
+      try {
+        polled = stopped.signal.aborted
+          ? null
+          : await Promise.race([
+              call<RunDetail>(global, `/api/v1/runs/${created.runId}`, { signal: stopped.signal }),
+              interrupted,
+            ]);
+      } catch (error) {
+        if (!(error instanceof ApiError) || !error.transient || stopped.signal.aborted) throw error;
+        const now = Date.now();
+        if (failingSince === null) {
+          failingSince = now;
+          io.err(`perflab: ${error.message}; asking again for up to ${POLL_OUTAGE_SEC} s (the run goes on)`);
+        } else if (now - failingSince >= POLL_OUTAGE_SEC * 1000) {
+          throw new ApiError(
+            `${error.message}\n  the lab did not answer for ${Math.round((now - failingSince) / 1000)} s while the run was waited for; run ${created.runId} may go on at ${runUrl}`,
+          );
+        }
+        await pause();
+        continue;
+      }
+      if (failingSince !== null && polled !== null) {
+        io.err(`perflab: the lab answers again after ${Math.round((Date.now() - failingSince) / 1000)} s`);
+        failingSince = null;
+      }
       if (polled === null) {
         io.err(
           `perflab: stopped waiting; run ${created.runId} goes on at ${global.url}/runs/${created.runId} (cancel it there, or POST /api/v1/runs/${created.runId}/cancel)`,
@@ -305,7 +353,7 @@ async function queueAndWait(
       if (now !== progress && !global.json) io.err(now);
       progress = now;
       if (!unfinished.has(detail.run.status)) break;
-      await Promise.race([sleep(2_000, undefined, { signal: stopped.signal }).catch(() => {}), interrupted]);
+      await pause();
     }
   } finally {
     process.off("SIGINT", onSignal);

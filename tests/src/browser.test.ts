@@ -547,7 +547,12 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await page.waitForURL(/\/reports$/);
       const reportRow = page.locator(`[data-testid="report-list"] [data-slug="${slug}"]`);
       await reportRow.waitFor({ timeout: 15_000 });
-      expect(await reportRow.locator(`a[href="${runPath}"]`).count()).toBe(1);
+      // The run column names the run and links to it.
+      const runLink = reportRow.locator(`a[href="${runPath}"]`);
+      expect(await runLink.count()).toBe(1);
+      const runName = (await testDb().run.findUniqueOrThrow({ where: { id: runPath.split("/").at(-1)! } }))
+        .name;
+      expect((await runLink.textContent())?.trim()).toBe(runName);
       await reportRow.getByTestId("report-revoke").click();
       await reportRow.getByTestId("report-revoke-confirm").click();
       await reportRow.waitFor({ state: "detached", timeout: 15_000 });

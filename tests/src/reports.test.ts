@@ -297,10 +297,14 @@ describe("reports", () => {
         title: string;
         visibility: string;
         runId: string;
+        runName: string | null;
         cells: number;
       }[];
     };
     await expectConforms(body, "/api/v1/reports", "get", 200, "application/json");
+    // Each report names the run it froze, as the run is called now.
+    const { name: runName } = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+    expect(body.reports.every((r) => r.runName === runName)).toBe(true);
     const slugs = body.reports.map((r) => r.slug);
     expect(slugs.slice(0, 2)).toEqual([made[1], made[0]]);
     expect(slugs).not.toContain(hidden.slug);

@@ -67,6 +67,7 @@ export const ZReportListItem = z.object({
   description: z.string().nullable(),
   visibility: z.enum(reportVisibilities),
   runId: z.string().describe("The run it was frozen from (which may since have changed or gone)."),
+  runName: z.string().nullable().describe("That run's name now; null once the run is gone."),
   cells: z.number().int().describe("Cells frozen in the report."),
   createdAt: z.iso.datetime({ offset: true }),
   expiresAt: z.iso.datetime({ offset: true }).nullable(),

@@ -85,9 +85,19 @@ export function ReportList({
                 </td>
                 {showRun && (
                   <td className={td}>
-                    <Link href={`/runs/${report.runId}`} className={`${link} font-mono text-xs`}>
-                      {report.runId}
-                    </Link>
+                    {report.runName ? (
+                      <Link href={`/runs/${report.runId}`} className={link} title={`run ${report.runId}`}>
+                        {report.runName}
+                      </Link>
+                    ) : (
+                      // The run is gone: its id is all the report still knows of it.
+                      <span
+                        className="font-mono text-xs text-zinc-600 dark:text-zinc-400"
+                        title="run deleted"
+                      >
+                        {report.runId}
+                      </span>
+                    )}
                   </td>
                 )}
                 <td className={`${td} text-right`}>

@@ -49,14 +49,27 @@ export async function listReports({
       expiresAt: true,
     },
   });
+  const runIdOf = (selection: unknown) => {
+    const runId = (selection as { runId?: unknown } | null)?.runId;
+    return typeof runId === "string" ? runId : "";
+  };
+  // The runs' names, in one query: a list of ids says nothing to a reader.
+  const runIds = [...new Set(reports.map((r) => runIdOf(r.selection)).filter((id) => id !== ""))];
+  const runs =
+    runIds.length === 0
+      ? []
+      : await db.run.findMany({ where: { id: { in: runIds } }, select: { id: true, name: true } });
+  const runNames = new Map(runs.map((r) => [r.id, r.name]));
   return reports.map((report) => {
     const selection = report.selection as { runId?: unknown; cellIds?: unknown } | null;
+    const runId = runIdOf(selection);
     return {
       slug: report.slug,
       title: report.title,
       description: report.description,
       visibility: report.visibility,
-      runId: typeof selection?.runId === "string" ? selection.runId : "",
+      runId,
+      runName: runNames.get(runId) || null,
       cells: Array.isArray(selection?.cellIds) ? selection.cellIds.length : 0,
       createdAt: report.createdAt.toISOString(),
       expiresAt: report.expiresAt ? report.expiresAt.toISOString() : null,

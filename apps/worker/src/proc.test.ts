@@ -1,6 +1,15 @@
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { cpuTimesOf, hostCpuTimes, type ProcSource, parseCpuList, processGroupReader } from "./proc.ts";
+import {
+  cpuTimesOf,
+  hostCpuTimes,
+  type ProcSource,
+  parseCpuList,
+  processGroupReader,
+  procSource,
+  sysconf,
+} from "./proc.ts";
 
 const STAT = [
   "cpu  400 0 100 1500 0 0 0 0 0 0",
@@ -168,5 +177,25 @@ describe("processGroupReader", () => {
     for (let i = 1; i < readings.length; i++) expect(readings[i]!).toBeGreaterThanOrEqual(readings[i - 1]!);
     // Both busy children's CPU was seen (each ~0.4 s on a core, less on a shared machine).
     expect(readings.at(-1)! - readings[0]!).toBeGreaterThan(0.2);
+  });
+});
+
+describe("reading a process from /proc", () => {
+  it("gives its RSS in bytes as the kernel counts them (the machine's page size, not an assumed one)", async () => {
+    const held = Buffer.alloc(64 * 2 ** 20, 1); // touched, so resident
+    const stat = await procSource.stat(process.pid);
+    const status = await readFile(`/proc/${process.pid}/status`, "utf8");
+    const vmRssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+    expect(held.length).toBeGreaterThan(0);
+    expect(stat).not.toBeNull();
+    // Two readings a moment apart of one counter: within a few MB of each other.
+    expect(Math.abs(stat!.rssBytes - vmRssKb * 1024)).toBeLessThan(8 * 2 ** 20);
+    expect(stat!.rssBytes).toBeGreaterThan(64 * 2 ** 20);
+  });
+
+  it("asks getconf once for the machine's constants, with a fallback where it cannot say", () => {
+    expect(sysconf("NO_SUCH_PERFLAB_NAME", 7)).toBe(7);
+    // A name getconf knows is answered by the machine.
+    expect(sysconf("CLK_TCK", 0)).toBeGreaterThan(0);
   });
 });

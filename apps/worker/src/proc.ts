@@ -1,8 +1,23 @@
+import { execFileSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 
-/** Clock ticks per second of /proc/<pid>/stat times; 100 on every Linux perflab supports. */
-const CLK_TCK = 100;
-const PAGE_SIZE = 4096;
+/** A `getconf` value of this machine, or `fallback` where getconf is missing or says nothing useful. */
+export function sysconf(name: string, fallback: number): number {
+  try {
+    const value = Number(execFileSync("getconf", [name], { encoding: "utf8", timeout: 5_000 }).trim());
+    return Number.isInteger(value) && value > 0 ? value : fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Clock ticks per second of /proc/<pid>/stat times (USER_HZ: 100 on x86-64 and arm64 alike), and
+ * the page size of its RSS, which is not one number on arm64 (4, 16 or 64 KiB kernels ship): both
+ * asked of the machine once, as `ps` does.
+ */
+const CLK_TCK = sysconf("CLK_TCK", 100);
+const PAGE_SIZE = sysconf("PAGESIZE", 4096);
 
 type ProcStat = {
   pid: number;

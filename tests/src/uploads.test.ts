@@ -357,6 +357,17 @@ describe("POST /api/v1/uploads", () => {
 
     await expectProblem(await upload(ndjson, `${baseQuery}&k6Requests=${k6Measured + 1}`), 422, "k6Requests");
     await expectProblem(await upload(ndjson, `${baseQuery}&arguments=%7Boops`), 422, "arguments");
+    // Text Postgres cannot store: an unpaired surrogate, spelt in JSON, in the arguments or a line's tag.
+    const lone = encodeURIComponent('{"message":"\\ud800"}');
+    await expectProblem(await upload(ndjson, `${baseQuery}&arguments=${lone}`), 422, "arguments");
+    const at = lines.findIndex((l) => l.includes('"type":"interval"'));
+    const surrogate = lines.map((l, i) => (i === at ? l.replace(/"tool":"[^"]*"/, '"tool":"\\udc00"') : l));
+    expect(surrogate[at]).toContain('"tool":"\\udc00"');
+    await expectProblem(await upload(surrogate.join("\n"), baseQuery), 422, `line ${at + 1}`);
+    // A VU count is whole: 2.5 VUs is no load level.
+    const fractional = lines.map((l, i) => (i === at ? l.replace(/"vus":\d+/, '"vus":2.5') : l));
+    expect(fractional[at]).toContain('"vus":2.5');
+    await expectProblem(await upload(fractional.join("\n"), baseQuery), 422, `line ${at + 1}`);
     await expectProblem(await upload(ndjson, `${baseQuery}&session=per-request`), 422, "session");
     // One load model per upload, and the open model's fields only with its rate.
     await expectProblem(await upload(ndjson, `${baseQuery}&vus=2&rate=100`), 422, "vus");
@@ -375,6 +386,12 @@ describe("POST /api/v1/uploads", () => {
     );
 
     expect(await db.run.count()).toBe(before);
+    // A scenario the catalog does not have is a script of the uploader's own, even one named like a
+    // property every JavaScript object has.
+    const own = await upload(ndjson, `${baseQuery}&scenario=toString`);
+    expect(own.status, await own.clone().text()).toBe(201);
+    const { runId: ownRun } = (await own.json()) as { runId: string };
+    expect((await db.cell.findFirstOrThrow({ where: { runId: ownRun } })).scenario).toBe("toString");
   });
 
   it("refuses an output that contradicts itself or its durationSec, naming the group or durationSec", async () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ILL_FORMED_MESSAGE, isWellFormedText } from "./fields.ts";
 
 /**
  * Bounds on what a line may claim. The lab stores a second's requests, errors and operations as
@@ -15,7 +16,8 @@ const noNul = (value: string) => !value.includes("\u0000");
 const tag = z
   .string()
   .max(200, "must be at most 200 characters")
-  .refine(noNul, "must not contain a NUL character");
+  .refine(noNul, "must not contain a NUL character")
+  .refine(isWellFormedText, ILL_FORMED_MESSAGE);
 const perSecond = z
   .number()
   .int()
@@ -77,7 +79,7 @@ export const ZK6OutputLine = z.discriminatedUnion("type", [
       .number()
       .nonnegative()
       .max(BYTES_PER_SECOND_MAX, `must be at most ${BYTES_PER_SECOND_MAX}`),
-    vus: z.number().nonnegative().max(PER_SECOND_MAX, `must be at most ${PER_SECOND_MAX}`),
+    vus: z.number().int().nonnegative().max(PER_SECOND_MAX, `must be at most ${PER_SECOND_MAX}`),
   }),
   z.object({ type: z.literal("end") }),
 ]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { isWellFormedText, unstorableTextIn } from "./fields.ts";
 import { fieldErrors } from "./problem.ts";
 import { ZUploadQueryChecked } from "./upload.ts";
 
@@ -57,5 +58,33 @@ describe("upload query", () => {
     expect(errorsOf({ ...base, gitBranch: " " })).toEqual([
       { field: "gitBranch", message: "must not be empty" },
     ]);
+  });
+});
+
+describe("text the lab cannot store", () => {
+  const SURROGATE = "must not contain an unpaired surrogate (\\ud800–\\udfff)";
+
+  it("refuses an unpaired surrogate in a name, a tag or the tool's arguments, naming the field", () => {
+    expect(errorsOf({ ...base, tool: "echo\ud800" })).toEqual([{ field: "tool", message: SURROGATE }]);
+    expect(errorsOf({ ...base, arguments: '{"m": "\\udfff"}' })).toEqual([
+      { field: "arguments", message: SURROGATE },
+    ]);
+    expect(errorsOf({ ...base, arguments: '{"m": "a\\u0000"}' })).toEqual([
+      { field: "arguments", message: "must not contain a NUL character" },
+    ]);
+    // A surrogate pair is one character, and stays.
+    const pair = ZUploadQueryChecked.parse({ ...base, tool: "🚀", arguments: '{"m": "\\ud83d\\ude80"}' });
+    expect([pair.tool, pair.arguments]).toEqual(["🚀", { m: "🚀" }]);
+  });
+
+  it("finds where in a value it sits, keys included", () => {
+    expect(unstorableTextIn({ a: [1, { b: "x\ud800" }] })).toEqual({
+      path: ["a", 1, "b"],
+      message: SURROGATE,
+    });
+    expect(unstorableTextIn({ a: { "k\udc00": 1 } })?.path).toEqual(["a"]);
+    expect(unstorableTextIn({ a: ["🚀", "plain"] })).toBeNull();
+    expect(isWellFormedText("\ud83d\ude80")).toBe(true);
+    expect(isWellFormedText("\ude80\ud83d")).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { gitPrText, gitText, numeric, text } from "./fields.ts";
+import { gitPrText, gitText, numeric, text, unstorableTextIn } from "./fields.ts";
 import { driverIds } from "./matrix.ts";
 
 /**
@@ -49,9 +49,10 @@ export const ZUploadQuery = z.object({
       try {
         const value: unknown = JSON.parse(text);
         if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-          // JSON.stringify writes a NUL as \u0000: Postgres' jsonb refuses to store one.
-          if (JSON.stringify(value).includes("\\u0000")) {
-            ctx.addIssue({ code: "custom", message: "must not contain a NUL character" });
+          // Postgres' jsonb refuses a NUL and an unpaired surrogate.
+          const unstorable = unstorableTextIn(value);
+          if (unstorable) {
+            ctx.addIssue({ code: "custom", message: unstorable.message });
             return z.NEVER;
           }
           return value as Record<string, unknown>;

@@ -84,6 +84,24 @@ describe("what valid JSON holds but the lab cannot keep", () => {
     expect(key.errors).toEqual([{ field: "name", message: "must not have a key with a NUL character" }]);
   });
 
+  it("names the field of an unpaired surrogate, which has no UTF-8 form, in a value or a key", async () => {
+    const value = await rejection(readJsonBody(post('{"name": "ok", "git": {"branch": "a\\ud800b"}}')));
+    expect([value.status, value.errors]).toEqual([
+      422,
+      [{ field: "git.branch", message: "must not contain an unpaired surrogate (\\ud800–\\udfff)" }],
+    ]);
+    const low = await rejection(readJsonBody(post('["\\udc00"]')));
+    expect(low.errors?.[0]?.field).toBe("0");
+    const key = await rejection(readJsonBody(post('{"tags": {"\\udbff": 1}}')));
+    expect(key.errors).toEqual([
+      { field: "tags", message: "must not have a key with an unpaired surrogate (\\ud800–\\udfff)" },
+    ]);
+    // A pair (an emoji, escaped or not) is one character and stays.
+    expect(await readJsonBody(post('{"name": "\\ud83d\\ude80 \u{1F680}"}'))).toEqual({
+      name: "\u{1F680} \u{1F680}",
+    });
+  });
+
   it("refuses nesting past 64 levels, naming where, without overflowing a stack", async () => {
     expect(() => checkJsonValue(JSON.parse(`${"[".repeat(64)}${"]".repeat(64)}`))).not.toThrow();
     const deep = `{"arguments": ${"[".repeat(400_000)}${"]".repeat(400_000)}}`;

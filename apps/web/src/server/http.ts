@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TProblem } from "@perflab/contracts";
+import { ILL_FORMED_MESSAGE, isWellFormedText, type TProblem } from "@perflab/contracts";
 import { AppError } from "./errors";
 
 const PROBLEM_TYPE = "application/problem+json";
@@ -54,9 +54,17 @@ export async function readJsonBody(
 export const MAX_JSON_DEPTH = 64;
 const NUL = "\u0000";
 
+const illFormed = (field: string, message: string) =>
+  new AppError(
+    "invalid",
+    "The request holds an unpaired surrogate (\\ud800–\\udfff), which cannot be stored.",
+    [{ field, message }],
+  );
+
 /**
  * Refuses, naming where, what valid JSON can hold but the lab cannot keep: a NUL character in a
- * string or key (Postgres text and jsonb refuse it) and nesting deeper than MAX_JSON_DEPTH (which
+ * string or key (Postgres text and jsonb refuse it), an unpaired surrogate ("\\ud800": no UTF-8
+ * form, so jsonb refuses it and text would keep U+FFFD) and nesting deeper than MAX_JSON_DEPTH (which
  * would overflow the stack of whatever walks it later). Iterative, so the check itself cannot.
  */
 export function checkJsonValue(root: unknown): void {
@@ -72,6 +80,7 @@ export function checkJsonValue(root: unknown): void {
           [{ field: field(path), message: "must not contain a NUL character" }],
         );
       }
+      if (!isWellFormedText(value)) throw illFormed(field(path), ILL_FORMED_MESSAGE);
       continue;
     }
     if (value === null || typeof value !== "object") continue;
@@ -90,6 +99,12 @@ export function checkJsonValue(root: unknown): void {
           "invalid",
           "The request holds a NUL character (\\u0000), which cannot be stored.",
           [{ field: field(path), message: "must not have a key with a NUL character" }],
+        );
+      }
+      if (!isWellFormedText(key)) {
+        throw illFormed(
+          field(path),
+          ILL_FORMED_MESSAGE.replace("must not contain", "must not have a key with"),
         );
       }
       stack.push({ value: item, path: [...path, key] });

@@ -433,8 +433,10 @@ export async function createUpload({
           ...(meta.arguments ? { arguments: meta.arguments } : {}),
           ...(meta.session ? { session: meta.session } : {}),
         };
-  const entry = scenarioCatalog[meta.scenario as keyof typeof scenarioCatalog];
-  const parsed = entry?.params.safeParse(raw);
+  // Only a name of the catalog: "toString" or "__proto__" must not find an Object method.
+  const parsed = isScenarioId(meta.scenario)
+    ? scenarioCatalog[meta.scenario].params.safeParse(raw)
+    : undefined;
   const params = (parsed?.success ? parsed.data : raw) as Record<string, unknown>;
   const git = {
     repo: meta.gitRepo,

@@ -25,6 +25,9 @@ describe("run list query", () => {
     ["101", "must be at most 100"],
     ["2.5", "must be a whole number"],
     ["ten", "must be a number"],
+    ["0x10", "must be a number"],
+    ["Infinity", "must be a number"],
+    ["", "must be a number"],
   ])("rejects limit=%s", (limit, message) => {
     expect(errorsOf({ limit })).toEqual([{ field: "limit", message }]);
   });

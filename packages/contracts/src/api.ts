@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { numeric } from "./fields.ts";
 import { ZLivePoint } from "./live.ts";
 import { driverIds, ZMatrixSpecInput } from "./matrix.ts";
 import { ZServerInfo } from "./server-manifest.ts";
@@ -249,11 +250,13 @@ const filterText = z.string().trim().min(1, "must not be empty").max(500, "must 
 
 /** Query string of GET /api/v1/runs; each value arrives as a string, unknown keys are ignored. */
 export const ZRunListQuery = z.object({
-  limit: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(100, "must be at most 100")
+  limit: numeric(
+    z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(100, "must be at most 100"),
+  )
     .default(20)
     .describe("Runs per page, 1–100."),
   cursor: z

@@ -6,10 +6,13 @@ import { z } from "zod";
  */
 export function numeric(schema: z.ZodNumber) {
   return z.preprocess(
-    (value) => (typeof value === "string" && value.trim() !== "" ? Number(value) : value),
+    (value) => (typeof value === "string" && DECIMAL.test(value) ? Number(value) : value),
     schema,
   );
 }
+
+/** A number as people write one (hex, binary and "Infinity" are not: `Number` would take them). */
+const DECIMAL = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 
 /** A high surrogate without its low one, or a low one without its high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

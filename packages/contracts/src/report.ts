@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { numeric } from "./fields.ts";
 
 /**
  * Who may open a report: public and unlisted ones, anyone with the link; a private one, only a caller
@@ -49,11 +50,13 @@ export const ZReportListQuery = z.object({
     .max(64, "must be a run id")
     .optional()
     .describe("Only the reports frozen from this run."),
-  limit: z.coerce
-    .number({ error: "must be a number" })
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(200, "must be at most 200")
+  limit: numeric(
+    z
+      .number({ error: "must be a number" })
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(200, "must be at most 200"),
+  )
     .default(50)
     .describe("Reports to list, newest first, 1–200."),
 });

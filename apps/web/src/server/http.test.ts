@@ -124,7 +124,26 @@ describe("what valid JSON holds but the lab cannot keep", () => {
       422,
       [{ field: "gitRepo", message: "must not contain a NUL character" }],
     ]);
-    expect(queryOf(new Request("http://perflab.test/x?limit=5&limit=7"))).toEqual({ limit: "7" });
+    expect(queryOf(new Request("http://perflab.test/x?limit=5&status=failed"))).toEqual({
+      limit: "5",
+      status: "failed",
+    });
+  });
+
+  it("names a query parameter given more than once rather than pick one of its values", () => {
+    let error: AppError | null = null;
+    try {
+      queryOf(new Request("http://perflab.test/x?limit=5&status=failed&limit=7&status=running&limit=9"));
+    } catch (e) {
+      error = e as AppError;
+    }
+    expect([error?.status, error?.errors]).toEqual([
+      422,
+      [
+        { field: "limit", message: "is given 3 times; give it once" },
+        { field: "status", message: "is given 2 times; give it once" },
+      ],
+    ]);
   });
 
   it("knows Postgres refusing a NUL byte wherever its code sits", () => {

@@ -113,12 +113,24 @@ export function checkJsonValue(root: unknown): void {
 }
 
 /**
- * A request's query string as one value per parameter (the last, as `Object.fromEntries` keeps),
- * each parameter and value refused by name when it holds a NUL character.
+ * A request's query string as one value per parameter, each parameter refused by name when it is
+ * given more than once or it or its value holds a NUL character.
  */
 export function queryOf(request: Request): Record<string, string> {
   const params = new URL(request.url).searchParams;
   for (const [key, value] of params) refuseNul(key, value);
+  // One value each: `?durationSec=30&durationSec=300` is a mistake to name, not a choice to make.
+  const repeated = [...new Set(params.keys())].filter((key) => params.getAll(key).length > 1);
+  if (repeated.length > 0) {
+    throw new AppError(
+      "invalid",
+      "The query string is invalid.",
+      repeated.map((key) => ({
+        field: key,
+        message: `is given ${params.getAll(key).length} times; give it once`,
+      })),
+    );
+  }
   return Object.fromEntries(params.entries());
 }
 

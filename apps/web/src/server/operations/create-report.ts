@@ -52,6 +52,12 @@ export async function createReport({
     );
   }
 
+  /**
+   * Prisma's default (5 s, 2 s to start) is too short for what a large matrix shares: hundreds of
+   * cells, each series read and cut to REPORT_POINTS_PER_CELL, then a snapshot of tens of MB
+   * compared and written. A share that outlived it would be a 500 with nothing written.
+   */
+  const REPORT_TX = { timeout: 120_000, maxWait: 10_000 };
   const frozen = await db.$transaction(
     async (tx) => {
       const run = await tx.run.findUnique({
@@ -99,7 +105,7 @@ export async function createReport({
         snapshot: snapshot as unknown as Prisma.InputJsonValue,
       };
     },
-    { isolationLevel: "RepeatableRead" },
+    { isolationLevel: "RepeatableRead", ...REPORT_TX },
   );
 
   const { slug, created } = await db.$transaction(
@@ -124,7 +130,7 @@ export async function createReport({
       });
       return { slug: report.slug, created: true };
     },
-    { isolationLevel: "ReadCommitted" },
+    { isolationLevel: "ReadCommitted", ...REPORT_TX },
   );
 
   return { report: { slug, url: new URL(`/r/${slug}`, origin).toString() }, created };

@@ -64,11 +64,25 @@ export const text = (max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine(isWellFormedText, ILL_FORMED_MESSAGE);
 
+const utf8 = new TextEncoder();
+const withinBytes = (max: number) => (value: string) => utf8.encode(value).length <= max;
+/**
+ * Repository and branch share two of the runs table's indexes, and Postgres refuses an index entry
+ * past 2,704 bytes: 500 characters of a script written in three UTF-8 bytes each, in both, would
+ * pass a length check and fail the write. Their bytes are counted too.
+ */
+const GIT_FIELD_MAX_BYTES = 1000;
+const GIT_FIELD_BYTES_MESSAGE = `must be at most ${GIT_FIELD_MAX_BYTES} bytes in UTF-8`;
+
 /**
  * A run's git fields, alike wherever they arrive (a matrix's `git`, an upload's query string), so
  * the same repository and branch are stored the same way and the run list's filters find both.
  */
-export const gitText = { repo: () => text(500), branch: () => text(500), commit: () => text(200) };
+export const gitText = {
+  repo: () => text(500).refine(withinBytes(GIT_FIELD_MAX_BYTES), GIT_FIELD_BYTES_MESSAGE),
+  branch: () => text(500).refine(withinBytes(GIT_FIELD_MAX_BYTES), GIT_FIELD_BYTES_MESSAGE),
+  commit: () => text(200),
+};
 
 /** A pull request number as text (a query string's value, or a JSON string). */
 export const gitPrText = () =>

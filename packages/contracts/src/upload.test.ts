@@ -88,3 +88,19 @@ describe("text the lab cannot store", () => {
     expect(isWellFormedText("\ude80\ud83d")).toBe(false);
   });
 });
+
+describe("git fields", () => {
+  it("count their UTF-8 bytes too, which the runs table's indexes are limited by", () => {
+    const wide = "漢".repeat(334); // 1,002 bytes in 334 characters
+    expect(errorsOf({ ...base, gitRepo: wide })).toEqual([
+      { field: "gitRepo", message: "must be at most 1000 bytes in UTF-8" },
+    ]);
+    expect(errorsOf({ ...base, gitBranch: wide })[0]?.field).toBe("gitBranch");
+    const fits = ZUploadQueryChecked.parse({
+      ...base,
+      gitRepo: "漢".repeat(333),
+      gitBranch: "b".repeat(500),
+    });
+    expect([fits.gitRepo?.length, fits.gitBranch?.length]).toEqual([333, 500]);
+  });
+});

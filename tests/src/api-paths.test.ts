@@ -61,6 +61,23 @@ describe("requests no route serves", () => {
     expect((await fetch(`${web()}/api/v1/runs`, { method: "HEAD" })).status).toBe(200);
   });
 
+  it("answers a path that is not valid percent-encoded UTF-8 with a problem+json 400 naming it", async () => {
+    for (const [method, path] of [
+      ["GET", "/api/v1/reports/%FF"],
+      ["POST", "/api/v1/runs/%E0/cancel"],
+      ["GET", "/api/v1/runs/abc%C3"],
+    ] as const) {
+      const response = await fetch(`${web()}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(400);
+      const problem = await problemOf(response);
+      expect(problem.errors?.[0]?.field).toBe("(path)");
+      expect(problem.errors?.[0]?.message).toMatch(/is not valid percent-encoded UTF-8/);
+    }
+    // Valid encoding still reaches the route: an unknown run is its 404.
+    const encoded = await fetch(`${web()}/api/v1/runs/%C3%A9t%C3%A9`);
+    expect(encoded.status).toBe(404);
+  });
+
   it("reads a JSON body that starts with a UTF-8 byte order mark", async () => {
     const response = await fetch(`${web()}/api/v1/matrices`, {
       method: "POST",

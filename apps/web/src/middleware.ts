@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
-import { refuseMethod } from "@/server/api-routes";
+import { refuseMethod, refuseUndecodablePath } from "@/server/api-routes";
 import { newNonce, pageCsp } from "@/server/csp";
 import { refusedHost } from "@/server/hosts";
 
@@ -37,6 +37,8 @@ export function middleware(request: NextRequest) {
   if (!refused) {
     // An API route asked for a method it does not serve: a problem naming the ones it does.
     if (request.nextUrl.pathname.startsWith("/api/")) {
+      const undecodable = refuseUndecodablePath(request);
+      if (undecodable) return undecodable;
       const wrongMethod = refuseMethod(request);
       if (wrongMethod) return wrongMethod;
     }

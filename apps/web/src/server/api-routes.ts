@@ -49,3 +49,24 @@ export function refuseMethod(request: Request): Response | null {
   ]);
   return problemResponse(error.toProblem(requestIdOf(request)), { allow });
 }
+
+/**
+ * A path Next.js cannot decode (`%E0`, `%FF`: not UTF-8) would get its HTML 400 page; an API
+ * client gets a problem naming the segment instead.
+ */
+export function refuseUndecodablePath(request: Request): Response | null {
+  const { pathname } = new URL(request.url);
+  const bad = pathname.split("/").find((segment) => {
+    try {
+      decodeURIComponent(segment);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (bad === undefined) return null;
+  const error = new AppError("bad_request", `The path ${pathname} is not valid percent-encoded UTF-8.`, [
+    { field: "(path)", message: `"${bad}" is not valid percent-encoded UTF-8` },
+  ]);
+  return problemResponse(error.toProblem(requestIdOf(request)));
+}

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
-import { queueRun, testDb, waitForRun } from "./helpers.ts";
+import { queueRun, testDb, until, waitForRun } from "./helpers.ts";
 
 describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", () => {
   it("yields per-second points and a summary whose count equals k6's own count of the measured window", async () => {
@@ -27,7 +27,15 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
 
     // Rolled up when it ended (the suite's worker rolls up cells of more than 4 seconds): every
     // level covers every second once, with the seconds' requests.
-    const rollups = await db.metricRollup.findMany({ where: { cellId: cell.id } });
+    // The cell's end is written first, its rollups right after.
+    const rollups = await until(
+      async () => {
+        const rows = await db.metricRollup.findMany({ where: { cellId: cell.id } });
+        return new Set(rows.map((r) => r.bucketSeconds)).size === ROLLUP_LEVELS.length ? rows : null;
+      },
+      30_000,
+      "the cell's rollups",
+    );
     expect(new Set(rollups.map((r) => r.bucketSeconds))).toEqual(new Set(ROLLUP_LEVELS));
     for (const size of ROLLUP_LEVELS) {
       const level = rollups.filter((r) => r.bucketSeconds === size);

@@ -13,7 +13,13 @@ import type { Driver, ExitInfo, RunningServer, ServerObserver } from "../../apps
 import type { WorkerEnv } from "../../apps/worker/src/env.ts";
 import { logger } from "../../apps/worker/src/logger.ts";
 import { announceWorker, findCellOwner } from "../../apps/worker/src/presence.ts";
-import { CellCancelled, type CellDeps, finishCell, runCell } from "../../apps/worker/src/run-cell.ts";
+import {
+  CellCancelled,
+  type CellDeps,
+  CellNotStarted,
+  finishCell,
+  runCell,
+} from "../../apps/worker/src/run-cell.ts";
 import type { K6Result, K6Run, K6Runner } from "../../apps/worker/src/stages/k6.ts";
 import { createLatencyHistogram, encodeHistogram } from "../../packages/metrics/src/histogram.ts";
 import { queueRun, testDb, until } from "./helpers.ts";
@@ -220,6 +226,25 @@ function harness(options: {
 }
 
 describe("a cell stopped before its load", () => {
+  it("is left queued, unclaimed, when the worker stopped before claiming it: nothing of it ran", async () => {
+    const { cellId } = await cell();
+    const shutdown = new AbortController();
+    shutdown.abort();
+    const h = harness({});
+    let starts = 0;
+    h.deps.drivers.local = {
+      id: "local",
+      start: async () => {
+        starts++;
+        return h.server;
+      },
+    };
+    await expect(runCell(h.deps, { cellId, signal: shutdown.signal })).rejects.toBeInstanceOf(CellNotStarted);
+    const after = await testDb().cell.findUniqueOrThrow({ where: { id: cellId } });
+    expect([after.status, after.attempts, after.startedAt, after.error]).toEqual(["queued", 0, null, null]);
+    expect([starts, h.k6Runs()]).toEqual([0, 0]);
+  });
+
   it("ends at once when the worker stops during the health wait, and never starts k6", async () => {
     const { cellId } = await cell();
     const shutdown = new AbortController();

@@ -70,6 +70,14 @@ export class CellCancelled extends Error {
   override name = "CellCancelled";
 }
 
+/**
+ * Thrown when the cell's signal was aborted before the cell was claimed: nothing of it ran, so the
+ * worker puts its job back in the queue rather than failing a cell it never started.
+ */
+export class CellNotStarted extends Error {
+  override name = "CellNotStarted";
+}
+
 const SHUT_DOWN_DURING = "the worker was shut down during the cell";
 
 export type CellOutcome = { status: "succeeded" | "failed" | "cancelled"; error?: string };
@@ -123,6 +131,9 @@ export async function runCell(
     (s) => s.name === cell.serverName,
   );
   const driver = deps.drivers[cell.driver as DriverId];
+  // Stopped while the cell was read (a SIGTERM during the sweep before it, say): not claimed, so not run.
+  if (input.signal?.aborted)
+    throw new CellNotStarted(abortReason(input.signal, "stopped before the cell started"));
   const startedAt = new Date();
   // Only a cell still queued starts: the run may have been cancelled since it was read.
   const claimed = await db.cell.updateMany({
@@ -551,16 +562,25 @@ export async function runCell(
     }
     await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
   }
-  // A long cell's charts read merged buckets rather than every second; derived data, so a failure
-  // here only costs those charts their exact percentiles (they fall back to the seconds).
-  await writeCellRollups(db, cell.id, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).then(
-    (rows) => {
-      if (rows > 0) cellLog.info({ rows }, "wrote the cell's rollups");
-    },
-    (error: Error) => cellLog.warn({ err: error }, "could not write the cell's rollups"),
-  );
+  // The result first: a 24-hour cell's rollups take tens of seconds, and a shutdown's grace period
+  // must not run out on them with the measured cell still "running" (a restart would fail it).
   await durable("the cell's end", () => finishCell(deps, cell.id, cell.runId, outcome));
   cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
+  // A long cell's charts read merged buckets rather than every second; derived data, so a failure
+  // here only costs those charts their exact percentiles (they fall back to the seconds). Still
+  // before the host is released, so the next cell is not measured beside this work. On a shutdown
+  // they are left to the backfill the lab runs before its worker starts (the quick start's stack,
+  // compose's migrate step).
+  if (signal?.aborted) {
+    cellLog.info("stopping: the cell's rollups are left to the backfill of the lab's next start");
+  } else {
+    await writeCellRollups(db, cell.id, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).then(
+      (rows) => {
+        if (rows > 0) cellLog.info({ rows }, "wrote the cell's rollups");
+      },
+      (error: Error) => cellLog.warn({ err: error }, "could not write the cell's rollups"),
+    );
+  }
   const cooldownSec = (cell.run.spec as { cooldownSec?: number }).cooldownSec ?? 0;
   if (cooldownSec > 0 && !signal?.aborted) {
     // The cell is already final; cooldown only keeps the host quiet before the next cell, and a

@@ -28,7 +28,7 @@ import { acquireHostLock } from "./host-lock.ts";
 import type { Logger } from "./logger.ts";
 import { announceWorker, findCellOwner } from "./presence.ts";
 import { reconcileCells } from "./reconcile.ts";
-import { CellCancelled, type CellDeps, finishCell, publish, runCell } from "./run-cell.ts";
+import { CellCancelled, type CellDeps, CellNotStarted, finishCell, publish, runCell } from "./run-cell.ts";
 import { EngineFixtures } from "./stages/engine-fixtures.ts";
 import { Fixtures } from "./stages/fixtures.ts";
 import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
@@ -267,6 +267,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         });
         if (shutdown.signal.aborted) return await requeue();
         await sweepBeforeCell();
+        if (shutdown.signal.aborted) return await requeue();
         await runCell(
           {
             db,
@@ -286,6 +287,8 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         );
       } catch (error) {
         if (error instanceof DelayedError) throw error;
+        // Stopped before runCell claimed the cell: nothing ran, so the cell goes back to the queue.
+        if (error instanceof CellNotStarted) return await requeue();
         // runCell records every failure it can name; this is what escaped it (the database went
         // away mid-cell, say). Record it if the database answers; if not, the reconciler will.
         await finishCell({ db, publisher, log }, cellId, runId, {

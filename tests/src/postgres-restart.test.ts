@@ -94,4 +94,55 @@ describe("Postgres restarting mid-cell", () => {
     expect(log).toMatch(/the database answers again; the write went through/);
     expect(worker.exitReason()).toBeNull();
   }, 180_000);
+
+  it("fails a cell at once when the database stays away past the retry window, naming the write", async () => {
+    const dir = path.join(inject("tmpDir"), "pg-outage");
+    const pgPort = await freePort();
+    let pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+    started.push({ name: "postgres (outage)", stop: () => pg.stop() });
+    const redis = await startRedis({ dir: path.join(dir, "redis"), port: await freePort() });
+    started.push(redis);
+    const outageDb = createDb(pg.url, { poolSize: 2 });
+    started.push({ name: "db client", stop: () => outageDb.$disconnect() });
+    const logs: string[] = [];
+    const worker = startWorker({
+      databaseUrl: pg.url,
+      redisUrl: redis.url,
+      env: {
+        PERFLAB_SERVERS_DIR: inject("serversDir"),
+        PERFLAB_WORK_DIR: path.join(dir, "work"),
+        PERFLAB_DB_RETRY_MS: "2000",
+      },
+      log: (line) => logs.push(line),
+    });
+    started.push(worker);
+
+    const MEASURED = 60;
+    const { runId, cellIds } = await queueRun(
+      [{ serverName: "go", vus: 1, durationSeconds: MEASURED, warmupSeconds: 0 }],
+      { redisUrl: redis.url, db: outageDb },
+    );
+    await untilMeasuring(outageDb, cellIds[0]!);
+    await new Promise((r) => setTimeout(r, 2_000));
+    // Away for longer than the seconds' 2 s window, back well within the cell's end's minute.
+    await pg.stop();
+    await new Promise((r) => setTimeout(r, 8_000));
+    pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+
+    const run = await waitForRun(runId, 90_000, outageDb);
+    const cell = await outageDb.cell.findUniqueOrThrow({
+      where: { id: cellIds[0]! },
+      include: { summary: true },
+    });
+    expect([run.status, cell.status], logs.slice(-20).join("\n")).toEqual(["failed", "failed"]);
+    expect(cell.error).toMatch(
+      /the database did not answer for \d+ s while writing seconds .* \(PERFLAB_DB_RETRY_MS=2000\)/,
+    );
+    expect(cell.summary).toBeNull();
+    // Stopped when the write gave up, not when its 60 s of load would have ended.
+    const ranMs = cell.finishedAt!.getTime() - cell.measureStartedAt!.getTime();
+    expect(ranMs).toBeLessThan(40_000);
+    expect(logs.join("\n")).toMatch(/the cell's seconds could not be written: stopping its load/);
+    expect(worker.exitReason()).toBeNull();
+  }, 180_000);
 });

@@ -6,7 +6,8 @@
  */
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { TK6OutputLine } from "@perflab/contracts";
+import type { TK6IntervalLine, TK6OutputLine } from "@perflab/contracts";
+import { createDb } from "@perflab/db";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { Driver, ExitInfo, RunningServer, ServerObserver } from "../../apps/worker/src/drivers/types.ts";
@@ -21,7 +22,10 @@ import {
   runCell,
 } from "../../apps/worker/src/run-cell.ts";
 import type { K6Result, K6Run, K6Runner } from "../../apps/worker/src/stages/k6.ts";
+import { PointSink } from "../../apps/worker/src/stages/points.ts";
 import { createLatencyHistogram, encodeHistogram } from "../../packages/metrics/src/histogram.ts";
+import { CellAggregator } from "../../packages/metrics/src/index.ts";
+import { freePort } from "../../scripts/lib/services.ts";
 import { queueRun, testDb, until } from "./helpers.ts";
 
 const log = logger.child({ test: "worker-run-cell" });
@@ -134,7 +138,7 @@ function summaryOf(requests: number) {
   return { metrics: { "http_reqs{phase:measure}": { values: { count: requests } } } };
 }
 
-function measuredSecond(requests = REQUESTS): TK6OutputLine {
+function measuredSecond(requests = REQUESTS): TK6IntervalLine {
   const hist = createLatencyHistogram();
   for (let i = 0; i < requests; i++) hist.recordValue(1_000 + i);
   return {
@@ -439,4 +443,34 @@ describe("the cooldown after a cell", () => {
     await running;
     expect(Date.now() - stopping).toBeLessThan(1_000);
   });
+});
+
+describe("the seconds' writes", () => {
+  it("give up once the database stayed away past the retry window: said once, nothing more written", async () => {
+    // A real client of a database that is not there: every write is refused a connection.
+    const gone = createDb(`postgresql://perflab:perflab@127.0.0.1:${await freePort()}/perflab`);
+    try {
+      const failures: unknown[] = [];
+      const sink = new PointSink(
+        { db: gone, publisher, log, retryMs: 600 },
+        { id: "no-cell", runId: "no-run" },
+        () => Math.floor(Date.now() / 1000),
+        (error) => failures.push(error),
+      );
+      const aggregator = new CellAggregator({ operationMethod: "tools/call", measuredSeconds: 5 });
+      aggregator.addInterval(measuredSecond());
+      sink.push(aggregator.takeAllPoints());
+      await until(async () => failures.length > 0, 20_000, "the sink to give up");
+      expect(String((failures[0] as Error).message)).toMatch(
+        /the database did not answer for \d+ s while writing seconds/,
+      );
+      // Later seconds are not tried again, and the failure is not reported twice.
+      aggregator.addInterval({ ...measuredSecond(), t: Math.floor(Date.now() / 1000) + 1 });
+      sink.push(aggregator.takeAllPoints());
+      await expect(sink.flush()).rejects.toBe(failures[0]);
+      expect(failures).toHaveLength(1);
+    } finally {
+      await gone.$disconnect();
+    }
+  }, 30_000);
 });

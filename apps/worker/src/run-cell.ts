@@ -79,6 +79,8 @@ export class CellNotStarted extends Error {
 }
 
 const SHUT_DOWN_DURING = "the worker was shut down during the cell";
+/** The least a cell's end waits for the database (see PERFLAB_DB_RETRY_MS for the rest). */
+const FINISH_RETRY_MIN_MS = 60_000;
 
 export type CellOutcome = { status: "succeeded" | "failed" | "cancelled"; error?: string };
 
@@ -374,10 +376,18 @@ export async function runCell(
       measuredSeconds: cell.durationSeconds,
     });
     let loadStartT: number | null = null;
+    // The database did not take a second within PERFLAB_DB_RETRY_MS: the cell has failed, so its
+    // load stops now; the write's error, not k6's kill, is the reason given.
+    let sinkFailed = false;
     const sink = new PointSink(
       { db, publisher: deps.publisher, log: cellLog, retryMs: env.PERFLAB_DB_RETRY_MS },
       { id: cell.id, runId: cell.runId },
       () => loadStartT,
+      (error) => {
+        sinkFailed = true;
+        cellLog.error({ err: error }, "the cell's seconds could not be written: stopping its load");
+        k6.kill();
+      },
     );
     const sampler = startSampler({
       server: running,
@@ -464,11 +474,13 @@ export async function runCell(
     const failure = loadFailure({
       signal,
       serverExit: serverExit as ExitInfo | null,
-      k6: stoppedForReadError ? null : k6Result,
+      k6: stoppedForReadError || sinkFailed ? null : k6Result,
     });
     const flushError = await flushed;
     const windowError = await windowWritten;
     if (failure) throw new CellFailure(failure);
+    // The load was stopped for the write that failed: a cut-off output is its symptom.
+    if (sinkFailed && flushError) throw flushError;
     if (readError) throw readError;
     if (flushError) throw flushError;
     if (windowError) throw windowError;
@@ -564,7 +576,12 @@ export async function runCell(
   }
   // The result first: a 24-hour cell's rollups take tens of seconds, and a shutdown's grace period
   // must not run out on them with the measured cell still "running" (a restart would fail it).
-  await durable("the cell's end", () => finishCell(deps, cell.id, cell.runId, outcome));
+  // The cell's end is the write that must land (its reason, above all when the database's absence
+  // is the reason): it waits at least FINISH_RETRY_MIN_MS, however short the seconds' window.
+  await withDbRetry("the cell's end", () => finishCell(deps, cell.id, cell.runId, outcome), {
+    log: cellLog,
+    retryMs: Math.max(env.PERFLAB_DB_RETRY_MS, FINISH_RETRY_MIN_MS),
+  });
   cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
   // A long cell's charts read merged buckets rather than every second; derived data, so a failure
   // here only costs those charts their exact percentiles (they fall back to the seconds). Still

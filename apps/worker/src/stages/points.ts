@@ -19,6 +19,11 @@ export class PointSink {
     private readonly deps: { db: Db; publisher: Redis; log: Logger; retryMs: number },
     private readonly cell: { id: string; runId: string },
     private readonly loadStartT: () => number | null,
+    /**
+     * Called once, when a write failed for good: the cell has failed, and its load should stop now
+     * rather than run on (for hours, in a soak) to a result that will not be kept.
+     */
+    private readonly onFailure: (error: unknown) => void = () => {},
   ) {}
 
   push(points: SecondPoint[]): void {
@@ -28,7 +33,9 @@ export class PointSink {
     this.chain = this.chain
       .then(() => (this.failure ? undefined : this.write(points)))
       .catch((error) => {
-        this.failure ??= error;
+        if (this.failure) return;
+        this.failure = error;
+        this.onFailure(error);
       });
   }
 

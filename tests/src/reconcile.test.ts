@@ -3,6 +3,9 @@ import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { logger } from "../../apps/worker/src/logger.ts";
+import { announceWorker, findCellOwner } from "../../apps/worker/src/presence.ts";
+import { reconcileCells } from "../../apps/worker/src/reconcile.ts";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
 import { queueRun, redisConnection, testDb, until, waitForRun } from "./helpers.ts";
 
@@ -94,6 +97,58 @@ describe("no pending cell is stranded", () => {
     } finally {
       await db.run.delete({ where: { id: fresh.runId } });
       await queue.close();
+    }
+  });
+
+  it("leaves a running cell whose job ended alone while a live worker announces it, and fails it once none does", async () => {
+    const db = testDb();
+    const { runId, cellIds } = await queueRun(
+      [{ serverName: "go", vus: 1, durationSeconds: 2, warmupSeconds: 0 }],
+      { enqueue: false },
+    );
+    const cellId = cellIds[0]!;
+    await db.cell.update({ where: { id: cellId }, data: { status: "running", startedAt: new Date() } });
+    // Only this run is old enough for these passes: other files' cells stay out of them.
+    await db.run.update({ where: { id: runId }, data: { createdAt: new Date("2000-01-01T00:00:00Z") } });
+    const onlyThisRun = { graceMs: Date.now() - Date.parse("2000-01-02T00:00:00Z") };
+    // Redis was away longer than the job's lock: another worker got the job, found the cell's owner
+    // and completed the job. The owner goes on measuring.
+    const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
+    const publisher = new Redis(inject("redisUrl"), { maxRetriesPerRequest: 3 });
+    const log = logger.child({ test: "reconcile" });
+    const owner = await announceWorker({
+      redis: publisher,
+      hostId: `reconcile-owner-${process.pid}`,
+      k6: { version: "fake", runner: "local" },
+      engine: "local",
+      dockerVersion: async () => ({ Version: "fake" }),
+    });
+    const deps = {
+      db,
+      queue,
+      publisher,
+      log,
+      cellOwner: (id: string) => findCellOwner({ redis: publisher, cellId: id, selfId: "", waitMs: 0 }),
+    };
+    try {
+      owner.setCell({ id: cellId, runId });
+      await until(async () => (await deps.cellOwner(cellId)) === owner.id, 5_000, "the owner's presence");
+      const kept = await reconcileCells(deps, onlyThisRun);
+      expect(kept.failed).not.toContain(cellId);
+      expect((await db.cell.findUniqueOrThrow({ where: { id: cellId } })).status).toBe("running");
+      // The owner is gone (a killed worker's presence lapses the same way): failed, with why.
+      await owner.stop();
+      const swept = await reconcileCells(deps, onlyThisRun);
+      expect(swept.failed).toContain(cellId);
+      const failed = await db.cell.findUniqueOrThrow({ where: { id: cellId } });
+      expect([failed.status, failed.error]).toEqual([
+        "failed",
+        "no worker was running this cell any more (its job was missing); the measurement was incomplete and not kept",
+      ]);
+    } finally {
+      await owner.stop().catch(() => undefined);
+      await queue.close();
+      await publisher.quit();
     }
   });
 

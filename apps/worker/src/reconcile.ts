@@ -18,7 +18,18 @@ const LIVE_STATES = new Set(["waiting", "wait", "delayed", "prioritized", "activ
  * it at start and then periodically.
  */
 export async function reconcileCells(
-  deps: { db: Db; queue: Queue<TCellJob>; publisher: Redis; log: Logger },
+  deps: {
+    db: Db;
+    queue: Queue<TCellJob>;
+    publisher: Redis;
+    log: Logger;
+    /**
+     * The live worker that announces a cell as its own, if one does. A running cell's job can end
+     * while its worker still measures it: Redis away longer than the job's lock hands the job to
+     * another worker, which leaves the cell to its owner and completes the job.
+     */
+    cellOwner?: (cellId: string) => Promise<string | null>;
+  },
   options: { graceMs?: number; limit?: number } = {},
 ): Promise<{ requeued: string[]; failed: string[] }> {
   const { db, queue, log } = deps;
@@ -46,6 +57,14 @@ export async function reconcileCells(
       requeued.push(cell.id);
       log.warn({ cellId: cell.id, jobState: state }, "re-enqueued a queued cell that had no pending job");
     } else {
+      const owner = await deps.cellOwner?.(cell.id).catch(() => null);
+      if (owner) {
+        log.info(
+          { cellId: cell.id, owner, jobState: state },
+          "a running cell without a live job is still measured by its worker",
+        );
+        continue;
+      }
       await finishCell(deps, cell.id, cell.runId, {
         status: "failed",
         error: `no worker was running this cell any more (its job was ${state}); the measurement was incomplete and not kept`,

@@ -241,15 +241,21 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         log.info({ cellId }, "worker stopping: the cell goes back to the queue");
         throw new DelayedError();
       };
-      const lock = await acquireHostLock({
-        redis: publisher,
-        hostId: await lockHostFor(cellId),
-        signal: shutdown.signal,
-        onWait: () => log.info({ cellId }, "waiting for the host: another cell is running"),
-      }).catch(async (error: Error) => {
-        if (shutdown.signal.aborted) return requeue();
+      let lock: Awaited<ReturnType<typeof acquireHostLock>>;
+      try {
+        lock = await acquireHostLock({
+          redis: publisher,
+          hostId: await lockHostFor(cellId),
+          signal: shutdown.signal,
+          onWait: () => log.info({ cellId }, "waiting for the host: another cell is running"),
+        });
+      } catch (error) {
+        // Not waiting for the cell any more: no stale claim on it may outlive this (a reconciler
+        // leaves a cell alone while a live worker names it).
+        presence.setCell(null);
+        if (shutdown.signal.aborted) return await requeue();
         throw error;
-      });
+      }
       try {
         if (shutdown.signal.aborted) return await requeue();
         // A cancel reaches a cell from here on: one held for builds stops waiting (the web app has
@@ -321,9 +327,18 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   const queue = new Queue<TCellJob>(QUEUE_CELLS, { connection: publisher });
   queue.on("error", (error) => log.warn({ err: error }, "redis (queue) error"));
   const reconcile = () =>
-    reconcileCells({ db, queue, publisher, log }, { graceMs: env.PERFLAB_RECONCILE_GRACE_MS }).catch(
-      (error) => log.warn({ err: error }, "could not check for stranded cells; will try again"),
-    );
+    reconcileCells(
+      {
+        db,
+        queue,
+        publisher,
+        log,
+        // Any live worker's, this one's included: a cell whose job came back and was completed by
+        // another worker is still being measured by the worker that announces it.
+        cellOwner: (id) => findCellOwner({ redis: publisher, cellId: id, selfId: "", waitMs: 7_000 }),
+      },
+      { graceMs: env.PERFLAB_RECONCILE_GRACE_MS },
+    ).catch((error) => log.warn({ err: error }, "could not check for stranded cells; will try again"));
   await reconcile();
   const reconcileTimer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
   log.info(

@@ -334,6 +334,49 @@ describe("the Go server in a container", () => {
     expect(await gone(server.containerId), "the container is removed after stop").toBe(true);
   });
 
+  it("waits again when the engine's wait breaks off while the container still runs", async () => {
+    // The first wait's connection is reset (an engine restarted with live-restore, a remote
+    // engine's connection cut): the server goes on, and its exit is still the one reported.
+    let waits = 0;
+    const real = driver.docker;
+    const docker = Object.create(real) as typeof real;
+    docker.createContainer = async (options) => {
+      const container = await real.createContainer(options);
+      const wait = container.wait.bind(container);
+      return Object.assign(container, {
+        wait: (opts: object) => {
+          waits++;
+          return waits === 1
+            ? Promise.reject(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))
+            : wait(opts);
+        },
+      });
+    };
+    const { server, baseUrl } = await startGo(
+      { limits: { cpus: 1, memoryMb: 256 } },
+      createDockerDriver({ docker, hostId: HOST_ID }),
+    );
+    const settled = await Promise.race([
+      server.exited.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 2_500)),
+    ]);
+    expect(settled, "a dropped wait is not the server's exit").toBe(false);
+    expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+    expect(waits).toBeGreaterThanOrEqual(2);
+    expect(server.logTail()).toContain("broke off (socket hang up); it still runs: waiting again");
+    const exit = await server.stop(2_000);
+    expect(exit).toEqual({ exitCode: 0, signal: null, oomKilled: false });
+  });
+
+  it("says a container had exited on its own when the engine answers the stop 'already stopped'", async () => {
+    const { server } = await startGo({ limits: { cpus: 1, memoryMb: 256 } });
+    const container = driver.docker.getContainer(server.containerId);
+    await container.kill({ signal: "SIGKILL" });
+    await expect.poll(async () => (await container.inspect()).State.Running, { timeout: 10_000 }).toBe(false);
+    const exit = await server.stop(2_000);
+    expect(exit).toMatchObject({ signal: "SIGKILL", beforeStop: true });
+  });
+
   it("names a missing image and the command that builds it", async () => {
     const missing = createDockerDriver({
       hostId: HOST_ID,
@@ -385,7 +428,8 @@ describe("memory limit", () => {
     expect(exit.oomKilled).toBe(true);
     expect(exit.exitCode).toBe(137);
     expect(server.logTail()).toContain("allocating");
-    expect(await server.stop(1_000)).toEqual(exit);
+    // Stopped after it died: the engine says so, and the exit is the one reported.
+    expect(await server.stop(1_000)).toEqual({ ...exit, beforeStop: true });
   });
 });
 

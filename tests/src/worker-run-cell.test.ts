@@ -351,6 +351,36 @@ describe("how a cell's load ends", () => {
   });
 });
 
+describe("a server's exit reported only after the stop", () => {
+  it("still fails the cell when the driver says the server had exited before perflab stopped it", async () => {
+    const { cellId } = await cell();
+    const h = harness({});
+    // A container that crashed as the load ended: the engine answers the stop "already stopped".
+    h.server.stop = async () => {
+      h.server.stops++;
+      h.server.exit({ exitCode: 139 });
+      return { ...(await h.server.exited), beforeStop: true };
+    };
+    const running = runCell(h.deps, { cellId });
+    await until(async () => h.k6Runs() === 1, 10_000, "k6 to start");
+    h.k6.emit({ type: "start", t: Date.now(), k6: "fake" });
+    h.k6.emit(measuredSecond());
+    h.k6.emit({ type: "end" });
+    h.k6.finish({ summary: summaryOf(REQUESTS) });
+    await running;
+    const after = await testDb().cell.findUniqueOrThrow({
+      where: { id: cellId },
+      include: { summary: true },
+    });
+    expect([after.status, after.error, after.exitCode]).toEqual([
+      "failed",
+      "server exited on its own as the load ended (exit code 139), before perflab stopped it",
+      139,
+    ]);
+    expect(after.summary).toBeNull();
+  });
+});
+
 describe("a cell ended elsewhere while it ran", () => {
   it("gets no late summary: the other worker's reason stands", async () => {
     const { runId, cellId } = await cell();

@@ -551,7 +551,8 @@ export async function runCell(
           outcome = { status: "failed", error: `OOM-killed: the server went past its memory limit${before}` };
         }
         // An exit of its own that landed after k6 ended (so after the load's checks) still fails the cell.
-        const own = exitedOnItsOwn as ExitInfo | null;
+        // Seen by the driver too: an exit that came before the stop but was reported after it.
+        const own = (exitedOnItsOwn as ExitInfo | null) ?? (exit.beforeStop ? exit : null);
         if (own && outcome.status === "succeeded") {
           outcome = {
             status: "failed",

@@ -200,6 +200,40 @@ export function exitInfoFromState(state: { ExitCode?: number; OOMKilled?: boolea
   return { exitCode: code, signal, oomKilled: state.OOMKilled === true };
 }
 
+/** How long a container's wait may keep failing while the engine cannot say whether it runs. */
+const WAIT_OUTAGE_MS = 60_000;
+
+/**
+ * Resolves when the container is no longer running. A wait whose connection drops (the engine
+ * restarted with live-restore, a remote engine's connection was reset) says nothing about the
+ * container: its state is asked, and a container still running is waited for again, so a dropped
+ * connection is not taken for the server's exit. Rejects once the engine has not answered for
+ * WAIT_OUTAGE_MS.
+ */
+async function waitForStop(container: Docker.Container, tail: LogTail): Promise<void> {
+  let failingSince: number | null = null;
+  for (;;) {
+    try {
+      await container.wait({ condition: "not-running" });
+      return;
+    } catch (error) {
+      failingSince ??= Date.now();
+      // null: the engine did not answer; "gone": the container was removed, so it runs no more.
+      const state = await within(container.inspect(), ENGINE_CALL_MS).then(
+        (info) => info.State,
+        (inspectError: unknown) => (isStatus(inspectError, 404) ? ("gone" as const) : null),
+      );
+      if (state === "gone" || (state && !state.Running)) return;
+      if (state) failingSince = null;
+      else if (Date.now() - failingSince >= WAIT_OUTAGE_MS) throw error;
+      tail.push(
+        `\n[perflab] the engine's wait for container ${container.id} broke off (${(error as Error).message}); ${state ? "it still runs: waiting again" : "asking again"}\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+}
+
 /** The kernel's count of OOM kills in any cgroup since boot, or null where /proc/vmstat cannot say. */
 async function hostOomKills(): Promise<number | null> {
   try {
@@ -530,7 +564,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
       }
       // After start, "not-running" resolves at the exit, or at once if the server already exited
       // (a wait sent before start could reach the engine after a very fast exit and never resolve).
-      const waited = container.wait({ condition: "not-running" });
+      const waited = waitForStop(container, tail);
       // The stream can fail while the server runs (the engine restarted, a remote engine's connection
       // was reset): noted in the tail, never an unhandled rejection that would end the worker.
       const logsDone = followLogs(docker, container, tail).catch((error: Error) => {
@@ -609,11 +643,14 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
             try {
               const graceSeconds = Math.max(1, Math.ceil(graceMs / 1000));
               let stopFailed: Error | null = null;
+              // The engine's word that the container had stopped before this stop: its own exit.
+              let beforeStop = false;
               try {
                 await within(container.stop({ t: graceSeconds }), graceSeconds * 1000 + ENGINE_CALL_MS);
               } catch (error) {
                 // 304: already stopped; 404: already gone.
-                if (!isStatus(error, 304, 404)) stopFailed = error as Error;
+                if (isStatus(error, 304)) beforeStop = true;
+                else if (!isStatus(error, 404)) stopFailed = error as Error;
               }
               if (stopFailed) {
                 // Left running, it would keep this live worker's labels (never an orphan) and share the
@@ -645,7 +682,7 @@ export function createDockerDriver(options: DockerDriverOptions = {}): DockerDri
                 throw new Error(
                   `stopping container ${id} failed: ${stopFailed.message} (killed and removed it instead)`,
                 );
-              return info;
+              return beforeStop ? { ...info, beforeStop } : info;
             } finally {
               stats.close();
               await observer?.close();

@@ -80,4 +80,30 @@ describe("local driver", () => {
     expect(exit.exitCode).not.toBe(0);
     expect(running.logTail()).toMatch(/cannot start \.\/no-such-server: No such file or directory/);
   });
+
+  it("says a stop came after the server's own exit, even one Node had not reported yet", async () => {
+    const running = await localDriver.start({
+      server: server(["sh", "-c", "exit 3"]),
+      cellId: "c3",
+      port: 1,
+      env: {},
+    });
+    // The event loop held while the server exits: its exit is not reported when stop() comes.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    const exit = await running.stop(1_000);
+    expect(exit).toMatchObject({ exitCode: 3, beforeStop: true });
+  });
+
+  it("does not say so of a server perflab's stop ended", async () => {
+    const running = await localDriver.start({
+      server: server(["sh", "-c", "echo up; exec sleep 30"]),
+      cellId: "c4",
+      port: 1,
+      env: {},
+    });
+    await expect.poll(() => running.logTail(), { timeout: 5_000 }).toMatch(/up/);
+    const exit = await running.stop(1_000);
+    expect(exit.signal).toBe("SIGTERM");
+    expect(exit.beforeStop).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { processGroupReader } from "../proc.ts";
 import type { Driver, ExitInfo, RunningServer, StartRequest } from "./types.ts";
 
@@ -79,15 +80,30 @@ export const localDriver: Driver = {
         return group ? group.read() : null;
       },
       async stop(graceMs) {
+        // Dead already, though Node may not have reported it yet: the exit was the server's own.
+        // Read before any signal is sent, so whatever exit is seen here came first.
+        const zombie = await isZombie(pgid);
+        const beforeStop = zombie || child.exitCode !== null || child.signalCode !== null;
         signalGroup("SIGTERM");
         const timer = setTimeout(() => signalGroup("SIGKILL"), graceMs);
         const info = await exited;
         clearTimeout(timer);
         // Children that ignored SIGTERM after the leader exited must not outlive the cell.
         signalGroup("SIGKILL");
-        return info;
+        return beforeStop ? { ...info, beforeStop } : info;
       },
       logTail: () => tail.toString(),
     };
   },
 };
+
+/** Whether a process has exited and waits to be reaped (state Z in /proc/<pid>/stat). */
+async function isZombie(pid: number | undefined): Promise<boolean> {
+  if (pid === undefined) return false;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
+}

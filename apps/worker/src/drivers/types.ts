@@ -18,6 +18,11 @@ export type ExitInfo = {
   exitCode: number | null;
   signal: string | null;
   oomKilled: boolean;
+  /**
+   * Set by stop(): the server had already exited when perflab asked it to stop, though its exit
+   * was not reported yet (an engine reports a container's exit after its logs and an inspect).
+   */
+  beforeStop?: boolean;
 };
 
 /**

@@ -476,6 +476,31 @@ describe("the cooldown after a cell", () => {
 });
 
 describe("the seconds' writes", () => {
+  it("number the seconds sampled before k6's start line from the load's start once it is known", async () => {
+    const { cellId, runId } = await cell();
+    let loadStartT: number | null = null;
+    const sink = new PointSink(
+      { db: testDb(), publisher, log, retryMs: 5_000 },
+      { id: cellId, runId },
+      () => loadStartT,
+    );
+    const aggregator = new CellAggregator({ operationMethod: "tools/call", measuredSeconds: 5 });
+    const now = Math.floor(Date.now() / 1000);
+    // Two seconds sampled while k6 was still starting (a slow container start, many VUs)…
+    aggregator.addInterval({ ...measuredSecond(), t: now - 4 });
+    aggregator.addInterval({ ...measuredSecond(), t: now - 3 });
+    sink.push(aggregator.takeAllPoints());
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await testDb().metricPoint.count({ where: { cellId } })).toBe(0);
+    // …then k6 says the load began at now - 2.
+    loadStartT = now - 2;
+    aggregator.addInterval({ ...measuredSecond(), t: now - 2 });
+    sink.push(aggregator.takeAllPoints());
+    await sink.flush();
+    const rows = await testDb().metricPoint.findMany({ where: { cellId }, orderBy: { t: "asc" } });
+    expect(rows.map((r) => r.second)).toEqual([-2, -1, 0]);
+  });
+
   it("give up once the database stayed away past the retry window: said once, nothing more written", async () => {
     // A real client of a database that is not there: every write is refused a connection.
     const gone = createDb(`postgresql://perflab:perflab@127.0.0.1:${await freePort()}/perflab`);

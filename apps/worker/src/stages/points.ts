@@ -26,8 +26,26 @@ export class PointSink {
     private readonly onFailure: (error: unknown) => void = () => {},
   ) {}
 
+  /** Seconds sampled before k6's start line said when the load began: written once it has. */
+  private early: SecondPoint[] = [];
+
   push(points: SecondPoint[]): void {
     if (points.length === 0) return;
+    // A second's number counts from the load's start: until k6 has said when that was (a slow
+    // container start, thousands of VUs to set up), the seconds sampled wait, rather than being
+    // numbered from the first of them and never renumbered.
+    if (this.loadStartT() === null) {
+      this.early.push(...points);
+      return;
+    }
+    this.pushNow(points);
+  }
+
+  private pushNow(points: SecondPoint[]): void {
+    if (this.early.length > 0) {
+      points = [...this.early, ...points];
+      this.early = [];
+    }
     // After a write that failed for good, the cell has failed: later seconds are not written, so
     // a long outage costs one retry window, not one per queued second.
     this.chain = this.chain
@@ -41,6 +59,8 @@ export class PointSink {
 
   /** Waits for every queued write; throws if any failed, so a cell never ends with points missing silently. */
   async flush(): Promise<void> {
+    // No start line came (k6 failed before it): the early seconds count from the first of them.
+    if (this.early.length > 0) this.pushNow([]);
     await this.chain;
     if (this.failure) throw this.failure;
   }

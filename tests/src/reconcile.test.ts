@@ -6,8 +6,17 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { logger } from "../../apps/worker/src/logger.ts";
 import { announceWorker, findCellOwner } from "../../apps/worker/src/presence.ts";
 import { reconcileCells } from "../../apps/worker/src/reconcile.ts";
+import { ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
-import { queueRun, redisConnection, testDb, until, waitForRun } from "./helpers.ts";
+import {
+  ownWorkerEnv,
+  queueRun,
+  redisConnection,
+  startOwnRedis,
+  testDb,
+  until,
+  waitForRun,
+} from "./helpers.ts";
 
 const started: Service[] = [];
 afterAll(async () => {
@@ -97,6 +106,8 @@ describe("no pending cell is stranded", () => {
     } finally {
       await db.run.delete({ where: { id: fresh.runId } });
       await queue.close();
+      // Its reconciler must not run on into the next test's passes.
+      await worker.stop().catch(() => undefined);
     }
   });
 
@@ -107,10 +118,6 @@ describe("no pending cell is stranded", () => {
       { enqueue: false },
     );
     const cellId = cellIds[0]!;
-    await db.cell.update({ where: { id: cellId }, data: { status: "running", startedAt: new Date() } });
-    // Only this run is old enough for these passes: other files' cells stay out of them.
-    await db.run.update({ where: { id: runId }, data: { createdAt: new Date("2000-01-01T00:00:00Z") } });
-    const onlyThisRun = { graceMs: Date.now() - Date.parse("2000-01-02T00:00:00Z") };
     // Redis was away longer than the job's lock: another worker got the job, found the cell's owner
     // and completed the job. The owner goes on measuring.
     const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
@@ -130,16 +137,21 @@ describe("no pending cell is stranded", () => {
       log,
       cellOwner: (id: string) => findCellOwner({ redis: publisher, cellId: id, selfId: "", waitMs: 0 }),
     };
+    // Only this run is old enough for these passes: other files' cells stay out of them.
+    const onlyThisRun = { graceMs: Date.now() - Date.parse("2000-01-02T00:00:00Z") };
     try {
+      // Announced before the cell reads as running and old: no worker's reconciler finds it ownerless.
       owner.setCell({ id: cellId, runId });
       await until(async () => (await deps.cellOwner(cellId)) === owner.id, 5_000, "the owner's presence");
+      await db.cell.update({ where: { id: cellId }, data: { status: "running", startedAt: new Date() } });
+      await db.run.update({ where: { id: runId }, data: { createdAt: new Date("2000-01-01T00:00:00Z") } });
       const kept = await reconcileCells(deps, onlyThisRun);
       expect(kept.failed).not.toContain(cellId);
       expect((await db.cell.findUniqueOrThrow({ where: { id: cellId } })).status).toBe("running");
       // The owner is gone (a killed worker's presence lapses the same way): failed, with why.
       await owner.stop();
-      const swept = await reconcileCells(deps, onlyThisRun);
-      expect(swept.failed).toContain(cellId);
+      // This pass, or another worker's reconciler as soon: either fails it, with the same reason.
+      await reconcileCells(deps, onlyThisRun);
       const failed = await db.cell.findUniqueOrThrow({ where: { id: cellId } });
       expect([failed.status, failed.error]).toEqual([
         "failed",
@@ -202,4 +214,38 @@ describe("no pending cell is stranded", () => {
     const run = await waitForRun(runId, 90_000);
     expect(run.status).toBe("succeeded");
   });
+});
+
+describe("a worker's start", () => {
+  it("rolls up the long cells a stopped worker left without rollups, before it takes a cell", async () => {
+    const db = testDb();
+    // A finished cell of more than 4 s (the suite's worker rolls those up), its rollups gone as if
+    // its worker had been shut down right after writing its end.
+    const { runId, cellIds } = await queueRun([
+      { serverName: "go", vus: 1, durationSeconds: 6, warmupSeconds: 0 },
+    ]);
+    expect((await waitForRun(runId, 90_000)).status).toBe("succeeded");
+    const cellId = cellIds[0]!;
+    await until(async () => (await db.metricRollup.count({ where: { cellId } })) > 0, 30_000, "its rollups");
+    await db.metricRollup.deleteMany({ where: { cellId } });
+
+    const redis = await startOwnRedis("backfill");
+    started.push(redis);
+    const logs: string[] = [];
+    const worker = startWorker({
+      databaseUrl: inject("databaseUrl"),
+      redisUrl: redis.url,
+      env: ownWorkerEnv("backfill", { PERFLAB_ROLLUP_MIN_SECONDS: "4" }),
+      log: (line) => logs.push(line),
+    });
+    started.push(worker);
+    await until(async () => logs.some((l) => l.includes("worker ready")), 60_000, "the worker to be ready");
+    const levels = new Set(
+      (await db.metricRollup.findMany({ where: { cellId }, select: { bucketSeconds: true } })).map(
+        (r) => r.bucketSeconds,
+      ),
+    );
+    expect([...levels].sort((a, b) => a - b)).toEqual([...ROLLUP_LEVELS]);
+    expect(logs.join("\n")).toMatch(/rolled up long cells that lacked rollups/);
+  }, 180_000);
 });

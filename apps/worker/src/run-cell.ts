@@ -133,8 +133,9 @@ export async function runCell(
     (s) => s.name === cell.serverName,
   );
   const driver = deps.drivers[cell.driver as DriverId];
-  // Stopped while the cell was read (a SIGTERM during the sweep before it, say): not claimed, so not run.
-  if (input.signal?.aborted)
+  // Stopped while the cell was read (a SIGTERM during the sweep before it, say), or the host lock
+  // was lost: not claimed, so not run. A cancel needs nothing: the claim below finds it cancelled.
+  if (input.signal?.aborted && !(input.signal.reason instanceof CellCancelled))
     throw new CellNotStarted(abortReason(input.signal, "stopped before the cell started"));
   const startedAt = new Date();
   // Only a cell still queued starts: the run may have been cancelled since it was read.
@@ -586,11 +587,13 @@ export async function runCell(
   cellLog.info({ status: outcome.status, error: outcome.error }, "cell finished");
   // A long cell's charts read merged buckets rather than every second; derived data, so a failure
   // here only costs those charts their exact percentiles (they fall back to the seconds). Still
-  // before the host is released, so the next cell is not measured beside this work. On a shutdown
-  // they are left to the backfill the lab runs before its worker starts (the quick start's stack,
-  // compose's migrate step).
-  if (signal?.aborted) {
-    cellLog.info("stopping: the cell's rollups are left to the backfill of the lab's next start");
+  // before the host is released, so the next cell is not measured beside this work. Those skipped
+  // below are written by the backfill every worker runs before it takes a cell (as the quick
+  // start's stack and compose's migrate step do).
+  // A cancel is a user's: the rollups are written. A shutdown must not spend its grace period on
+  // them, and a lost host lock means another cell may be measured beside this work.
+  if (signal?.aborted && !(signal.reason instanceof CellCancelled)) {
+    cellLog.info("stopping: the cell's rollups are left to the backfill of the next worker start");
   } else {
     await writeCellRollups(db, cell.id, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).then(
       (rows) => {

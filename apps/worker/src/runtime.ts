@@ -7,7 +7,7 @@ import {
   ZCancelMessage,
   ZCellJob,
 } from "@perflab/contracts";
-import { createDb } from "@perflab/db";
+import { backfillRollups, createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import {
@@ -227,6 +227,17 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     engine: remoteEngine ? "remote" : "local",
     dockerVersion: () => dockerDriver.docker.version(),
   });
+  // Long cells a stopped worker left without rollups (a shutdown skips them): written before this
+  // worker takes a cell, so no measurement shares the host with the work.
+  const backfill = await backfillRollups(db, { minSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS }).catch(
+    (error: Error) => {
+      log.warn({ err: error }, "could not look for long cells without rollups");
+      return null;
+    },
+  );
+  if (backfill?.rolledUp) log.info({ cells: backfill.rolledUp }, "rolled up long cells that lacked rollups");
+  for (const f of backfill?.failed ?? [])
+    log.warn({ cellId: f.cellId, error: f.error }, "could not roll up a cell");
   worker = new Worker(
     QUEUE_CELLS,
     async (job, token) => {
@@ -326,7 +337,10 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   // Cells Postgres calls pending that no job will run: repaired at start, then every minute.
   const queue = new Queue<TCellJob>(QUEUE_CELLS, { connection: publisher });
   queue.on("error", (error) => log.warn({ err: error }, "redis (queue) error"));
-  const reconcile = () =>
+  // One pass at a time: a pass waits for the owners of stranded running cells.
+  let reconciling: Promise<unknown> | null = null;
+  const reconcile = () => (reconciling ??= reconcilePass().finally(() => (reconciling = null)));
+  const reconcilePass = () =>
     reconcileCells(
       {
         db,

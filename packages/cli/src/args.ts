@@ -384,7 +384,8 @@ commands:
 every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
               run, upload or share; the environment variable keeps it out of the process list)
-              a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}) is an error;
+              a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}; an upload
+              gets at least 300, a report 250) is an error;
               while a run is waited for, a lab that is unreachable or answers 5xx is asked again for up to ${POLL_OUTAGE_SEC} s
 exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive
             · 130 Ctrl-C (or SIGTERM) stopped the waiting: the run goes on, its id on stderr`,

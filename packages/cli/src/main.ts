@@ -88,6 +88,8 @@ async function request(
 
 /** Seconds an upload may take at least: up to 50 MiB sent, then stored in one transaction. */
 const UPLOAD_TIMEOUT_SEC = 300;
+/** Seconds a share may take at least: the lab gives each of its two transactions two minutes. */
+const REPORT_TIMEOUT_SEC = 250;
 
 async function call<T>(global: Global, path: string, init?: RequestInit, timeoutSec?: number): Promise<T> {
   const { response, text } = await request(global, path, init, timeoutSec);
@@ -533,11 +535,16 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         return EXIT.ok;
       }
       case "report": {
-        const created = await call<{ slug: string; url: string }>(parsed.global, "/api/v1/reports", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(parsed.body),
-        });
+        const created = await call<{ slug: string; url: string }>(
+          parsed.global,
+          "/api/v1/reports",
+          {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(parsed.body),
+          },
+          Math.max(parsed.global.timeoutSec, REPORT_TIMEOUT_SEC),
+        );
         io.out(parsed.global.json ? JSON.stringify(created) : created.url);
         return EXIT.ok;
       }

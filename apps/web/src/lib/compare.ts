@@ -258,7 +258,8 @@ export type EnvironmentDifference = {
  * What makes two k6 builds the same for a comparison: the release, and whether it ran in a
  * container. The lab records `k6 version`'s first line ("k6 v1.8.1 (go1.26.8, linux/amd64)"), an
  * upload what perflab's output extension says ("1.8.1"): the same k6 in two spellings is no
- * difference. A string without a version in it is its own key.
+ * difference. Two builds of one release with another Go toolchain are one k6 here too (the
+ * machine aspect names the architecture). A string without a version in it is its own key.
  */
 export function k6VersionKey(version: string): string {
   const release = /\bv?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b/.exec(version)?.[1];

@@ -212,6 +212,9 @@ const WAIT_OUTAGE_MS = 60_000;
  */
 async function waitForStop(container: Docker.Container, tail: LogTail): Promise<void> {
   let failingSince: number | null = null;
+  // Said once: a proxy that cuts idle connections would otherwise fill the tail, the server's own
+  // lines pushed out of it, over a long cell.
+  let said = false;
   for (;;) {
     try {
       await container.wait({ condition: "not-running" });
@@ -226,9 +229,12 @@ async function waitForStop(container: Docker.Container, tail: LogTail): Promise<
       if (state === "gone" || (state && !state.Running)) return;
       if (state) failingSince = null;
       else if (Date.now() - failingSince >= WAIT_OUTAGE_MS) throw error;
-      tail.push(
-        `\n[perflab] the engine's wait for container ${container.id} broke off (${(error as Error).message}); ${state ? "it still runs: waiting again" : "asking again"}\n`,
-      );
+      if (!said) {
+        said = true;
+        tail.push(
+          `\n[perflab] the engine's wait for container ${container.id} broke off (${(error as Error).message}); ${state ? "it still runs: waiting again" : "asking again"} (said once)\n`,
+        );
+      }
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CatalogEntry } from "@perflab/contracts/server-catalog";
@@ -88,8 +89,28 @@ describe("local driver", () => {
       port: 1,
       env: {},
     });
-    // The event loop held while the server exits: its exit is not reported when stop() comes.
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    // The event loop held until the server has exited (a zombie child of this process): its exit
+    // is not reported when stop() comes.
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    const zombieChild = () => {
+      // Any thread may have forked it (a test may run in a worker thread).
+      const children = readdirSync(`/proc/${process.pid}/task`)
+        .map((task) => readFileSync(`/proc/${process.pid}/task/${task}/children`, "utf8"))
+        .join(" ");
+      return children
+        .split(/\s+/)
+        .filter(Boolean)
+        .some((pid) => {
+          try {
+            const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+            return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+          } catch {
+            return false;
+          }
+        });
+    };
+    for (let waited = 0; !zombieChild() && waited < 10_000; waited += 20) Atomics.wait(pause, 0, 0, 20);
+    expect(zombieChild()).toBe(true);
     const exit = await running.stop(1_000);
     expect(exit).toMatchObject({ exitCode: 3, beforeStop: true });
   });

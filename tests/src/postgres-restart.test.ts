@@ -5,7 +5,7 @@
  * The lab here has a Postgres, Redis and worker of its own, so the suite's database stays up.
  */
 import path from "node:path";
-import { createDb, type Db } from "@perflab/db";
+import { createDb } from "@perflab/db";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import {
   freePort,
@@ -17,32 +17,44 @@ import {
 import { queueRun, untilMeasuring, waitForRun } from "./helpers.ts";
 
 const started: Service[] = [];
-let db: Db | null = null;
 afterAll(async () => {
-  await db?.$disconnect();
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
 });
 
+/**
+ * A lab of the test's own under `name`: Postgres (restartable on its port), Redis, a worker with
+ * `env`, and a client of the database; `outage(ms)` stops Postgres for that long.
+ */
+async function ownLab(name: string, env: Record<string, string> = {}) {
+  const dir = path.join(inject("tmpDir"), name);
+  const pgPort = await freePort();
+  let pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+  started.push({ name: `postgres (${name})`, stop: () => pg.stop() });
+  const redis = await startRedis({ dir: path.join(dir, "redis"), port: await freePort() });
+  started.push(redis);
+  const client = createDb(pg.url, { poolSize: 2 });
+  started.push({ name: `db client (${name})`, stop: () => client.$disconnect() });
+  const logs: string[] = [];
+  const worker = startWorker({
+    databaseUrl: pg.url,
+    redisUrl: redis.url,
+    env: { PERFLAB_SERVERS_DIR: inject("serversDir"), PERFLAB_WORK_DIR: path.join(dir, "work"), ...env },
+    log: (line) => logs.push(line),
+  });
+  started.push(worker);
+  /** Down for `ms`, then back on the same data and port. */
+  const outage = async (ms: number) => {
+    await pg.stop();
+    await new Promise((r) => setTimeout(r, ms));
+    pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+  };
+  return { db: client, redis, worker, logs, outage };
+}
+
 describe("Postgres restarting mid-cell", () => {
   it("loses no second: the cell succeeds with every measured second stored, and the next cell runs", async () => {
-    const dir = path.join(inject("tmpDir"), "pg-restart");
-    const pgPort = await freePort();
-    let pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
-    started.push({ name: "postgres", stop: () => pg.stop() });
-    const redis = await startRedis({ dir: path.join(dir, "redis"), port: await freePort() });
-    started.push(redis);
-    db = createDb(pg.url, { poolSize: 2 });
-    const logs: string[] = [];
-    const worker = startWorker({
-      databaseUrl: pg.url,
-      redisUrl: redis.url,
-      env: {
-        PERFLAB_SERVERS_DIR: inject("serversDir"),
-        PERFLAB_WORK_DIR: path.join(dir, "work"),
-      },
-      log: (line) => logs.push(line),
-    });
-    started.push(worker);
+    const lab = await ownLab("pg-restart");
+    const { db, redis, worker, logs } = lab;
 
     const MEASURED = 14;
     const { runId, cellIds } = await queueRun(
@@ -55,13 +67,11 @@ describe("Postgres restarting mid-cell", () => {
     await untilMeasuring(db, cellIds[0]!);
     await new Promise((r) => setTimeout(r, 3_000));
     // Down for a few seconds of the measured window, then back on the same data and port.
-    await pg.stop();
-    await new Promise((r) => setTimeout(r, 4_000));
-    pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+    await lab.outage(4_000);
 
     const run = await waitForRun(runId, 120_000, db);
     const cells = await Promise.all(
-      cellIds.map((id) => db!.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
+      cellIds.map((id) => db.cell.findUniqueOrThrow({ where: { id }, include: { summary: true } })),
     );
     expect(
       cells.map((c) => [c.status, c.error]),
@@ -96,26 +106,8 @@ describe("Postgres restarting mid-cell", () => {
   }, 180_000);
 
   it("fails a cell at once when the database stays away past the retry window, naming the write", async () => {
-    const dir = path.join(inject("tmpDir"), "pg-outage");
-    const pgPort = await freePort();
-    let pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
-    started.push({ name: "postgres (outage)", stop: () => pg.stop() });
-    const redis = await startRedis({ dir: path.join(dir, "redis"), port: await freePort() });
-    started.push(redis);
-    const outageDb = createDb(pg.url, { poolSize: 2 });
-    started.push({ name: "db client", stop: () => outageDb.$disconnect() });
-    const logs: string[] = [];
-    const worker = startWorker({
-      databaseUrl: pg.url,
-      redisUrl: redis.url,
-      env: {
-        PERFLAB_SERVERS_DIR: inject("serversDir"),
-        PERFLAB_WORK_DIR: path.join(dir, "work"),
-        PERFLAB_DB_RETRY_MS: "2000",
-      },
-      log: (line) => logs.push(line),
-    });
-    started.push(worker);
+    const lab = await ownLab("pg-outage", { PERFLAB_DB_RETRY_MS: "2000" });
+    const { db: outageDb, redis, worker, logs } = lab;
 
     const MEASURED = 60;
     const { runId, cellIds } = await queueRun(
@@ -125,9 +117,7 @@ describe("Postgres restarting mid-cell", () => {
     await untilMeasuring(outageDb, cellIds[0]!);
     await new Promise((r) => setTimeout(r, 2_000));
     // Away for longer than the seconds' 2 s window, back well within the cell's end's minute.
-    await pg.stop();
-    await new Promise((r) => setTimeout(r, 8_000));
-    pg = await startPostgres({ dir: path.join(dir, "postgres"), port: pgPort });
+    await lab.outage(8_000);
 
     const run = await waitForRun(runId, 90_000, outageDb);
     const cell = await outageDb.cell.findUniqueOrThrow({

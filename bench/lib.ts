@@ -96,6 +96,27 @@ export async function startLab() {
   };
 }
 
+/**
+ * This process's RSS from now on, after a GC where `--expose-gc` allows one: where it began, and
+ * the peak sampled every 20 ms (short spikes can slip between samples) when `stop()` is called.
+ */
+export function watchRss(): { before: number; stop: () => number } {
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  return {
+    before,
+    stop: () => {
+      clearInterval(sampler);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      return peak;
+    },
+  };
+}
+
 export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
 

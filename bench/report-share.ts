@@ -25,7 +25,7 @@ import { createDb, type Db, Prisma } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
 import { createReport } from "../apps/web/src/server/operations/create-report.ts";
 import { createUpload } from "../apps/web/src/server/operations/create-upload.ts";
-import { machine } from "./lib.ts";
+import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 
 const [cells = 200, seconds = 600] = process.argv.slice(2).map(Number);
@@ -196,12 +196,7 @@ function timingTransactions(db: Db): { db: Db; ms: number[] } {
 /** createReport as POST /api/v1/reports calls it (open access: no caller), timed. */
 async function share(db: Db, runId: string) {
   const tx = timingTransactions(db);
-  globalThis.gc?.();
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 20);
+  const rss = watchRss();
   const t0 = performance.now();
   try {
     const result = await createReport({
@@ -211,10 +206,9 @@ async function share(db: Db, runId: string) {
       caller: null,
     });
     const ms = performance.now() - t0;
-    peak = Math.max(peak, process.memoryUsage().rss);
-    return { ...result, ms, txMs: tx.ms, before, peak };
+    return { ...result, ms, txMs: tx.ms, before: rss.before, peak: rss.stop() };
   } finally {
-    clearInterval(sampler);
+    rss.stop();
   }
 }
 

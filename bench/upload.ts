@@ -16,7 +16,7 @@ import { createDb, writeCellRollups } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
 import { decodeHistogram, type Histogram, histogramMean } from "@perflab/metrics";
 import { createUpload, parseK6Output } from "../apps/web/src/server/operations/create-upload.ts";
-import { machine } from "./lib.ts";
+import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 
 const [seconds = 3600, repeats = 3] = process.argv.slice(2).map(Number);
@@ -36,12 +36,8 @@ const pg = await startTestPostgres({ migrate: true });
 const db = createDb(pg.url);
 try {
   for (let r = 1; r <= repeats; r++) {
-    globalThis.gc?.();
-    const before = process.memoryUsage().rss;
-    let peak = before;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
+    const rss = watchRss();
+    const { before } = rss;
     const t0 = performance.now();
     const { runId } = await createUpload({
       db,
@@ -56,8 +52,7 @@ try {
       rollupMinSeconds: Number.MAX_SAFE_INTEGER,
     });
     const ms = performance.now() - t0;
-    clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
+    const peak = rss.stop();
     const rows = await db.metricPoint.count({ where: { cell: { runId } } });
     if (rows !== seconds) throw new Error(`stored ${rows} seconds of ${seconds}`);
     const { id: cellId } = await db.cell.findFirstOrThrow({ where: { runId }, select: { id: true } });

@@ -229,6 +229,18 @@ function harness(options: {
   return { deps, server, k6, k6Runs: () => k6Runs };
 }
 
+/** The cell through runCell with a whole, clean load of one measured second; the cell as it ended. */
+async function runOneMeasuredSecond(h: ReturnType<typeof harness>, cellId: string) {
+  const running = runCell(h.deps, { cellId });
+  await until(async () => h.k6Runs() === 1, 10_000, "k6 to start");
+  h.k6.emit({ type: "start", t: Date.now(), k6: "fake" });
+  h.k6.emit(measuredSecond());
+  h.k6.emit({ type: "end" });
+  h.k6.finish({ summary: summaryOf(REQUESTS) });
+  await running;
+  return testDb().cell.findUniqueOrThrow({ where: { id: cellId }, include: { summary: true } });
+}
+
 describe("a cell stopped before its load", () => {
   it("is left queued, unclaimed, when the worker stopped before claiming it: nothing of it ran", async () => {
     const { cellId } = await cell();
@@ -331,17 +343,7 @@ describe("how a cell's load ends", () => {
         if (event.stage === "stopping server") h.server.exit({ exitCode: 3 });
       },
     });
-    const running = runCell(h.deps, { cellId });
-    await until(async () => h.k6Runs() === 1, 10_000, "k6 to start");
-    h.k6.emit({ type: "start", t: Date.now(), k6: "fake" });
-    h.k6.emit(measuredSecond());
-    h.k6.emit({ type: "end" });
-    h.k6.finish({ summary: summaryOf(REQUESTS) });
-    await running;
-    const after = await testDb().cell.findUniqueOrThrow({
-      where: { id: cellId },
-      include: { summary: true },
-    });
+    const after = await runOneMeasuredSecond(h, cellId);
     expect([after.status, after.error]).toEqual([
       "failed",
       "server exited on its own as the load ended (exit code 3), before perflab stopped it",
@@ -361,17 +363,7 @@ describe("a server's exit reported only after the stop", () => {
       h.server.exit({ exitCode: 139 });
       return { ...(await h.server.exited), beforeStop: true };
     };
-    const running = runCell(h.deps, { cellId });
-    await until(async () => h.k6Runs() === 1, 10_000, "k6 to start");
-    h.k6.emit({ type: "start", t: Date.now(), k6: "fake" });
-    h.k6.emit(measuredSecond());
-    h.k6.emit({ type: "end" });
-    h.k6.finish({ summary: summaryOf(REQUESTS) });
-    await running;
-    const after = await testDb().cell.findUniqueOrThrow({
-      where: { id: cellId },
-      include: { summary: true },
-    });
+    const after = await runOneMeasuredSecond(h, cellId);
     expect([after.status, after.error, after.exitCode]).toEqual([
       "failed",
       "server exited on its own as the load ended (exit code 139), before perflab stopped it",

@@ -125,6 +125,11 @@ func run() error {
 		restUser(w, r, b)
 	})
 
+	// Signals are caught before the start line: a SIGTERM sent right after it
+	// must shut down gracefully, not meet the default action (exit by signal).
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
 	ln, err := net.Listen("tcp", "127.0.0.1:"+cfg.port)
 	if err != nil {
 		return err
@@ -140,8 +145,6 @@ func run() error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
 	select {
 	case err := <-serveErr:
 		return err

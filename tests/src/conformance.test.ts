@@ -10,6 +10,7 @@
  * is the reference: it runs first, and every other server's tool list and non-golden results (I/O
  * tools, sleep, echo payloads, /rest/users) must equal its own.
  */
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
@@ -731,6 +732,46 @@ async function expectRefusedStart(server: CatalogEntry, cell: string, env: Recor
   expect(exit !== null && exit.exitCode !== null && exit.exitCode !== 0, what).toBe(true);
 }
 
+/**
+ * Section 1: the signal handlers are in place before the start line, so a SIGTERM sent the moment
+ * the line is read is a graceful stop (code 0), not the default action. The server is spawned
+ * directly (in a process group of its own) so the signal follows the line with no polling between.
+ */
+async function signalAtStartLine(server: CatalogEntry, env: Record<string, string>) {
+  const port = await freePort();
+  const [command, ...args] = server.start.command;
+  const child = spawn(command!, args, {
+    cwd: server.dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      ...server.start.env,
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  const line = `listening on http://127.0.0.1:${port}`;
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    if (!output.includes(line) && (output + d).includes(line)) child.kill("SIGTERM");
+    output += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    output += d;
+  });
+  const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 60_000);
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on("exit", (c, s) => resolve([c, s])),
+  );
+  clearTimeout(timer);
+  try {
+    process.kill(-child.pid!, "SIGKILL"); // any process the server left behind
+  } catch {}
+  return { code, signal, sawLine: output.includes(line), output: output.slice(-2000) };
+}
+
 /** Section 1: on SIGTERM a server exits with code 0 within 5 s (SIGKILL after that fails the check). */
 async function stop(running: RunningServer | undefined) {
   if (!running) return;
@@ -1235,6 +1276,17 @@ for (const { server, name, env, variant } of statelessTargets) {
         string
       >[]) {
         await expectRefusedStart(server, `${name.replace(":", "~")}-bad-env`, env);
+      }
+    });
+
+    it("exits 0 on a SIGTERM sent the moment its start line is written, five times", async () => {
+      for (let i = 0; i < 5; i++) {
+        const exit = await signalAtStartLine(server, env);
+        expect(exit, `attempt ${i + 1}\n${exit.output}`).toMatchObject({
+          code: 0,
+          signal: null,
+          sawLine: true,
+        });
       }
     });
 

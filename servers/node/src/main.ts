@@ -47,12 +47,20 @@ function onStopSignal(stop: () => void) {
 }
 
 async function runServer(config: AppConfig): Promise<void> {
-  const app = await startApp(config);
+  const starting = startApp(config);
+  // The handler goes in before the start line: a SIGTERM sent the moment the line is read must be
+  // a graceful stop, not the default action (exit by signal). A signal during startup waits for it.
+  onStopSignal(() =>
+    starting.then(
+      async (app) => {
+        await app.close();
+        process.exit(0);
+      },
+      () => process.exit(1),
+    ),
+  );
+  const app = await starting;
   if (cluster.isPrimary) console.log(startLine(config, app.port));
-  onStopSignal(async () => {
-    await app.close();
-    process.exit(0);
-  });
 }
 
 /** Stateless cluster: workers share the listening socket; the primary serves nothing. */

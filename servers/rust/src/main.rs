@@ -173,6 +173,9 @@ async fn run(cfg: Config) -> Result<(), String> {
             }),
         );
 
+    // Handlers go in before the start line: a SIGTERM sent right after it
+    // must shut down gracefully, not find the default action (exit by signal).
+    let stop_signal = stop_signal()?;
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", cfg.port))
         .await
         .map_err(|e| format!("listen on 127.0.0.1:{}: {e}", cfg.port))?;
@@ -190,7 +193,7 @@ async fn run(cfg: Config) -> Result<(), String> {
         async move { shutdown.cancelled().await }
     });
     let server = tokio::spawn(async move { server.await });
-    wait_for_signal().await;
+    stop_signal.await;
     println!("shutting down: finishing in-flight requests");
     shutdown.cancel();
     match tokio::time::timeout(SHUTDOWN_GRACE, server).await {
@@ -201,14 +204,17 @@ async fn run(cfg: Config) -> Result<(), String> {
     Ok(())
 }
 
-async fn wait_for_signal() {
+/// Registers SIGTERM and SIGINT at once; the future resolves on the first.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-    let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-    tokio::select! {
-        _ = term.recv() => {}
-        _ = int.recv() => {}
-    }
+    let mut term = signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM handler: {e}"))?;
+    let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT handler: {e}"))?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
 }
 
 #[derive(Clone)]

@@ -411,6 +411,16 @@ async fn stateless_mode_answers_without_a_session_and_refuses_get_and_delete() {
     assert_eq!(server.terminate().0, Some(0));
 }
 
+/// The start line comes after the signal handlers: a SIGTERM sent the moment it
+/// is read is a graceful stop (exit 0), never the default action.
+#[test]
+fn sigterm_right_after_the_start_line_exits_zero() {
+    for _ in 0..20 {
+        let server = Server::start(&[]);
+        assert_eq!(server.terminate().0, Some(0));
+    }
+}
+
 #[tokio::test]
 async fn json_response_mode_answers_application_json() {
     let server = Server::start(&[("MCP_STATELESS", "1"), ("MCP_JSON_RESPONSE", "1")]);

@@ -178,20 +178,33 @@ describe("regression verdicts and the perflab command", () => {
     expect(unknown.stderr).toMatch(/baselineRunId: no run has the id "nope"/);
   });
 
-  it("waits through a lab that stops answering for a while: failed polls are asked again", async () => {
-    // A proxy in front of the lab that fails the second and third polls of the run: a 503 problem,
-    // then a connection dropped before any answer (the web app restarting behind a CI job).
+  it("waits through a lab that stops answering for a while: failed polls and reads are asked again", async () => {
+    // A proxy in front of the lab that fails the second and third polls of the run, and the first
+    // two verdict and export reads: a 503 problem, then a connection dropped before any answer (the
+    // web app restarting behind a CI job).
     const target = new URL(inject("webUrl"));
-    let polls = 0;
+    const seen = { poll: 0, verdict: 0, export: 0 };
     const proxy = http.createServer((incoming, outgoing) => {
-      if (incoming.method === "GET" && /^\/api\/v1\/runs\/[^/]+$/.test(incoming.url ?? "")) {
-        polls++;
-        if (polls === 2) {
+      const read =
+        incoming.method !== "GET"
+          ? null
+          : /^\/api\/v1\/runs\/[^/]+$/.test(incoming.url ?? "")
+            ? "poll"
+            : /\/verdict(\?|$)/.test(incoming.url ?? "")
+              ? "verdict"
+              : /\/cells\.csv(\?|$)/.test(incoming.url ?? "")
+                ? "export"
+                : null;
+      if (read) {
+        const n = ++seen[read];
+        // Polls: the 2nd and 3rd fail; reads: the 1st and 2nd.
+        const failing = read === "poll" ? n - 1 : n;
+        if (failing === 1) {
           outgoing.writeHead(503, { "content-type": "application/problem+json" });
           outgoing.end(JSON.stringify({ status: 503, title: "Service Unavailable", detail: "restarting" }));
           return;
         }
-        if (polls === 3) {
+        if (failing === 2) {
           incoming.socket.destroy();
           return;
         }
@@ -228,11 +241,53 @@ describe("regression verdicts and the perflab command", () => {
           timeout: 120_000,
         },
       );
-      expect(polls).toBeGreaterThanOrEqual(4);
-      expect(result.stderr).toMatch(/→ 503 restarting; asking again for up to 120 s \(the run goes on\)/);
+      expect(seen.poll).toBeGreaterThanOrEqual(4);
+      expect(result.stderr).toMatch(
+        /→ 503 restarting; asking again for up to 120 s \(PERFLAB_RETRY; the run goes on\)/,
+      );
       expect(result.stderr).toMatch(/perflab: the lab answers again after \d+ s/);
       expect(result.stderr).toMatch(/1\/1 cells done \(succeeded\)/);
-      expect(result.stdout).toMatch(/run \S+ succeeded/);
+      const runId = /run (\S+) succeeded/.exec(result.stdout)?.[1];
+      expect(runId, result.stdout).toBeDefined();
+
+      // The reads after the wait: the run judged against an uploaded one, and its cells as CSV.
+      const uploaded = await perflab(
+        "upload",
+        fast.out,
+        "--server",
+        "go",
+        "--duration",
+        String(DURATION),
+        "--tool",
+        "sleep",
+      );
+      const other = runIdOf(uploaded.stdout);
+      expect(other, uploaded.stderr).not.toBe("");
+      for (const [command, extra] of [
+        ["verdict", ["--baseline", other, "--json"]],
+        ["export", []],
+      ] as const) {
+        const answered = await promisify(execFile)(
+          process.execPath,
+          [
+            path.join(repoRoot, "packages/cli/bin/perflab.mjs"),
+            ...[command, runId!, ...extra, "--url", `http://127.0.0.1:${port}`],
+          ],
+          {
+            cwd: repoRoot,
+            env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+            timeout: 60_000,
+          },
+        ).catch((error: { code?: number; stdout: string; stderr: string }) => error);
+        expect(seen[command], command).toBe(3);
+        expect(answered.stderr, command).toMatch(
+          /→ 503 restarting; asking again for up to 120 s \(PERFLAB_RETRY\)\n/,
+        );
+        expect(answered.stderr, command).toMatch(/perflab: the lab answers again after [2-9] s\n$/);
+        if (command === "verdict")
+          expect(JSON.parse(answered.stdout)).toMatchObject({ runId, baselineRunId: other });
+        else expect(answered.stdout.split("\r\n")[0]).toMatch(/^\uFEFF?run_id,/);
+      }
     } finally {
       await new Promise((resolve) => proxy.close(resolve));
     }

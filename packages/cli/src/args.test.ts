@@ -530,8 +530,35 @@ describe("the command", () => {
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
     // Port 9 (discard) on loopback: nothing listens there.
-    expect(await run(["verdict", "r1", "--url", "http://127.0.0.1:9"], io, {})).toBe(2);
-    expect(lines.join("\n")).toMatch(/perflab at http:\/\/127\.0\.0\.1:9 could not be reached/);
+    expect(await run(["verdict", "r1", "--url", "http://127.0.0.1:9"], io, { PERFLAB_RETRY: "0" })).toBe(2);
+    expect(lines.join("\n")).toMatch(/^perflab: perflab at http:\/\/127\.0\.0\.1:9 could not be reached/);
+  });
+
+  it("asks an unreachable lab again for a read, for PERFLAB_RETRY seconds, then gives up saying how long", async () => {
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    const started = Date.now();
+    expect(await run(["export", "r1", "--url", "http://127.0.0.1:9"], io, { PERFLAB_RETRY: "3" })).toBe(2);
+    // Asked at 0, 2 and 4 s: the third failure is past the 3 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_000);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/could not be reached: .*; asking again for up to 3 s \(PERFLAB_RETRY\)$/);
+    expect(lines[1]).toMatch(/could not be reached: .*\n {2}the lab did not answer for 4 s$/);
+  }, 15_000);
+
+  it("reads PERFLAB_RETRY as seconds, 0 or more, 120 when unset", () => {
+    expect(parseCommand(["verdict", "r1"], {})).toMatchObject({ global: { retrySec: 120 } });
+    expect(parseCommand(["verdict", "r1"], { PERFLAB_RETRY: "0" })).toMatchObject({
+      global: { retrySec: 0 },
+    });
+    expect(parseCommand(["verdict", "r1"], { PERFLAB_RETRY: "7.5" })).toMatchObject({
+      global: { retrySec: 7.5 },
+    });
+    for (const bad of ["-1", "soon", "Infinity", " "]) {
+      expect(() => parseCommand(["verdict", "r1"], { PERFLAB_RETRY: bad }), bad).toThrow(
+        `PERFLAB_RETRY must be a number of seconds, 0 or more, got "${bad}"`,
+      );
+    }
   });
 
   it("gives up on a lab that takes the connection and never answers, after PERFLAB_TIMEOUT seconds", async () => {
@@ -542,13 +569,14 @@ describe("the command", () => {
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
     try {
       const started = Date.now();
-      expect(await run(["verdict", "r1", "--url", url], io, { PERFLAB_TIMEOUT: "0.3" })).toBe(2);
+      const env = { PERFLAB_TIMEOUT: "0.3", PERFLAB_RETRY: "0" };
+      expect(await run(["verdict", "r1", "--url", url], io, env)).toBe(2);
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(lines.join("\n")).toBe(
         `perflab: perflab at ${url} did not answer GET /api/v1/runs/r1/verdict within 0.3 s (PERFLAB_TIMEOUT)`,
       );
       lines.length = 0;
-      expect(await run(["export", "r1", "--url", url], io, { PERFLAB_TIMEOUT: "0.3" })).toBe(2);
+      expect(await run(["export", "r1", "--url", url], io, env)).toBe(2);
       expect(lines.join("\n")).toMatch(/did not answer GET \/api\/v1\/runs\/r1\/cells\.csv within 0\.3 s/);
     } finally {
       silent.close();

@@ -115,17 +115,18 @@ function num(flag: string, value: string | undefined): number | undefined {
 }
 
 /**
- * How long a wait rides out a lab that stops answering (a restart of the web app behind a CI job's
- * long run): failed polls are retried every few seconds for this long in a row, then the command
- * gives up with the run's address. Only while waiting; a request that queues or uploads is never
- * repeated, as it might have been taken.
+ * How long a command rides out a lab that stops answering (a restart of the web app behind a CI
+ * job's long run), by default (PERFLAB_RETRY sets it; 0 gives up at once): a wait's failed polls,
+ * and reads (the verdict, an export), are asked again every 2 s for this long in a row, then the
+ * command gives up (a wait with the run's address). A request that queues, uploads or shares is
+ * never repeated, as it might have been taken.
  */
-export const POLL_OUTAGE_SEC = 120;
+export const DEFAULT_RETRY_SEC = 120;
 
 /** Seconds a request may take before the command gives up on the lab (PERFLAB_TIMEOUT). */
 export const DEFAULT_TIMEOUT_SEC = 30;
 
-export type Global = { url: string; json: boolean; token?: string; timeoutSec: number };
+export type Global = { url: string; json: boolean; token?: string; timeoutSec: number; retrySec: number };
 
 export type ParsedCommand =
   | { command: "help"; topic: CommandName | null }
@@ -179,10 +180,15 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
   const timeoutSec = timeout === undefined ? DEFAULT_TIMEOUT_SEC : Number(timeout);
   if (!(timeoutSec > 0) || !Number.isFinite(timeoutSec))
     throw new UsageError(`PERFLAB_TIMEOUT must be a number of seconds above 0, got "${timeout}"`);
+  const retry = env.PERFLAB_RETRY || undefined;
+  const retrySec = retry === undefined ? DEFAULT_RETRY_SEC : Number(retry);
+  if (!(retrySec >= 0) || !Number.isFinite(retrySec) || retry?.trim() === "")
+    throw new UsageError(`PERFLAB_RETRY must be a number of seconds, 0 or more, got "${retry}"`);
   const global: Global = {
     url: ((values.url as string | undefined) ?? env.PERFLAB_URL ?? DEFAULT_URL).replace(/\/+$/, ""),
     json: values.json === true,
     timeoutSec,
+    retrySec,
     ...defined({ token: (values.token as string | undefined) ?? (env.PERFLAB_TOKEN || undefined) }),
   };
   const tolerance = num("tolerance", values.tolerance as string | undefined);
@@ -386,7 +392,9 @@ every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --js
               run, upload or share; the environment variable keeps it out of the process list)
               a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}; an upload
               gets at least 300, a report 250) is an error;
-              while a run is waited for, a lab that is unreachable or answers 5xx is asked again for up to ${POLL_OUTAGE_SEC} s
+              while a run is waited for, and for a verdict or an export, a lab that is unreachable, times out or
+              answers 5xx is asked again every 2 s for up to $PERFLAB_RETRY seconds in a row (default ${DEFAULT_RETRY_SEC};
+              0 gives up at once); a queue, upload or share is never sent twice
 exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive
             · 130 Ctrl-C (or SIGTERM) stopped the waiting: the run goes on, its id on stderr`,
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])

@@ -9,14 +9,7 @@ import {
   type ZVerdict,
 } from "@perflab/contracts";
 import type { z } from "zod";
-import {
-  countsFromK6Summary,
-  type Global,
-  POLL_OUTAGE_SEC,
-  parseCommand,
-  UsageError,
-  usage,
-} from "./args.ts";
+import { countsFromK6Summary, type Global, parseCommand, UsageError, usage } from "./args.ts";
 import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
 
 type RunDetail = z.infer<typeof ZRunDetail>;
@@ -246,12 +239,44 @@ function printVerdict(io: Io, verdict: Verdict): void {
 const verdictExit = (verdict: Verdict) =>
   verdict.outcome === "pass" ? EXIT.ok : verdict.outcome === "fail" ? EXIT.failed : EXIT.inconclusive;
 
-async function verdictOf(global: Global, runId: string, baseline?: string, tolerance?: number) {
+/**
+ * A read (GET: asking twice changes nothing) that rides out a lab that is away for a moment as the
+ * wait's polls do: a transient failure is asked again every 2 s for up to PERFLAB_RETRY s in a row,
+ * said once on stderr. A CI job whose 20-minute run is done should not fail on its last read
+ * because the lab restarted just then.
+ */
+async function readRetrying<T>(io: Io, global: Global, read: () => Promise<T>): Promise<T> {
+  let failingSince: number | null = null;
+  for (;;) {
+    try {
+      const value = await read();
+      if (failingSince !== null)
+        io.err(`perflab: the lab answers again after ${Math.round((Date.now() - failingSince) / 1000)} s`);
+      return value;
+    } catch (error) {
+      if (!(error instanceof ApiError) || !error.transient || global.retrySec === 0) throw error;
+      const now = Date.now();
+      if (failingSince === null) {
+        failingSince = now;
+        io.err(`perflab: ${error.message}; asking again for up to ${global.retrySec} s (PERFLAB_RETRY)`);
+      } else if (now - failingSince >= global.retrySec * 1000) {
+        throw new ApiError(
+          `${error.message}\n  the lab did not answer for ${Math.round((now - failingSince) / 1000)} s`,
+        );
+      }
+      await sleep(2_000);
+    }
+  }
+}
+
+async function verdictOf(io: Io, global: Global, runId: string, baseline?: string, tolerance?: number) {
   const query = new URLSearchParams();
   if (baseline) query.set("baseline", baseline);
   if (tolerance !== undefined) query.set("tolerance", String(tolerance));
   const qs = query.size > 0 ? `?${query}` : "";
-  return call<Verdict>(global, `/api/v1/runs/${encodeURIComponent(runId)}/verdict${qs}`);
+  return readRetrying(io, global, () =>
+    call<Verdict>(global, `/api/v1/runs/${encodeURIComponent(runId)}/verdict${qs}`),
+  );
 }
 
 const unfinished = new Set(["queued", "running"]);
@@ -331,8 +356,12 @@ async function queueAndWait(
         const now = Date.now();
         if (failingSince === null) {
           failingSince = now;
-          io.err(`perflab: ${error.message}; asking again for up to ${POLL_OUTAGE_SEC} s (the run goes on)`);
-        } else if (now - failingSince >= POLL_OUTAGE_SEC * 1000) {
+          if (global.retrySec > 0)
+            io.err(
+              `perflab: ${error.message}; asking again for up to ${global.retrySec} s (PERFLAB_RETRY; the run goes on)`,
+            );
+        }
+        if (now - failingSince >= global.retrySec * 1000) {
           throw new ApiError(
             `${error.message}\n  the lab did not answer for ${Math.round((now - failingSince) / 1000)} s while the run was waited for; run ${created.runId} may go on at ${runUrl}`,
           );
@@ -362,7 +391,7 @@ async function queueAndWait(
     process.off("SIGTERM", onSignal);
   }
   const baseline = spec.baselineRunId as string | undefined;
-  const verdict = baseline ? await verdictOf(global, created.runId, undefined, options.tolerance) : null;
+  const verdict = baseline ? await verdictOf(io, global, created.runId, undefined, options.tolerance) : null;
   if (global.json) io.out(JSON.stringify(verdict ? { ...detail, verdict } : detail));
   else {
     printRun(io, global, detail);
@@ -505,7 +534,9 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC),
         );
         const baseline = parsed.query.baselineRunId;
-        const verdict = baseline ? await verdictOf(global, created.runId, undefined, parsed.tolerance) : null;
+        const verdict = baseline
+          ? await verdictOf(io, global, created.runId, undefined, parsed.tolerance)
+          : null;
         if (global.json) io.out(JSON.stringify(verdict ? { ...created, verdict } : created));
         else {
           io.out(`uploaded run ${created.runId}: ${created.url}`);
@@ -514,22 +545,28 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         return verdict ? verdictExit(verdict) : EXIT.ok;
       }
       case "verdict": {
-        const verdict = await verdictOf(parsed.global, parsed.runId, parsed.baseline, parsed.tolerance);
+        const verdict = await verdictOf(io, parsed.global, parsed.runId, parsed.baseline, parsed.tolerance);
         if (parsed.global.json) io.out(JSON.stringify(verdict));
         else printVerdict(io, verdict);
         return verdictExit(verdict);
       }
       case "export": {
-        const { response, text } = await request(parsed.global, parsed.path);
-        if (!response.ok) {
-          let problem: { detail?: string } | null = null;
-          try {
-            problem = JSON.parse(text) as { detail?: string };
-          } catch {
-            // Said with the status alone.
+        const text = await readRetrying(io, parsed.global, async () => {
+          const { response, text } = await request(parsed.global, parsed.path);
+          if (!response.ok) {
+            let problem: { detail?: string } | null = null;
+            try {
+              problem = JSON.parse(text) as { detail?: string };
+            } catch {
+              // Said with the status alone.
+            }
+            throw new ApiError(
+              `GET ${parsed.path} → ${response.status} ${problem?.detail ?? ""}`.trimEnd(),
+              response.status >= 500,
+            );
           }
-          throw new ApiError(`GET ${parsed.path} → ${response.status} ${problem?.detail ?? ""}`.trimEnd());
-        }
+          return text;
+        });
         if (io.raw) io.raw(text);
         else io.out(text);
         return EXIT.ok;

@@ -225,7 +225,27 @@ describe("reports", () => {
     await testDb().report.update({ where: { slug }, data: { expiresAt: new Date(Date.now() - 1000) } });
     const renewed = await postReport({ runId, title: "twice" });
     expect(renewed.status).toBe(201);
-    expect(((await renewed.json()) as { slug: string }).slug).not.toBe(slug);
+    const renewedSlug = ((await renewed.json()) as { slug: string }).slug;
+    expect(renewedSlug).not.toBe(slug);
+
+    // A report kept before snapshot hashes were: found by its whole snapshot once, then by its hash.
+    const { snapshotSha256 } = await testDb().report.findUniqueOrThrow({ where: { slug: renewedSlug } });
+    expect(snapshotSha256).toMatch(/^[0-9a-f]{64}$/);
+    await testDb().report.update({ where: { slug: renewedSlug }, data: { snapshotSha256: null } });
+    const legacy = await postReport({ runId, title: "twice" });
+    expect(legacy.status).toBe(200);
+    expect(((await legacy.json()) as { slug: string }).slug).toBe(renewedSlug);
+    expect((await testDb().report.findUniqueOrThrow({ where: { slug: renewedSlug } })).snapshotSha256).toBe(
+      snapshotSha256,
+    );
+    // A legacy report of another picture is not taken for this one.
+    await testDb().report.update({
+      where: { slug: renewedSlug },
+      data: { snapshotSha256: null, snapshot: { version: 1, run: {}, cells: [], points: {} } },
+    });
+    const other = await postReport({ runId, title: "twice" });
+    expect(other.status).toBe(201);
+    expect(((await other.json()) as { slug: string }).slug).not.toBe(renewedSlug);
   });
 
   it("makes a new report once the run's cells (the selection) are no longer the ones frozen", async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { fieldErrors, ZCreateReport } from "@perflab/contracts";
 import type { Db, Prisma } from "@perflab/db";
 import { type CreatedReportDto, REPORT_POINTS_PER_CELL, type ReportSnapshotDto } from "../../lib/report-dto";
@@ -103,6 +103,8 @@ export async function createReport({
         selection: { runId: run.id, cellIds: cells.map((c) => c.id) },
         // The DTOs are plain JSON by construction (ISO dates, numbers); Prisma's Json type can't see that.
         snapshot: snapshot as unknown as Prisma.InputJsonValue,
+        // Built by this code in a fixed key order, so the same picture always hashes the same.
+        snapshotSha256: createHash("sha256").update(JSON.stringify(snapshot)).digest("hex"),
       };
     },
     { isolationLevel: "RepeatableRead", ...REPORT_TX },
@@ -113,17 +115,37 @@ export async function createReport({
       // One share of a run at a time: a second click waits here, then (read committed: each
       // statement sees what committed before it) finds the report the first one wrote.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`report:${runId}`}, 0))`;
+      const { snapshot, ...described } = frozen;
+      const alike = {
+        ...described,
+        selection: { equals: frozen.selection },
+        OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
+      } satisfies Prisma.ReportWhereInput;
+      // The hash, not the snapshot: a large matrix's is tens of MB, sent again to be compared.
       const existing = await tx.report.findFirst({
-        where: {
-          ...frozen,
-          selection: { equals: frozen.selection },
-          snapshot: { equals: frozen.snapshot },
-          OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
-        },
+        where: alike,
         orderBy: { createdAt: "asc" },
         select: { slug: true },
       });
       if (existing) return { slug: existing.slug, created: false };
+      // A report made before hashes were kept: compared whole, once, and given its hash.
+      const { snapshotSha256, ...unhashed } = alike;
+      const legacy = await tx.report.findMany({
+        where: { ...unhashed, snapshotSha256: null },
+        orderBy: { createdAt: "asc" },
+        select: { id: true },
+      });
+      if (legacy.length > 0) {
+        const same = await tx.report.findFirst({
+          where: { id: { in: legacy.map((r) => r.id) }, snapshot: { equals: snapshot } },
+          orderBy: { createdAt: "asc" },
+          select: { id: true, slug: true },
+        });
+        if (same) {
+          await tx.report.update({ where: { id: same.id }, data: { snapshotSha256 } });
+          return { slug: same.slug, created: false };
+        }
+      }
       const report = await tx.report.create({
         data: { ...frozen, slug: newReportSlug() },
         select: { slug: true },

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  failedCallsPct,
   studyMatrix,
   type TMatrixSpecInput,
   workersProblem,
@@ -116,9 +117,11 @@ const mb = (bytes: number | null | undefined) =>
   bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 2 ** 20, 1)} MB`;
 const kb = (bytes: number | null | undefined) =>
   bytes === null || bytes === undefined ? "—" : `${fmt(bytes / 1024, 1)} KB`;
-/** The share of the measured requests that failed: a run of tool errors must not read as a result. */
-const errorShare = (s: { requests: number; errors: number } | null | undefined) =>
-  !s ? "—" : s.requests === 0 ? "—" : `${fmt((100 * s.errors) / s.requests, s.errors === 0 ? 0 : 1)} %`;
+/** The share of the measured calls that failed: a run of tool errors must not read as a result. */
+const errorShare = (s: { requests: number; errors: number; ops: number } | null | undefined) => {
+  const pct = s ? failedCallsPct(s) : null;
+  return pct === null ? "—" : `${fmt(pct, s!.errors === 0 ? 0 : 1)} %`;
+};
 const level = (l: { vus: number | null; rate: number | null }) =>
   l.rate !== null ? `${l.rate} calls/s` : l.vus !== null ? `${l.vus} VUs` : "—";
 

@@ -66,6 +66,17 @@ const ZDriftMeasure = z.object({
   changePct: z.number().nullable().describe("(last − first) ÷ first, in percent."),
 });
 
+/**
+ * The share of a cell's measured operations that failed, in percent: errors per tool call (an
+ * http-route cell's GET), not per HTTP request: a call in a session of its own is four requests,
+ * which would make the same failures look four times rarer. A failed session setup counts as a
+ * failed call (at most 100 %). Per request for a cell without operations (an uploaded script's).
+ */
+export function failedCallsPct(s: { requests: number; errors: number; ops: number }): number | null {
+  if (s.ops > 0) return Math.min(100, (s.errors * 100) / s.ops);
+  return s.requests > 0 ? (s.errors * 100) / s.requests : null;
+}
+
 export const ZCellSummaryDto = z.object({
   requests: z.number(),
   errors: z.number(),

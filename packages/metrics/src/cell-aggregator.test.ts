@@ -8,7 +8,7 @@ import {
   otherCpuPct,
   otherWorkMeasured,
 } from "./cell-aggregator.ts";
-import { createLatencyHistogram, encodeHistogram } from "./histogram.ts";
+import { createLatencyHistogram, decodeHistogram, encodeHistogram } from "./histogram.ts";
 
 function hist(valuesUs: number[]): string {
   const h = createLatencyHistogram();
@@ -106,6 +106,33 @@ describe("drift over a long measured window", () => {
     expect(isWarmingUp({ drift: flat(-40), closedModel: true })).toBe(false);
   });
 
+  it("counts, in the first tenth too, calls begun in warm-up that end inside the window: a steady server shows no drift", () => {
+    // 1,000 calls a second ending every second, each taking 1 s: the calls ending in the window's
+    // first whole seconds began in warm-up (their iteration's phase tag says so).
+    const agg = new CellAggregator({ measuredSeconds: 30 });
+    agg.setMeasureStart(1_010_700); // warm-up ends at .7 of second 1010
+    for (let t = 1000; t < 1042; t++) {
+      const begunInWarmup = t < 1011 ? 1000 : t === 1011 ? 700 : 0;
+      agg.addInterval({
+        type: "interval",
+        t,
+        groups: [
+          { ...line(t, "warmup", 1_000_000, begunInWarmup).groups[0]! },
+          { ...line(t, "measure", 1_000_000, 1000 - begunInWarmup).groups[0]! },
+        ].filter((g) => g.requests > 0),
+        iterations: 1000,
+        dataSent: 0,
+        dataReceived: 0,
+        vus: 1000,
+      });
+    }
+    const { drift } = agg.summary({ durationSec: 30 });
+    expect(drift!.opsRps.first).toBe(1000);
+    expect(drift!.opsRps.last).toBe(1000);
+    expect(drift!.opsRps.changePct).toBe(0);
+    expect(isWarmingUp({ drift, closedModel: true })).toBe(false);
+  });
+
   it("is left out for windows under 20 s, or when the window's length was not given", () => {
     const short = new CellAggregator({ measuredSeconds: 10 });
     const unknown = new CellAggregator();
@@ -195,6 +222,71 @@ describe("CellAggregator", () => {
       "initialize::4",
     ]);
     expect(s.operations[1]?.p50).toBeCloseTo(3, 2);
+  });
+
+  it("reads latency from the operations alone: a session's fast setup requests do not dilute a tool call's tail", () => {
+    // Each call in its own session (per-call): initialize 1 ms, notifications and DELETE 0.5 ms,
+    // tools/call 2 ms for 98 % of calls and 50 ms for 2 %, 1,000 calls a second for 10 s.
+    const group = (method: string, valuesUs: number[]) => ({
+      phase: "measure",
+      method,
+      tool: method === "tools/call" ? "echo" : "",
+      requests: valuesUs.length,
+      failed: 0,
+      opErrors: 0,
+      hist: hist(valuesUs),
+    });
+    const calls = [...Array(980).fill(2_000), ...Array(20).fill(50_000)];
+    const perCall = (mode?: "operations" | "auto") => {
+      const agg = new CellAggregator(mode ? { latency: mode } : {});
+      for (let t = 100; t < 110; t++) {
+        agg.addInterval({
+          type: "interval",
+          t,
+          groups: [
+            group("initialize", Array(1000).fill(1_000)),
+            group("notifications/initialized", Array(1000).fill(500)),
+            group("tools/call", calls),
+            group("DELETE", Array(1000).fill(500)),
+          ],
+          iterations: 1000,
+          dataSent: 0,
+          dataReceived: 0,
+          vus: 10,
+        });
+      }
+      return agg;
+    };
+    for (const mode of [undefined, "auto"] as const) {
+      const agg = perCall(mode);
+      const s = agg.summary({ durationSec: 10 });
+      expect(s.requests).toBe(40_000);
+      expect(s.ops).toBe(10_000);
+      // Over every request the p99 would be 2 ms (the 200 slow calls are 0.5 % of 40,000).
+      expect(s.latency.p99, String(mode)).toBeCloseTo(50, 0);
+      expect(s.latency.p50).toBeCloseTo(2, 1);
+      expect(decodeHistogram(s.histogram).totalCount).toBe(10_000);
+      const [point] = agg.takeAllPoints();
+      expect(point!.p99).toBeCloseTo(50, 0);
+      expect(point!.rps).toBe(4_000);
+      expect(decodeHistogram(point!.histogram!).totalCount).toBe(1_000);
+    }
+  });
+
+  it("with latency auto, reads every request's latency from a script none of whose requests is an operation", () => {
+    const plain = (t: number): TK6IntervalLine => ({
+      ...line(t, "measure", 3_000, 10),
+      groups: [{ ...line(t, "measure", 3_000, 10).groups[0]!, method: "GET", tool: "" }],
+    });
+    const auto = new CellAggregator({ latency: "auto" });
+    auto.addInterval(plain(1));
+    expect(auto.summary({ durationSec: 1 }).latency.p50).toBeCloseTo(3, 1);
+    expect(auto.takeAllPoints()[0]!.p50).toBeCloseTo(3, 1);
+    // A lab cell's scenario always calls its operation: a second without one has no latency.
+    const strict = new CellAggregator();
+    strict.addInterval(plain(1));
+    expect(strict.summary({ durationSec: 1 }).latency.p50).toBeNull();
+    expect(strict.takeAllPoints()[0]).toMatchObject({ p50: null, histogram: null, requests: 10 });
   });
 
   it("counts the requests of another operation method as operations when told, and only them", () => {

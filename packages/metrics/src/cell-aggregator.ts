@@ -134,7 +134,10 @@ type SecondState = {
   errors: number;
   ops: number;
   measureRequests: number;
+  /** Every request's latency… */
   hist: Histogram;
+  /** …and the operations' (the scenario's operation method) alone. */
+  opHist: Histogram;
   dataSent: number;
   dataReceived: number;
   resources: ResourceSample | null;
@@ -147,6 +150,7 @@ const emptySecond = (t: number): SecondState => ({
   ops: 0,
   measureRequests: 0,
   hist: createLatencyHistogram(),
+  opHist: createLatencyHistogram(),
   dataSent: 0,
   dataReceived: 0,
   resources: null,
@@ -180,12 +184,21 @@ const KEEP_SECONDS = 30;
  *
  * Operations (ops, ops/s, requests per op) are the requests whose `method` tag is the scenario's
  * operation method: `tools/call` (the default) for MCP, the HTTP verb for a plain HTTP scenario.
+ * Latency (the summary's percentiles and histogram, each second's, drift's p99) is the operations'
+ * too, as ops/s is: a session's initialize, notifications and DELETE (four requests a call when
+ * each call opens its own) would otherwise dilute a tool call's tail with fast setup requests.
+ * With `latency: "auto"` (an uploader's own script, whose requests may not be tool calls), a cell
+ * in which no operation ended takes every request's latency instead.
  */
 export class CellAggregator {
   private readonly operationMethod: string;
   private readonly seconds = new Map<number, SecondState>();
   private readonly dirty = new Set<number>();
   private readonly measuredHist = createLatencyHistogram();
+  private readonly measuredOpHist = createLatencyHistogram();
+  private readonly latencyMode: "operations" | "auto";
+  /** Whether any operation ended, in any phase. */
+  private sawOp = false;
   private readonly operations = new Map<string, OperationState>();
   private readonly measuredSecondsSeen = new Set<number>();
   private readonly measuredResources: ResourceSample[] = [];
@@ -196,8 +209,12 @@ export class CellAggregator {
   private sawDropped = false;
   /** The measured window's length when known up front: drift needs its tenths as lines arrive. */
   private readonly measuredSecondsPlanned: number | null;
-  /** Per tenth of the measured window: its seconds, operations and the merged histogram of its requests. */
-  private readonly tenths: { seconds: Set<number>; ops: number; hist: Histogram }[] = [];
+  /**
+   * Per tenth of the measured window: its seconds, the operations that ended in them (whatever
+   * their phase tag: a call begun in warm-up that ends in the window's first whole seconds is
+   * throughput there), and the merged histograms of its requests and of its operations.
+   */
+  private readonly tenths: { seconds: Set<number>; ops: number; hist: Histogram; opHist: Histogram }[] = [];
   /**
    * When the measured window began by plan (k6's start plus the warm-up, in ms), once the start
    * line told it: the window's seconds then follow the plan rather than the first measured call to
@@ -211,8 +228,11 @@ export class CellAggregator {
   /** Seconds before this were emitted and dropped: a line for one is counted, never re-emitted. */
   private droppedBefore = Number.NEGATIVE_INFINITY;
 
-  constructor(options: { operationMethod?: string; measuredSeconds?: number } = {}) {
+  constructor(
+    options: { operationMethod?: string; measuredSeconds?: number; latency?: "operations" | "auto" } = {},
+  ) {
     this.operationMethod = options.operationMethod ?? DEFAULT_OPERATION_METHOD;
+    this.latencyMode = options.latency ?? "operations";
     this.measuredSecondsPlanned = options.measuredSeconds ?? null;
   }
 
@@ -266,7 +286,12 @@ export class CellAggregator {
     if (i < 1 || i > length - 1) return null;
     const index = Math.min(9, Math.floor(((i - 1) * 10) / (length - 1)));
     while (this.tenths.length <= index) {
-      this.tenths.push({ seconds: new Set(), ops: 0, hist: createLatencyHistogram() });
+      this.tenths.push({
+        seconds: new Set(),
+        ops: 0,
+        hist: createLatencyHistogram(),
+        opHist: createLatencyHistogram(),
+      });
     }
     const tenth = this.tenths[index]!;
     tenth.seconds.add(t);
@@ -284,20 +309,29 @@ export class CellAggregator {
     // made of it alone would overwrite the stored second with a fragment: it gets none.
     const second = line.t < this.droppedBefore ? emptySecond(line.t) : this.second(line.t);
     let measureRequestsInLine = 0;
+    const decoded: Histogram[] = [];
     for (const group of line.groups) {
       const hist = decodeHistogram(group.hist);
+      decoded.push(hist);
       histogramCounts.push(hist.totalCount);
       const isOp = group.method === this.operationMethod;
       // A second's own count (a chart's): a failure whose two counts straddle seconds shows in both.
       second.requests += group.requests;
       second.errors += errorsOf(group.failed, group.opErrors ?? 0);
-      if (isOp) second.ops += group.requests;
       second.hist.add(hist);
+      if (isOp) {
+        second.ops += group.requests;
+        second.opHist.add(hist);
+        if (group.requests > 0) this.sawOp = true;
+      }
       if (group.phase !== "measure") continue;
       measureRequestsInLine += group.requests;
       this.measured.requests += group.requests;
-      if (isOp) this.measured.ops += group.requests;
       this.measuredHist.add(hist);
+      if (isOp) {
+        this.measured.ops += group.requests;
+        this.measuredOpHist.add(hist);
+      }
       const key = `${group.method}\u0000${group.tool}`;
       let op = this.operations.get(key);
       if (!op) {
@@ -317,14 +351,19 @@ export class CellAggregator {
       op.hist.add(hist);
     }
     second.measureRequests += measureRequestsInLine;
-    if (measureRequestsInLine > 0) {
-      this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
-      const tenth = this.tenthOf(line.t);
-      if (tenth) {
-        for (const group of line.groups) {
-          if (group.phase !== "measure") continue;
-          if (group.method === this.operationMethod) tenth.ops += group.requests;
-          tenth.hist.add(decodeHistogram(group.hist));
+    if (measureRequestsInLine > 0) this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
+    // Tenths are wall-clock seconds strictly inside the window: every request that ended in them
+    // counts, whichever phase its iteration began in (counting only phase=measure would leave out,
+    // in the first tenth alone, the calls begun just before the window: a steady server with
+    // second-long calls would look 30 % faster at the end than at the start).
+    const tenth = this.tenthOf(line.t);
+    if (tenth) {
+      for (const [i, group] of line.groups.entries()) {
+        const hist = decoded[i]!;
+        tenth.hist.add(hist);
+        if (group.method === this.operationMethod) {
+          tenth.ops += group.requests;
+          tenth.opHist.add(hist);
         }
       }
     }
@@ -387,8 +426,14 @@ export class CellAggregator {
     return this.takeReadyPoints(Number.POSITIVE_INFINITY, 0);
   }
 
+  /** The histogram latency is read from: the operations', or (auto, none ended) every request's. */
+  private latencyHist(of: { hist: Histogram; opHist: Histogram }): Histogram {
+    return this.latencyMode === "auto" && !this.sawOp ? of.hist : of.opHist;
+  }
+
   summary({ durationSec }: { durationSec: number }): CellSummaryData {
-    const latency = latencyStats(this.measuredHist);
+    const measuredHist = this.latencyHist({ hist: this.measuredHist, opHist: this.measuredOpHist });
+    const latency = latencyStats(measuredHist);
     const seconds = [...this.measuredSecondsSeen].sort((a, b) => a - b);
     const res = this.measuredResources;
     const values = (pick: (r: ResourceSample) => number | null) =>
@@ -428,7 +473,7 @@ export class CellAggregator {
             avgMs: s.avgMs,
           };
         }),
-      histogram: encodeHistogram(this.measuredHist),
+      histogram: encodeHistogram(measuredHist),
       measuredSeconds: durationSec,
       windowStart: seconds[0] ?? null,
       windowEnd: seconds.length ? seconds[seconds.length - 1]! + 1 : null,
@@ -475,8 +520,10 @@ export class CellAggregator {
     const tenthSeconds = (durationSec - 1) / 10;
     const first = this.tenths[0]!;
     const last = this.tenths[9] ?? null;
-    const p99 = (tenth: { hist: Histogram } | null) =>
-      tenth && tenth.hist.totalCount > 0 ? latencyStats(tenth.hist).p99 : null;
+    const p99 = (tenth: { hist: Histogram; opHist: Histogram } | null) => {
+      const hist = tenth && this.latencyHist(tenth);
+      return hist && hist.totalCount > 0 ? latencyStats(hist).p99 : null;
+    };
     // Over every whole second a tenth spans, those without a request included: a stall lowers it.
     const span = (index: number) => {
       let n = 0;
@@ -525,7 +572,8 @@ export class CellAggregator {
   }
 
   private toPoint(s: SecondState): SecondPoint {
-    const stats = latencyStats(s.hist);
+    const hist = this.latencyHist(s);
+    const stats = latencyStats(hist);
     const r = s.resources;
     return {
       t: s.t,
@@ -541,7 +589,7 @@ export class CellAggregator {
       p99: stats.p99,
       max: stats.maxMs,
       mean: stats.avgMs,
-      histogram: s.requests > 0 ? encodeHistogram(s.hist) : null,
+      histogram: hist.totalCount > 0 ? encodeHistogram(hist) : null,
       dataSent: s.dataSent,
       dataReceived: s.dataReceived,
       cpuPct: r?.cpuPct ?? null,

@@ -135,6 +135,21 @@ describe("judgeRuns", () => {
     ).toBe("unchanged");
   });
 
+  it("judges errors per call, so the tolerance means the same whether each call opens its own session", () => {
+    resetCells();
+    // 350 of 10,000 tool calls fail: per-VU sessions make that 10,000 requests, a session per call
+    // (initialize, notification, call, DELETE) 40,000.
+    const calls = (requests: number, errors: number) =>
+      cell("go", 10, 1, { ...summary(1000, 10, 50e6), requests, ops: 10_000, errors });
+    for (const requests of [10_000, 40_000]) {
+      const errors = judgeRuns([calls(requests, 0)], [calls(requests, 350)]).checks.find(
+        (c) => c.metric === "errorPct",
+      )!;
+      expect(errors.outcome, `${requests} requests`).toBe("regressed");
+      expect(errors.changePct).toBeCloseTo(3.5, 9);
+    }
+  });
+
   it("fails a candidate whose cells failed where the baseline has a result, and names them", () => {
     resetCells();
     const baseline = [...rounds("go", 10, [1000]), ...rounds("node", 10, [900])];

@@ -1,3 +1,4 @@
+import { failedCallsPct } from "@perflab/contracts";
 import { spreadOf } from "@perflab/metrics/stats";
 import {
   type ComparisonGroup,
@@ -98,13 +99,16 @@ type Keyed = { workload: { scenario: string; params: Record<string, unknown> }; 
 const keyOf = (cell: CellDto) =>
   `${workloadKey(cell)}\u0000${cell.serverName}\u0000${levelKey(levelOf(cell))}`;
 
-/** Per server × workload × level, the rounds' share of failed requests, in percent. */
+/**
+ * Per server × workload × level, the rounds' share of failed calls, in percent: per operation, so a
+ * tolerance of 1 point means the same whether each call opens a session (four requests) or not.
+ */
 function errorRates(cells: CellDto[]): Map<string, Stat> {
   const byKey = new Map<string, number[]>();
   for (const cell of cells) {
-    const s = cell.summary;
-    if (cell.status !== "succeeded" || !s || s.requests === 0) continue;
-    byKey.set(keyOf(cell), [...(byKey.get(keyOf(cell)) ?? []), (s.errors * 100) / s.requests]);
+    const pct = cell.summary ? failedCallsPct(cell.summary) : null;
+    if (cell.status !== "succeeded" || pct === null) continue;
+    byKey.set(keyOf(cell), [...(byKey.get(keyOf(cell)) ?? []), pct]);
   }
   return new Map([...byKey].map(([key, values]) => [key, spreadOf(values)!]));
 }

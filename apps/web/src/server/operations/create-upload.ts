@@ -116,7 +116,13 @@ export function parseK6Output(
    * The `method` tag of the scenario's operations (default MCP's tools/call), and the measured
    * window's length when known (it gives the summary its drift).
    */
-  options: { operationMethod?: string; measuredSeconds?: number; warmupSeconds?: number } = {},
+  options: {
+    operationMethod?: string;
+    measuredSeconds?: number;
+    warmupSeconds?: number;
+    /** "auto" for an uploader's own script: latency of every request when none is an operation. */
+    latency?: "operations" | "auto";
+  } = {},
 ): ParsedK6Output {
   const aggregator = new CellAggregator(options);
   // Seconds are taken as the lines go by, as the worker does while k6 runs: the aggregator keeps a
@@ -391,6 +397,7 @@ export async function createUpload({
     : DEFAULT_OPERATION_METHOD;
   const output = parseK6Output(body, {
     operationMethod,
+    latency: isScenarioId(meta.scenario) ? "operations" : "auto",
     measuredSeconds: meta.durationSec,
     warmupSeconds: meta.warmupSec,
   });

@@ -19,8 +19,10 @@ export const env = createEnv({
      * Who may change things. open (the embedded default): anyone who reaches the lab; a token, when
      * sent, must be valid and is recorded on what it creates. token (a shared lab): queueing,
      * uploading, cancelling, sharing and managing tokens need an API token; reading stays open.
+     * private: as token, and reading needs one too, each token seeing its own workspace's runs
+     * (public and unlisted report permalinks stay open).
      */
-    PERFLAB_ACCESS: z.enum(["open", "token"]).default("open"),
+    PERFLAB_ACCESS: z.enum(["open", "token", "private"]).default("open"),
     /**
      * Host names (comma-separated, no ports; IPv6 in brackets) the lab answers to; any other Host
      * header gets a 400, which stops a DNS-rebinding page from reaching a lab on 127.0.0.1 under its

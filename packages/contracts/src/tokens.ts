@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * API tokens: the credential of CI systems, the CLI and (in a lab with `PERFLAB_ACCESS=token`) the
+ * API tokens: the credential of CI systems, the CLI and (in a lab that needs tokens) the
  * dashboard. A secret is `plab_` and 43 base64url characters (256 random bits); perflab keeps only
  * its SHA-256 and the first characters, and shows the secret once, when it is created.
  */
@@ -13,8 +13,9 @@ export const TOKEN_PATTERN = /^plab_[A-Za-z0-9_-]{43}$/;
 export const TOKEN_MAX_DAYS = 365;
 
 /**
- * What a token may do in a lab with `PERFLAB_ACCESS=token`: a member queues, uploads, cancels and
- * shares; an admin also lists, creates and revokes tokens. (In an open lab anyone may do both.)
+ * What a token may do in a lab that needs tokens (`token`, `private`): a member queues, uploads,
+ * cancels and shares; an admin also lists, creates and revokes tokens. (In an open lab anyone may
+ * do both.)
  */
 export const TOKEN_ROLES = ["member", "admin"] as const;
 export const ZTokenRole = z.enum(TOKEN_ROLES, { error: 'must be "member" or "admin"' });
@@ -74,7 +75,7 @@ export const ZSignIn = z.strictObject(
 
 /** Who the caller is: the lab's access mode and the token the request authenticated with, if any. */
 export const ZSession = z.object({
-  access: z.enum(["open", "token"]),
+  access: z.enum(["open", "token", "private"]),
   token: ZTokenDto.nullable(),
 });
 export type TSession = z.infer<typeof ZSession>;

@@ -1,8 +1,18 @@
 import { createHash } from "node:crypto";
 import { TOKEN_PATTERN, TOKEN_PREFIX, TOKEN_SHOWN_CHARS } from "@perflab/contracts";
+import type { Db } from "@perflab/db";
 import { hashToken, newTokenSecret, tokenShownPart } from "@perflab/db";
 import { describe, expect, it } from "vitest";
-import { type Caller, credentialOf, refuseCrossSite, requireAdmin, TOKEN_COOKIE, tokenState } from "./auth";
+import {
+  authorizeRead,
+  type Caller,
+  credentialOf,
+  readScope,
+  refuseCrossSite,
+  requireAdmin,
+  TOKEN_COOKIE,
+  tokenState,
+} from "./auth";
 import { AppError } from "./errors";
 
 const request = (headers: Record<string, string>) => new Request("http://127.0.0.1/api/v1/runs", { headers });
@@ -119,10 +129,39 @@ describe("managing tokens", () => {
     expect(error?.errors?.[0]).toMatchObject({ field: "authorization" });
     expect(error?.errors?.[0]?.message).toContain('"ci" is a member token');
     expect(thrown(() => requireAdmin(caller("admin"), "token"))).toBeNull();
+    expect(thrown(() => requireAdmin(caller("member"), "private"))?.status).toBe(403);
+    expect(thrown(() => requireAdmin(caller("admin"), "private"))).toBeNull();
   });
 
   it("is anyone's in an open lab", () => {
     expect(thrown(() => requireAdmin(caller("member"), "open"))).toBeNull();
     expect(thrown(() => requireAdmin(null, "open"))).toBeNull();
+  });
+});
+
+describe("reading", () => {
+  const caller: Caller = { tokenId: "t", workspaceId: "w", name: "ci", role: "member" };
+  // Without a credential nothing is looked up: no database is needed.
+  const noDb = {} as Db;
+  const refusal = (access: "open" | "token" | "private") =>
+    authorizeRead(noDb, request({}), access).then(
+      () => null,
+      (error: unknown) => error as AppError,
+    );
+
+  it("needs a token in a private lab only: a 401 naming authorization, as a change without one", async () => {
+    const error = await refusal("private");
+    expect(error?.status).toBe(401);
+    expect(error?.errors?.[0]).toMatchObject({ field: "authorization" });
+    expect(error?.errors?.[0]?.message).toMatch(/private: send Authorization: Bearer <token>, or sign in/);
+    expect(await refusal("token")).toBeNull();
+    expect(await refusal("open")).toBeNull();
+  });
+
+  it("keeps to the token's workspace in a private lab only, where reading is not open to all", () => {
+    expect(readScope(caller, "private")).toBe("w");
+    expect(readScope(caller, "token")).toBeNull();
+    expect(readScope(caller, "open")).toBeNull();
+    expect(readScope(null, "open")).toBeNull();
   });
 });

@@ -1,12 +1,19 @@
 import { TOKEN_PATTERN, type TTokenDto, type TTokenRole } from "@perflab/contracts";
 import { type ApiToken, type Db, hashToken } from "@perflab/db";
+import { TOKEN_COOKIE } from "../lib/sign-in";
 import { AppError } from "./errors";
 import { requestOrigin } from "./http";
 
-/** The dashboard's sign-in: the token itself, in an HttpOnly, SameSite=Strict cookie. */
-export const TOKEN_COOKIE = "perflab_token";
+export { TOKEN_COOKIE };
 
-export type Access = "open" | "token";
+/**
+ * Who may do what: `open`, anyone; `token`, changes need a token; `private`, reads too, each token
+ * seeing its own workspace (report permalinks that are public or unlisted stay open).
+ */
+export type Access = "open" | "token" | "private";
+
+/** Whether changes need a token: in every lab but an open one. */
+export const tokensRequired = (access: Access) => access !== "open";
 
 /** The token a request authenticated with. */
 export interface Caller {
@@ -172,13 +179,13 @@ export function refuseCrossSite(request: Request): void {
 }
 /**
  * For requests that change something: the caller, or null in an open lab. In a lab with
- * `PERFLAB_ACCESS=token` a request without a token is refused with a 401 before anything is read
- * or written.
+ * `PERFLAB_ACCESS=token` or `private` a request without a token is refused with a 401 before
+ * anything is read or written.
  */
 export async function authorizeWrite(db: Db, request: Request, access: Access): Promise<Caller | null> {
   refuseCrossSite(request);
   const caller = await authenticate(db, request);
-  if (!caller && access === "token") {
+  if (!caller && tokensRequired(access)) {
     const message =
       "this lab needs an API token: send Authorization: Bearer <token>, or sign in on the dashboard";
     throw new AppError("unauthorized", "This lab needs an API token to change anything.", [
@@ -189,7 +196,7 @@ export async function authorizeWrite(db: Db, request: Request, access: Access): 
 }
 
 /**
- * For managing tokens: in a lab with `PERFLAB_ACCESS=token`, an admin token (401 without a token,
+ * For managing tokens: in a lab that needs tokens (`token` or `private`), an admin token (401 without a token,
  * 403 with a member's); in an open lab, as any write.
  */
 export async function authorizeAdmin(db: Db, request: Request, access: Access): Promise<Caller | null> {
@@ -200,7 +207,7 @@ export async function authorizeAdmin(db: Db, request: Request, access: Access): 
 
 /** The 403 of a member token where a lab that needs tokens wants an admin's. */
 export function requireAdmin(caller: Caller | null, access: Access): void {
-  if (access === "token" && caller && caller.role !== "admin") {
+  if (tokensRequired(access) && caller && caller.role !== "admin") {
     throw new AppError("forbidden", "Managing tokens needs an admin token.", [
       {
         field: "authorization",
@@ -208,6 +215,31 @@ export function requireAdmin(caller: Caller | null, access: Access): void {
       },
     ]);
   }
+}
+
+/**
+ * For reads (runs, comparisons, exports, servers, workers, lists of reports): who reads, as
+ * `authenticateReader` has it (a lapsed dashboard cookie reads as no one). In a private lab no one
+ * is refused with the 401 a change without a token gets, before anything is read.
+ */
+export async function authorizeRead(db: Db, request: Request, access: Access): Promise<Caller | null> {
+  const caller = await authenticateReader(db, request);
+  if (!caller && access === "private") {
+    const message =
+      "this lab's results are private: send Authorization: Bearer <token>, or sign in on the dashboard";
+    throw new AppError("unauthorized", "This lab needs an API token to read anything.", [
+      { field: "authorization", message },
+    ]);
+  }
+  return caller;
+}
+
+/**
+ * The workspace whose runs a reader may see, or null for every run. Only a private lab draws the
+ * line: where reading is open, a token holder scoped to its workspace would see less than anyone.
+ */
+export function readScope(caller: Caller | null, access: Access): string | null {
+  return access === "private" && caller ? caller.workspaceId : null;
 }
 
 export function serializeToken(token: ApiToken, now = new Date()): TTokenDto {

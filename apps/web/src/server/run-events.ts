@@ -4,10 +4,13 @@ import { AppError } from "./errors";
 import type { LiveHub, LiveListener } from "./live-hub";
 import { getCellPoints } from "./operations/get-cell-points";
 import { getRun } from "./operations/get-run";
+import { runScope } from "./operations/run-scope";
 
 export type RunEventStreamParams = {
   db: Db;
   runId: string;
+  /** The reader's workspace in a private lab: a run of another is "not found". */
+  workspaceId?: string | null;
   /** The process's shared subscription (getLiveHub); a stream holds the run's channel while open. */
   hub: LiveHub;
   signal: AbortSignal;
@@ -21,8 +24,8 @@ export type RunEventStreamParams = {
 const encoder = new TextEncoder();
 const frame = (data: unknown) => encoder.encode(`data: ${JSON.stringify(data)}\n\n`);
 
-async function readSnapshot(db: Db, runId: string): Promise<RunSnapshotEvent> {
-  const { run, cells } = await getRun({ db, runId });
+async function readSnapshot(db: Db, runId: string, workspaceId: string | null): Promise<RunSnapshotEvent> {
+  const { run, cells } = await getRun({ db, runId, workspaceId });
   const points = await getCellPoints({ db, cellIds: cells.map((c) => c.id) });
   return { type: "snapshot", run, cells, points };
 }
@@ -52,10 +55,14 @@ function refuseWhenFull(hub: LiveHub, maxStreams: number): void {
 export async function checkRunEventStream({
   db,
   runId,
+  workspaceId = null,
   hub,
   maxStreams = 1_000,
-}: Pick<RunEventStreamParams, "db" | "runId" | "hub" | "maxStreams">): Promise<void> {
-  const run = await db.run.findUnique({ where: { id: runId }, select: { id: true } });
+}: Pick<RunEventStreamParams, "db" | "runId" | "workspaceId" | "hub" | "maxStreams">): Promise<void> {
+  const run = await db.run.findFirst({
+    where: { id: runId, ...runScope(workspaceId) },
+    select: { id: true },
+  });
   if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
   refuseWhenFull(hub, maxStreams);
 }
@@ -75,6 +82,7 @@ export async function checkRunEventStream({
 export async function openRunEventStream({
   db,
   runId,
+  workspaceId = null,
   hub,
   signal,
   heartbeatMs = 15_000,
@@ -131,7 +139,7 @@ export async function openRunEventStream({
         const current: Promise<void> = waitFor;
         resyncAgain = null;
         await current;
-        snapshot = await readSnapshot(db, runId);
+        snapshot = await readSnapshot(db, runId, workspaceId);
         waitFor = resyncAgain;
       } while (waitFor && !closed);
       if (closed) return;
@@ -168,7 +176,7 @@ export async function openRunEventStream({
 
   let snapshot: RunSnapshotEvent;
   try {
-    snapshot = await readSnapshot(db, runId);
+    snapshot = await readSnapshot(db, runId, workspaceId);
   } catch (error) {
     cleanup();
     throw error;

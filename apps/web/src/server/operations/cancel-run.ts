@@ -14,17 +14,22 @@ export async function cancelRun({
   db,
   queue,
   runId,
+  workspaceId = null,
 }: {
   db: Db;
   queue: CellQueue;
   runId: string;
+  /** The caller's workspace in a private lab: a run of another is "not found", as it is to read. */
+  workspaceId?: string | null;
 }): Promise<{ run: RunDto; cancelledCells: string[]; runningCells: number }> {
   const result = await db.$transaction(async (tx) => {
     // Row lock: a worker finishing the last cell at this moment sees the cancelled status, or we see its end.
     const [locked] = await tx.$queryRaw<
-      { status: string }[]
-    >`SELECT status FROM runs WHERE id = ${runId} FOR UPDATE`;
-    if (!locked) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+      { status: string; workspace_id: string }[]
+    >`SELECT status, workspace_id FROM runs WHERE id = ${runId} FOR UPDATE`;
+    if (!locked || (workspaceId && locked.workspace_id !== workspaceId)) {
+      throw new AppError("not_found", `Run "${runId}" does not exist.`);
+    }
     if ((terminalRunStatuses as readonly string[]).includes(locked.status)) {
       throw new AppError(
         "conflict",

@@ -4,11 +4,20 @@ import { cellsCsv } from "../cells-csv";
 import { AppError } from "../errors";
 import { serializeReportCell } from "../serialize";
 import { getReport } from "./get-report";
+import { runScope } from "./run-scope";
 
 /** A run's cells as CSV, as they stand now (a running run's unfinished cells have no summary yet). */
-export async function exportRunCsv({ db, runId }: { db: Db; runId: string }): Promise<string> {
-  const run = await db.run.findUnique({
-    where: { id: runId },
+export async function exportRunCsv({
+  db,
+  runId,
+  workspaceId = null,
+}: {
+  db: Db;
+  runId: string;
+  workspaceId?: string | null;
+}): Promise<string> {
+  const run = await db.run.findFirst({
+    where: { id: runId, ...runScope(workspaceId) },
     select: { id: true, cells: { orderBy: { index: "asc" }, include: { summary: true } } },
   });
   if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);

@@ -45,8 +45,16 @@ function comparisonOf(cells: CellDto[], serverOrder: string[]): Omit<RunComparis
  * statistics and each against the fastest of its level; what differed between the compared cells;
  * the cells without a result and those not finished yet. For CI that queued a matrix and wants its verdict.
  */
-export async function getComparison({ db, runId }: { db: Db; runId: string }): Promise<RunComparisonDto> {
-  const { run, cells } = await getRun({ db, runId });
+export async function getComparison({
+  db,
+  runId,
+  workspaceId = null,
+}: {
+  db: Db;
+  runId: string;
+  workspaceId?: string | null;
+}): Promise<RunComparisonDto> {
+  const { run, cells } = await getRun({ db, runId, workspaceId });
   return { runId: run.id, ...comparisonOf(cells, run.spec.servers ?? []) };
 }
 
@@ -57,11 +65,13 @@ export async function getComparison({ db, runId }: { db: Db; runId: string }): P
 export async function getRunsComparison({
   db,
   runIds,
+  workspaceId = null,
 }: {
   db: Db;
   runIds: string[];
+  workspaceId?: string | null;
 }): Promise<RunsComparisonDto> {
-  const { runs, unknown } = await getRunsToCompare({ db, runIds });
+  const { runs, unknown } = await getRunsToCompare({ db, runIds, workspaceId });
   if (unknown.length > 0) {
     throw new AppError(
       "not_found",

@@ -3,10 +3,12 @@ import type { CellDto, RunDto } from "../../lib/dto";
 import type { ReportCellDto } from "../../lib/report-dto";
 import { AppError } from "../errors";
 import { serializeCell, serializeReportCell, serializeRun } from "../serialize";
+import { runScope } from "./run-scope";
 
-async function findRun(db: Db, runId: string) {
-  const run = await db.run.findUnique({
-    where: { id: runId },
+/** A run of another workspace than the reader's is "not found", as one that does not exist. */
+async function findRun(db: Db, runId: string, workspaceId: string | null) {
+  const run = await db.run.findFirst({
+    where: { id: runId, ...runScope(workspaceId) },
     include: {
       cells: { orderBy: { index: "asc" }, include: { summary: true } },
       apiToken: { select: { id: true, name: true } },
@@ -20,11 +22,14 @@ async function findRun(db: Db, runId: string) {
 export async function getRun({
   db,
   runId,
+  workspaceId = null,
 }: {
   db: Db;
   runId: string;
+  /** The reader's workspace in a private lab: a run of another is "not found". */
+  workspaceId?: string | null;
 }): Promise<{ run: RunDto; cells: CellDto[] }> {
-  const { cells, ...rest } = await findRun(db, runId);
+  const { cells, ...rest } = await findRun(db, runId, workspaceId);
   return { run: serializeRun(rest), cells: cells.map(serializeCell) };
 }
 
@@ -35,10 +40,12 @@ export async function getRun({
 export async function getRunWithBuilds({
   db,
   runId,
+  workspaceId = null,
 }: {
   db: Db;
   runId: string;
+  workspaceId?: string | null;
 }): Promise<{ run: RunDto; cells: ReportCellDto[] }> {
-  const { cells, ...rest } = await findRun(db, runId);
+  const { cells, ...rest } = await findRun(db, runId, workspaceId);
   return { run: serializeRun(rest), cells: cells.map(serializeReportCell) };
 }

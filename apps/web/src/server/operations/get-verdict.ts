@@ -5,6 +5,7 @@ import { environmentDifferences, mergeRuns } from "../../lib/compare";
 import { judgeRuns } from "../../lib/verdict";
 import { AppError } from "../errors";
 import { getRunsToCompare } from "./get-runs-to-compare";
+import { runScope } from "./run-scope";
 
 export type VerdictDto = z.infer<typeof ZVerdict>;
 
@@ -21,13 +22,19 @@ export async function getVerdict({
   runId,
   baselineRunId,
   tolerancePct,
+  workspaceId = null,
 }: {
   db: Db;
   runId: string;
   baselineRunId?: string;
   tolerancePct: number;
+  /** The reader's workspace in a private lab: either run of another is "not found". */
+  workspaceId?: string | null;
 }): Promise<VerdictDto> {
-  const own = await db.run.findUnique({ where: { id: runId }, select: { baselineRunId: true } });
+  const own = await db.run.findFirst({
+    where: { id: runId, ...runScope(workspaceId) },
+    select: { baselineRunId: true },
+  });
   if (!own) throw new AppError("not_found", `No run has the id "${runId}".`);
   const baselineId = baselineRunId ?? own.baselineRunId;
   if (!baselineId) {
@@ -40,7 +47,7 @@ export async function getVerdict({
       { field: "baseline", message: "must be another run" },
     ]);
   }
-  const { runs, unknown } = await getRunsToCompare({ db, runIds: [baselineId, runId] });
+  const { runs, unknown } = await getRunsToCompare({ db, runIds: [baselineId, runId], workspaceId });
   if (unknown.length > 0) {
     throw new AppError("not_found", `No run has the id "${baselineId}".`, [
       { field: "baseline", message: `no run has the id "${baselineId}"` },

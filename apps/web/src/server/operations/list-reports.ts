@@ -7,11 +7,13 @@ import type { Access, Caller } from "../auth";
  * Which reports a caller sees in lists: every report of its workspace with a token; without one,
  * public reports, and unlisted ones too in an open lab (where anyone may queue and share, so anyone
  * is a member). Private reports are listed only to token holders of their workspace, as they open
- * only for them.
+ * only for them. A private lab lists a token's own workspace only, as it does runs: another
+ * workspace's public reports still open from their permalinks.
  */
 export function listableReports(caller: Caller | null, access: Access): Prisma.ReportWhereInput {
   const shared: ReportVisibility[] = access === "open" ? ["public", "unlisted"] : ["public"];
   if (!caller) return { visibility: { in: shared } };
+  if (access === "private") return { workspaceId: caller.workspaceId };
   return { OR: [{ workspaceId: caller.workspaceId }, { visibility: { in: shared } }] };
 }
 

@@ -2,10 +2,20 @@ import { decodeRunCursor, encodeRunCursor, type TRunListPage, type TRunListQuery
 import type { Db, Prisma } from "@perflab/db";
 import type { RunListItemDto } from "../../lib/dto";
 import { serializeRunListItem, serializeRunSummary } from "../serialize";
+import { runScope } from "./run-scope";
 
-/** The most recent runs, newest first. */
-export async function listRuns({ db, limit = 50 }: { db: Db; limit?: number }): Promise<RunListItemDto[]> {
+/** The most recent runs, newest first (of the reader's workspace only, in a private lab). */
+export async function listRuns({
+  db,
+  limit = 50,
+  workspaceId = null,
+}: {
+  db: Db;
+  limit?: number;
+  workspaceId?: string | null;
+}): Promise<RunListItemDto[]> {
   const runs = await db.run.findMany({
+    where: runScope(workspaceId),
     orderBy: { createdAt: "desc" },
     take: Math.min(Math.max(limit, 1), 200),
     include: {
@@ -18,9 +28,18 @@ export async function listRuns({ db, limit = 50 }: { db: Db; limit?: number }): 
 }
 
 /** One page of GET /api/v1/runs: newest first, keyset-paginated by (createdAt, id). */
-export async function listRunsPage({ db, query }: { db: Db; query: TRunListQuery }): Promise<TRunListPage> {
+export async function listRunsPage({
+  db,
+  query,
+  workspaceId = null,
+}: {
+  db: Db;
+  query: TRunListQuery;
+  workspaceId?: string | null;
+}): Promise<TRunListPage> {
   const cursor = query.cursor ? decodeRunCursor(query.cursor) : null;
   const where: Prisma.RunWhereInput = {
+    ...runScope(workspaceId),
     ...(query.status ? { status: query.status } : {}),
     ...(query.gitRepo ? { gitRepo: query.gitRepo } : {}),
     ...(query.gitBranch ? { gitBranch: query.gitBranch } : {}),

@@ -9,7 +9,7 @@ export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Several runs compared as one: `?runs=<id>,<id>`, oldest first. */
-export const GET = withReader(async (request, _context, requestId) => {
+export const GET = withReader(async (request, _context, requestId, { workspaceId }) => {
   // `runs=a,b` or `runs=a&runs=b`, as the /compare page takes them.
   const runs = new URL(request.url).searchParams
     .getAll("runs")
@@ -19,5 +19,7 @@ export const GET = withReader(async (request, _context, requestId) => {
   if (!parsed.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
   }
-  return jsonResponse(await getRunsComparison({ db: getDb(), runIds: parsed.data.runs }), { requestId });
+  return jsonResponse(await getRunsComparison({ db: getDb(), runIds: parsed.data.runs, workspaceId }), {
+    requestId,
+  });
 });

@@ -1,11 +1,12 @@
 import { fieldErrors, ZReportListQuery } from "@perflab/contracts";
 import { env } from "@/env";
-import { authenticateReader, authorizeWrite } from "@/server/auth";
+import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { jsonResponse, queryOf, readJsonBody, requestOrigin, withProblems } from "@/server/http";
 import { createReport } from "@/server/operations/create-report";
 import { listReports } from "@/server/operations/list-reports";
+import { withReader } from "@/server/reader";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -26,8 +27,11 @@ export const POST = withProblems(async (request, _context, requestId) => {
   });
 });
 
-/** The reports this caller may see, newest first; `?runId=` for those of one run. */
-export const GET = withProblems(async (request, _context, requestId) => {
+/**
+ * The reports this caller may see, newest first; `?runId=` for those of one run. A private lab
+ * lists them only to a token (each report's permalink opens as its visibility says).
+ */
+export const GET = withReader(async (request, _context, requestId, { caller }) => {
   const params = queryOf(request);
   const parsed = ZReportListQuery.safeParse(params);
   if (!parsed.success) {
@@ -36,7 +40,7 @@ export const GET = withProblems(async (request, _context, requestId) => {
   const reports = await listReports({
     db: getDb(),
     query: parsed.data,
-    caller: await authenticateReader(getDb(), request),
+    caller,
     access: env.PERFLAB_ACCESS,
   });
   const origin = requestOrigin(request);

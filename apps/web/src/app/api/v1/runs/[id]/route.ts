@@ -8,8 +8,8 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withReader<Context>(async (_request, context, requestId) => {
+export const GET = withReader<Context>(async (_request, context, requestId, { workspaceId }) => {
   const { id } = await context.params;
-  const result = await getRun({ db: getDb(), runId: id });
+  const result = await getRun({ db: getDb(), runId: id, workspaceId });
   return jsonResponse(result, { requestId });
 });

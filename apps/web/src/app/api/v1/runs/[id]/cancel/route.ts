@@ -1,5 +1,5 @@
 import { env } from "@/env";
-import { authorizeWrite } from "@/server/auth";
+import { authorizeWrite, readScope } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { jsonResponse, withProblems } from "@/server/http";
 import { cancelRun } from "@/server/operations/cancel-run";
@@ -11,8 +11,14 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 export const POST = withProblems<Context>(async (request, context, requestId) => {
-  await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
+  const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   const { id } = await context.params;
-  const result = await cancelRun({ db: getDb(), queue: getCellQueue(), runId: id });
+  const result = await cancelRun({
+    db: getDb(),
+    queue: getCellQueue(),
+    runId: id,
+    // A run a token may not read (a private lab's other workspaces) it may not cancel either.
+    workspaceId: readScope(caller, env.PERFLAB_ACCESS),
+  });
   return jsonResponse(result, { status: 202, requestId });
 });

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withReader<Context>(async (_request, context, requestId) => {
+export const GET = withReader<Context>(async (_request, context, requestId, { workspaceId }) => {
   const { id } = await context.params;
-  return jsonResponse(await getComparison({ db: getDb(), runId: id }), { requestId });
+  return jsonResponse(await getComparison({ db: getDb(), runId: id, workspaceId }), { requestId });
 });

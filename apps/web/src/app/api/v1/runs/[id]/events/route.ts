@@ -9,11 +9,12 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withReader<Context>(async (request, context, requestId) => {
+export const GET = withReader<Context>(async (request, context, requestId, { workspaceId }) => {
   const { id } = await context.params;
   const stream = await openRunEventStream({
     db: getDb(),
     runId: id,
+    workspaceId,
     hub: getLiveHub(),
     maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
     signal: request.signal,
@@ -26,11 +27,12 @@ export const GET = withReader<Context>(async (request, context, requestId) => {
  * the body unread, so the stream would never be cancelled: its hub slot and heartbeat would stay
  * for the life of the process.
  */
-export const HEAD = withReader<Context>(async (_request, context, requestId) => {
+export const HEAD = withReader<Context>(async (_request, context, requestId, { workspaceId }) => {
   const { id } = await context.params;
   await checkRunEventStream({
     db: getDb(),
     runId: id,
+    workspaceId,
     hub: getLiveHub(),
     maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
   });

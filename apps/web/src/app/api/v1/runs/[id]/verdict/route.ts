@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 /** The run judged against a baseline: `?baseline=<run id>&tolerance=10`. */
-export const GET = withReader<Context>(async (request, context, requestId) => {
+export const GET = withReader<Context>(async (request, context, requestId, { workspaceId }) => {
   const { id } = await context.params;
   const query = queryOf(request);
   const parsed = ZVerdictQuery.safeParse(query);
@@ -24,6 +24,7 @@ export const GET = withReader<Context>(async (request, context, requestId) => {
       db: getDb(),
       runId: id,
       tolerancePct: tolerance,
+      workspaceId,
       ...(baseline ? { baselineRunId: baseline } : {}),
     }),
     { requestId },

@@ -7,7 +7,7 @@ import { MainNav } from "./main-nav";
 import { SignInLink, SignOutButton } from "./sign-in-form";
 import { ThemeToggle } from "./theme-toggle";
 
-/** The open lab's sign-in: optional there, so quieter than the token lab's. */
+/** The open lab's sign-in: optional there, so quieter than that of a lab that needs tokens. */
 const quietLink =
   "rounded-md px-2 py-1 text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900 dark:text-zinc-400 dark:hover:bg-zinc-800 dark:hover:text-zinc-100";
 
@@ -25,7 +25,8 @@ export async function SiteHeader() {
         <Link href="/" className="font-mono text-lg font-semibold tracking-tight">
           perflab
         </Link>
-        <MainNav />
+        {/* A private lab's pages all lead to its sign-in until there is one: no links to them. */}
+        {(caller || env.PERFLAB_ACCESS !== "private") && <MainNav />}
         <div
           className="ml-auto flex min-w-0 flex-wrap items-center justify-end gap-x-3 gap-y-1 text-sm"
           data-testid="session"
@@ -50,7 +51,7 @@ export async function SiteHeader() {
               <SignInLink />
               <SignOutButton />
             </>
-          ) : env.PERFLAB_ACCESS === "token" ? (
+          ) : env.PERFLAB_ACCESS !== "open" ? (
             <SignInLink />
           ) : (
             <SignInLink className={quietLink} />

@@ -188,7 +188,7 @@ export function TokenManager({
               id="token-role"
               label="Role"
               errors={errorsFor(errors, fields.role)}
-              hint="Matters where the lab needs tokens (PERFLAB_ACCESS=token)"
+              hint="Matters where the lab needs tokens (PERFLAB_ACCESS=token or private)"
               className="sm:col-span-3"
             >
               <select

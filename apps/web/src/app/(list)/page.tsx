@@ -6,11 +6,13 @@ import { buttonPrimary } from "@/components/ui";
 import { WorkersStrip } from "@/components/workers-strip";
 import { getDb } from "@/server/db";
 import { listRuns } from "@/server/operations/list-runs";
+import { pageReader } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 
 export default async function RunsPage() {
-  const runs = await listRuns({ db: getDb() });
+  const { workspaceId } = await pageReader("/");
+  const runs = await listRuns({ db: getDb(), workspaceId });
   return (
     <>
       <PageTitle title="Recent runs">

@@ -12,6 +12,7 @@ import { formatDateTime } from "@/lib/format";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { getRunsToCompare, MAX_RUNS_TO_COMPARE } from "@/server/operations/get-runs-to-compare";
+import { pageReader, pathWithQuery } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare runs" };
@@ -29,7 +30,9 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
  * change between two commits, two machines or two days shows as it would within one run.
  */
 export default async function ComparePage({ searchParams }: Props) {
-  const runIds = splitRunIds((await searchParams).runs);
+  const query = await searchParams;
+  const { workspaceId } = await pageReader(pathWithQuery("/compare", query));
+  const runIds = splitRunIds(query.runs);
   if (runIds.length < 2 || runIds.length > MAX_RUNS_TO_COMPARE) {
     return (
       <>
@@ -45,7 +48,7 @@ export default async function ComparePage({ searchParams }: Props) {
       </>
     );
   }
-  const { runs, unknown } = await getRunsToCompare({ db: getDb(), runIds });
+  const { runs, unknown } = await getRunsToCompare({ db: getDb(), runIds, workspaceId });
   const { cells, serverOrder, tags } = mergeRuns(runs);
   const catalog = catalogServerNames();
   return (

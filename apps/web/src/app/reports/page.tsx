@@ -7,14 +7,14 @@ import { link } from "@/components/ui";
 import { env } from "@/env";
 import { getDb } from "@/server/db";
 import { listReports } from "@/server/operations/list-reports";
-import { pageCaller } from "@/server/session";
+import { pageReader } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Reports" };
 
 /** The permalinks made of finished runs that this viewer may see, newest first. */
 export default async function ReportsPage() {
-  const caller = await pageCaller();
+  const { caller } = await pageReader("/reports");
   const reports = await listReports({
     db: getDb(),
     query: { limit: 200 },
@@ -25,8 +25,7 @@ export default async function ReportsPage() {
   const hidden = caller ? null : (
     <span data-testid="reports-sign-in">
       {" "}
-      {env.PERFLAB_ACCESS === "token" ? "Unlisted and private reports" : "Private reports"} are listed once
-      you{" "}
+      {env.PERFLAB_ACCESS !== "open" ? "Unlisted and private reports" : "Private reports"} are listed once you{" "}
       <Link href="/sign-in?next=%2Freports" className={link}>
         sign in
       </Link>

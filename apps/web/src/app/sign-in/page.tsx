@@ -20,9 +20,11 @@ export default async function SignInPage({ searchParams }: Props) {
       <PageTitle title="Sign in" />
       <div className="mb-6 space-y-2 text-sm text-zinc-600 dark:text-zinc-400">
         <p>
-          {env.PERFLAB_ACCESS === "token"
-            ? "This lab needs an API token to queue runs, upload results, share reports and manage tokens; reading stays open."
-            : "Signing in records your token on what you create and lets you share reports privately."}
+          {env.PERFLAB_ACCESS === "private"
+            ? "This lab's runs and results are private: sign in with an API token of your workspace to see them. Reports shared by their link open without one."
+            : env.PERFLAB_ACCESS === "token"
+              ? "This lab needs an API token to queue runs, upload results, share reports and manage tokens; reading stays open."
+              : "Signing in records your token on what you create and lets you share reports privately."}
         </p>
         <p>
           Tokens come from{" "}

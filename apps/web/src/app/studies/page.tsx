@@ -5,12 +5,14 @@ import { StudyList } from "@/components/study-list";
 import { env } from "@/env";
 import { studyView } from "@/lib/studies";
 import { catalogServerNames } from "@/server/catalog";
+import { pageReader } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Studies" };
 
 /** The published studies perflab reproduces, each a matrix to queue as published or quick. */
-export default function StudiesPage() {
+export default async function StudiesPage() {
+  await pageReader("/studies");
   const available = catalogServerNames();
   return (
     <div className="max-w-4xl">

@@ -15,7 +15,7 @@ import { isUnstorableText } from "@/server/http";
 import { getRunWithBuilds } from "@/server/operations/get-run";
 import { getVerdict } from "@/server/operations/get-verdict";
 import { listReports } from "@/server/operations/list-reports";
-import { pageCaller } from "@/server/session";
+import { pageReader, pathWithQuery } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 
@@ -24,9 +24,10 @@ type Props = {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 };
 
-async function load(id: string) {
+async function load(id: string, workspaceId: string | null) {
   try {
-    return await getRunWithBuilds({ db: getDb(), runId: id });
+    // A run of another workspace (a private lab's) is "not found", as one that does not exist.
+    return await getRunWithBuilds({ db: getDb(), runId: id, workspaceId });
   } catch (error) {
     // An id Postgres cannot even look up (a NUL byte) names no run either.
     if ((error instanceof AppError && error.code === "not_found") || isUnstorableText(error)) notFound();
@@ -34,16 +35,19 @@ async function load(id: string) {
   }
 }
 
-export async function generateMetadata({ params }: Props): Promise<Metadata> {
+export async function generateMetadata({ params, searchParams }: Props): Promise<Metadata> {
   const { id } = await params;
-  const { run } = await load(id);
+  const { workspaceId } = await pageReader(
+    pathWithQuery(`/runs/${encodeURIComponent(id)}`, await searchParams),
+  );
+  const { run } = await load(id, workspaceId);
   return { title: run.name };
 }
 
 /** The verdict against the run's baseline once both have finished (the page refreshes when this one ends). */
-async function verdictOf(runId: string, tolerancePct: number) {
+async function verdictOf(runId: string, tolerancePct: number, workspaceId: string | null) {
   try {
-    return await getVerdict({ db: getDb(), runId, tolerancePct });
+    return await getVerdict({ db: getDb(), runId, tolerancePct, workspaceId });
   } catch (error) {
     // Not finished yet, or the baseline was deleted: no verdict to show.
     if (error instanceof AppError) return null;
@@ -59,12 +63,13 @@ function toleranceOf(query: Record<string, string | string[] | undefined>): numb
 
 export default async function RunPage({ params, searchParams }: Props) {
   const { id } = await params;
-  const { run, cells } = await load(id);
-  const caller = await pageCaller();
+  const query = await searchParams;
+  const { caller, workspaceId } = await pageReader(pathWithQuery(`/runs/${encodeURIComponent(id)}`, query));
+  const { run, cells } = await load(id, workspaceId);
   const catalog = catalogServerNames();
   const verdict =
     run.baselineRunId && !["queued", "running"].includes(run.status)
-      ? await verdictOf(run.id, toleranceOf(await searchParams))
+      ? await verdictOf(run.id, toleranceOf(query), workspaceId)
       : null;
   // The permalinks already made of this run (the Share button adds to them), as the viewer may see them.
   const reports = await listReports({

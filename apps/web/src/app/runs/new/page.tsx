@@ -5,11 +5,13 @@ import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
 import { PageTitle } from "@/components/page-title";
 import { env } from "@/env";
 import { getServerCatalog, toServerInfo } from "@/server/catalog";
+import { pageReader } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New run" };
 
-export default function NewRunPage() {
+export default async function NewRunPage() {
+  await pageReader("/runs/new");
   const servers = getServerCatalog().map(toServerInfo);
   const scenarios: ScenarioOption[] = scenarioIds.map((id) => ({
     id,

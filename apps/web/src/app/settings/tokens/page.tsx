@@ -4,17 +4,19 @@ import { PageTitle } from "@/components/page-title";
 import { TokenManager } from "@/components/token-manager";
 import { buttonPrimary, panel } from "@/components/ui";
 import { env } from "@/env";
+import { tokensRequired } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { listTokens } from "@/server/operations/tokens";
-import { pageCaller } from "@/server/session";
+import { pageReader } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "API tokens" };
 
 export default async function TokensPage() {
-  const caller = await pageCaller();
+  // A private lab sends a visitor without a sign-in to it, as from every page of its results.
+  const { caller } = await pageReader("/settings/tokens");
   // Managing tokens takes a token wherever writing does: the API would answer 401, so list nothing.
-  if (env.PERFLAB_ACCESS === "token" && !caller) {
+  if (tokensRequired(env.PERFLAB_ACCESS) && !caller) {
     return (
       <div className="max-w-3xl">
         <PageTitle title="API tokens" />
@@ -36,7 +38,7 @@ export default async function TokensPage() {
     );
   }
   // A member of a lab that needs tokens manages nothing but itself: it sees its own token only.
-  const member = env.PERFLAB_ACCESS === "token" && caller?.role === "member";
+  const member = tokensRequired(env.PERFLAB_ACCESS) && caller?.role === "member";
   const tokens = (await listTokens({ db: getDb(), caller })).filter(
     (t) => !member || t.id === caller?.tokenId,
   );

@@ -389,7 +389,8 @@ commands:
 
 every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
-              run, upload or share; the environment variable keeps it out of the process list)
+              run, upload or share, one with PERFLAB_ACCESS=private for every command; the environment
+              variable keeps it out of the process list)
               a request the lab does not answer within $PERFLAB_TIMEOUT seconds (default ${DEFAULT_TIMEOUT_SEC}; an upload
               gets at least 300, a report 250) is an error;
               while a run is waited for, and for a verdict or an export, a lab that is unreachable, times out or

@@ -109,16 +109,21 @@ function buildDocument() {
     description:
       "An API token (`plab_` and 43 characters), from Settings → API tokens or `pnpm -s token create`. " +
       "With `PERFLAB_ACCESS=token` every request that changes something needs one; reading stays open. " +
+      "With `PERFLAB_ACCESS=private` reading needs one too, and shows that token's workspace only; " +
+      "public and unlisted reports, the session and this document stay open. " +
       "In an open lab a token is optional, but one that is sent must be valid, and runs record it.",
   });
   /** Requests that change something: a token, or (in an open lab) none. */
   const writer: Record<string, string[]>[] = [{ apiToken: [] }, {}];
-  /** Reads: open to anyone, but a token that is sent must be valid. */
+  /** Reads: open to anyone (but a private lab's), and a token that is sent must be valid. */
   const reader = writer;
   const readRefused = problem(
-    "The API token sent was refused (malformed, unknown, revoked or expired); `errors[].field` is " +
-      "`authorization`. Reading needs no token, but one that is sent is checked.",
+    "The API token sent was refused (malformed, unknown, revoked or expired), or the lab is private " +
+      "(PERFLAB_ACCESS=private) and none was sent; `errors[].field` is `authorization`. Elsewhere " +
+      "reading needs no token, but one that is sent is checked.",
   );
+  /** A run a private lab's token may not see is as one that does not exist. */
+  const noRun = problem("No run has this id (in a private lab: none of the token's workspace).");
   const refused = problem(
     "The API token was refused (unknown, revoked or expired; `errors[].field` says where it came from), " +
       "or the lab needs one and none was sent.",
@@ -128,8 +133,8 @@ function buildDocument() {
       "`errors[].field` is `origin`. Clients that send no Origin (curl, CI, the CLI) are not affected.",
   );
   const notAdmin = problem(
-    "In a lab with PERFLAB_ACCESS=token, the token is a member's and this takes an admin's " +
-      "(`errors[].field` is `authorization`), or another site's page sent it (`origin`).",
+    "In a lab that needs tokens (PERFLAB_ACCESS=token or private), the token is a member's and this " +
+      "takes an admin's (`errors[].field` is `authorization`), or another site's page sent it (`origin`).",
   );
 
   registry.registerPath({
@@ -197,7 +202,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: CancelledRun } },
       },
-      404: problem("No run has this id."),
+      404: noRun,
       409: problem("The run has already ended."),
       401: refused,
       403: crossSite,
@@ -215,7 +220,7 @@ function buildDocument() {
     responses: {
       200: { description: "The run.", headers, content: { "application/json": { schema: RunDetail } } },
       401: readRefused,
-      404: problem("No run has this id."),
+      404: noRun,
       500: problem("Unexpected server error."),
     },
   });
@@ -259,7 +264,7 @@ function buildDocument() {
         content: { "application/json": { schema: named("RunComparison", ZRunComparison) } },
       },
       401: readRefused,
-      404: problem("No run has this id."),
+      404: noRun,
       500: problem("Unexpected server error."),
     },
   });
@@ -285,7 +290,10 @@ function buildDocument() {
         content: { "application/json": { schema: named("Verdict", ZVerdict) } },
       },
       401: readRefused,
-      404: problem("No run has this id, or no run the baseline's (`errors` names `baseline`)."),
+      404: problem(
+        "No run has this id, or no run the baseline's (`errors` names `baseline`); in a private lab, " +
+          "a run of another workspace than the token's is none.",
+      ),
       409: problem("One of the runs is still queued or running."),
       422: problem(
         "No baseline given or stored, the run itself, or a bad `tolerance`; `errors` names the field.",
@@ -315,7 +323,9 @@ function buildDocument() {
         content: { "application/json": { schema: named("RunsComparison", ZRunsComparison) } },
       },
       401: readRefused,
-      404: problem("An id names no run; `errors` names each."),
+      404: problem(
+        "An id names no run (in a private lab: none of the token's workspace); `errors` names each.",
+      ),
       422: problem("`runs` names fewer than two or more than eight runs."),
       500: problem("Unexpected server error."),
     },
@@ -331,7 +341,7 @@ function buildDocument() {
     responses: {
       200: csv("The cells as they stand: a running run has rows without a summary yet."),
       401: readRefused,
-      404: problem("No run has this id."),
+      404: noRun,
       500: problem("Unexpected server error."),
     },
   });
@@ -360,7 +370,7 @@ function buildDocument() {
         },
       },
       401: readRefused,
-      404: problem("No run has this id."),
+      404: noRun,
       500: problem("Unexpected server error."),
       503: problem(
         "Live updates are unavailable: Redis did not answer, or this web process already serves " +
@@ -382,7 +392,7 @@ function buildDocument() {
     responses: {
       200: { description: "The run exists and a stream would be served (`text/event-stream`).", headers },
       401: readRefused,
-      404: { description: "No run has this id.", headers },
+      404: { description: "No run has this id (in a private lab: none of the token's workspace).", headers },
       500: { description: "Unexpected server error.", headers },
       503: { description: "This web process already serves PERFLAB_MAX_LIVE_STREAMS streams.", headers },
     },
@@ -473,7 +483,8 @@ function buildDocument() {
     summary: "Reports this caller may see, newest first (no snapshots)",
     description:
       "Public reports for anyone; unlisted ones too in an open lab, or with a token of their workspace; " +
-      "private ones only with such a token. Expired reports are left out.",
+      "private ones only with such a token. A private lab lists a token's own workspace's reports only, " +
+      "and none without a token (a 401). Expired reports are left out.",
     request: { query: ZReportListQuery },
     responses: {
       200: {
@@ -481,7 +492,7 @@ function buildDocument() {
         headers,
         content: { "application/json": { schema: named("ReportList", ZReportList) } },
       },
-      401: problem("The token sent was refused."),
+      401: readRefused,
       422: problem("The query string is invalid; `errors` names each parameter."),
       500: problem("Unexpected server error."),
     },
@@ -654,7 +665,7 @@ function buildDocument() {
       },
       401: refused,
       403: problem(
-        "The token is a member's and the one to revoke is not itself (a lab with PERFLAB_ACCESS=token), or another site's page sent it.",
+        "The token is a member's and the one to revoke is not itself (a lab that needs tokens), or another site's page sent it.",
       ),
       404: problem("No token of this workspace has this id."),
       500: problem("Unexpected server error."),
@@ -709,12 +720,16 @@ function buildDocument() {
     operationId: "getOpenApiDocument",
     security: reader,
     summary: "This document",
+    description: "Open in every lab, a private one too: it describes the API and holds no results.",
     responses: {
       200: {
         description: "The OpenAPI 3.1 document of /api/v1.",
         content: { "application/json": { schema: z.unknown() } },
       },
-      401: readRefused,
+      401: problem(
+        "The API token sent was refused (malformed, unknown, revoked or expired); `errors[].field` is " +
+          "`authorization`. No token is needed, but one that is sent is checked.",
+      ),
     },
   });
 

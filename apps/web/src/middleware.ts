@@ -1,6 +1,5 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
-import { isOpenPath, signInPath, TOKEN_COOKIE } from "@/lib/sign-in";
 import { refuseMethod, refuseUndecodablePath } from "@/server/api-routes";
 import { newNonce, pageCsp } from "@/server/csp";
 import { refusedHost } from "@/server/hosts";
@@ -27,19 +26,6 @@ function withPageCsp(request: NextRequest): NextResponse {
 }
 
 /**
- * A private lab sends a browser without a sign-in cookie from its pages to the sign-in form as a
- * plain redirect, coming back afterwards. A cookie is not checked here: a page whose reader's
- * sign-in lapsed redirects itself (server/session.ts `pageReader`), as the API answers 401 itself.
- */
-function privateLabSignIn(request: NextRequest): NextResponse | null {
-  if (env.PERFLAB_ACCESS !== "private") return null;
-  const { pathname, search } = request.nextUrl;
-  if (isOpenPath(pathname) || request.cookies.has(TOKEN_COOKIE)) return null;
-  // A relative Location: behind a proxy the request's own URL may name an inner host.
-  return new NextResponse(null, { status: 307, headers: { location: signInPath(`${pathname}${search}`) } });
-}
-
-/**
  * With PERFLAB_ALLOWED_HOSTS set, a request for any other host is refused before it reaches a page
  * or the API: a page that rebinds its own name to 127.0.0.1 reaches the lab under that name and is
  * turned away. A request of an API route by a method the route does not serve gets a 405 problem
@@ -56,8 +42,6 @@ export function middleware(request: NextRequest) {
       const wrongMethod = refuseMethod(request);
       if (wrongMethod) return wrongMethod;
     }
-    const toSignIn = privateLabSignIn(request);
-    if (toSignIn) return toSignIn;
     return withPageCsp(request);
   }
   const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;

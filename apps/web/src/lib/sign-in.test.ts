@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isOpenPath, pathWithQuery, signInPath } from "./sign-in";
+import { pathWithQuery, signInPath } from "./sign-in";
 
 describe("the way back from the sign-in form", () => {
   it("keeps the page's path and query, every value of a repeated parameter", () => {
@@ -8,25 +8,5 @@ describe("the way back from the sign-in form", () => {
       "/compare?runs=a&runs=b&tolerance=5",
     );
     expect(signInPath("/compare?runs=a,b")).toBe("/sign-in?next=%2Fcompare%3Fruns%3Da%2Cb");
-  });
-});
-
-describe("a private lab's open paths", () => {
-  it("are the sign-in form, report permalinks, the API and static assets", () => {
-    for (const path of ["/sign-in", "/r/abc", "/api/v1/runs", "/_next/static/x.js", "/icon.svg"]) {
-      expect(isOpenPath(path), path).toBe(true);
-    }
-    for (const path of [
-      "/",
-      "/runs/abc",
-      "/compare",
-      "/reports",
-      "/runs/new",
-      "/studies",
-      "/sign-in-x",
-      "/r",
-    ]) {
-      expect(isOpenPath(path), path).toBe(false);
-    }
   });
 });

@@ -17,18 +17,3 @@ export function pathWithQuery(
   const text = search.toString();
   return text ? `${pathname}?${text}` : pathname;
 }
-
-/**
- * Pages a private lab shows to anyone: the sign-in form and report permalinks (sharing through one
- * is the point); the API, Next.js's assets and the icon are not pages.
- */
-export function isOpenPath(pathname: string): boolean {
-  return (
-    pathname === "/sign-in" ||
-    pathname.startsWith("/r/") ||
-    pathname.startsWith("/api/") ||
-    pathname.startsWith("/_next/") ||
-    pathname === "/icon.svg" ||
-    pathname === "/favicon.ico"
-  );
-}

@@ -2,18 +2,28 @@
  * API tokens in the dashboard, in real Chromium: a lab with PERFLAB_ACCESS=token refuses the run
  * form until the browser signs in with a token; the settings page creates a token (its secret shown
  * once) and revokes it, after which the API refuses it. An open lab manages tokens without a sign-in.
+ * A private lab (PERFLAB_ACCESS=private) shows its runs only after a sign-in, its workspace's only.
  */
 import { randomBytes } from "node:crypto";
 import { TOKEN_PATTERN } from "@perflab/contracts";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Service } from "../../scripts/lib/services.ts";
-import { launchChromium, pageOf, startTokenLab, testDb, tokenInDb, waitForRun } from "./helpers.ts";
+import {
+  launchChromium,
+  pageOf,
+  startPrivateLab,
+  startTokenLab,
+  testDb,
+  tokenInDb,
+  waitForRun,
+} from "./helpers.ts";
 
 let browser: Browser;
 const started: Service[] = [];
 const runIds: string[] = [];
 const tokenIds: string[] = [];
+const workspaceIds: string[] = [];
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -25,6 +35,7 @@ afterAll(async () => {
   const db = testDb();
   await db.run.deleteMany({ where: { id: { in: runIds } } });
   await db.apiToken.deleteMany({ where: { id: { in: tokenIds } } });
+  await db.workspace.deleteMany({ where: { id: { in: workspaceIds } } });
 });
 
 const withPage = (name: string, fn: (page: Page) => Promise<void>) => pageOf(browser, name, fn);
@@ -244,4 +255,74 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       expect(await more.getByRole("link").getAttribute("href")).toBe("/sign-in?next=%2Freports");
     });
   });
+
+  it("in a private lab: sends the visitor to sign in, then shows its workspace's runs", async () => {
+    const web = await startPrivateLab();
+    started.push(web);
+    const db = testDb();
+    const { secret, token } = await madeToken(`private-member-${unique()}`, "member");
+    const other = await db.workspace.create({ data: { slug: `other-${unique()}`, name: "Other" } });
+    workspaceIds.push(other.id);
+    /** A finished run made straight in the database: the list shows what it has. */
+    const finishedRun = async (workspaceId: string, name: string) => {
+      const run = await db.run.create({
+        data: {
+          workspaceId,
+          source: "api",
+          status: "succeeded",
+          name,
+          spec: { servers: ["go"], loadLevels: [{ vus: 1 }], durationSec: 2, warmupSec: 0, rounds: 1 },
+          finishedAt: new Date(),
+        },
+      });
+      runIds.push(run.id);
+      return run;
+    };
+    const mine = await finishedRun(token.workspaceId, `private-mine-${unique()}`);
+    const theirs = await finishedRun(other.id, `private-theirs-${unique()}`);
+
+    await withPage("private-lab", async (page) => {
+      const header = page.getByTestId("session");
+      const nav = page.getByRole("navigation", { name: "Main" });
+
+      // The runs page is the sign-in form until there is a sign-in; the header links to no page.
+      await page.goto(`${web.url}/`);
+      await page.waitForURL(`${web.url}/sign-in?next=%2F`);
+      await page.getByTestId("sign-in-form").waitFor();
+      expect(await page.textContent("main")).toMatch(/runs and results are private/);
+      expect(await nav.count()).toBe(0);
+      expect(await header.getByTestId("sign-in-link").count()).toBe(1);
+
+      // A run's own address comes back to that run after the sign-in.
+      await page.goto(`${web.url}/runs/${mine.id}`);
+      await page.waitForURL(`${web.url}/sign-in?next=${encodeURIComponent(`/runs/${mine.id}`)}`);
+      await page.getByLabel("API token").fill(secret);
+      await page.getByTestId("sign-in-submit").click();
+      await page.waitForURL(`${web.url}/runs/${mine.id}`);
+      await expect
+        .poll(() =>
+          header
+            .getByTestId("signed-in-as")
+            .textContent()
+            .catch(() => null),
+        )
+        .toBe(`Signed in as ${token.name}`);
+
+      // The runs page: this workspace's run, not the other's.
+      await nav.getByRole("link", { name: "Runs" }).click();
+      await page.waitForURL(`${web.url}/`);
+      await page.getByTestId(`run-row-${mine.id}`).waitFor();
+      expect(await page.getByTestId(`run-row-${theirs.id}`).count()).toBe(0);
+      expect(await page.getByTestId("runs-table").textContent()).toContain(mine.name);
+      // The other workspace's run is not found, as one that does not exist.
+      await page.goto(`${web.url}/runs/${theirs.id}`);
+      await page.getByTestId("not-found").waitFor();
+
+      // Signed out, the page goes back to the sign-in form.
+      await page.goto(`${web.url}/`);
+      await header.getByTestId("sign-out").click();
+      await page.waitForURL(/\/sign-in\?next=/, { timeout: 15_000 });
+      expect(await nav.count()).toBe(0);
+    });
+  }, 120_000);
 });

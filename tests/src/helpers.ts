@@ -289,14 +289,19 @@ export async function pageOf(browser: Browser, name: string, fn: (page: Page) =>
 }
 
 /** A web app of a shared lab (PERFLAB_ACCESS=token) on the suite's Postgres and Redis. */
-export async function startTokenLab(): Promise<Service & { url: string }> {
+export async function startTokenLab(
+  access: "token" | "private" = "token",
+): Promise<Service & { url: string }> {
   return startWeb({
     databaseUrl: inject("databaseUrl"),
     redisUrl: inject("redisUrl"),
     port: await freePort(),
-    env: { PERFLAB_ACCESS: "token" },
+    env: { PERFLAB_ACCESS: access },
   });
 }
+
+/** A web app of a lab whose results are private (PERFLAB_ACCESS=private), on the suite's services. */
+export const startPrivateLab = () => startTokenLab("private");
 
 /** An API token of the lab's workspace, made straight in the database as `pnpm -s token create` does. */
 export async function tokenInDb(

@@ -401,7 +401,7 @@ const comparisonBody = {
   /** Aspects of where and how the compared cells ran that are not the same for all of them. */
   environment: z.array(
     z.object({
-      aspect: z.enum(["machine", "k6", "limits", "runtime"]),
+      aspect: z.enum(["machine", "k6", "limits", "window", "runtime"]),
       variants: z.array(
         z.object({ label: z.string(), cells: z.number().int(), servers: z.array(z.string()) }),
       ),

@@ -377,6 +377,7 @@ const aspectText: Record<EnvironmentDifference["aspect"], string> = {
   machine: "different machines",
   k6: "different k6 builds",
   limits: "different limits",
+  window: "different measured windows",
   runtime: "a server under different runtime versions",
 };
 

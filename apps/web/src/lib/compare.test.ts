@@ -310,6 +310,21 @@ describe("environmentDifferences", () => {
     ).toEqual([]);
   });
 
+  it("names measured windows that differ: duration, warm-up, or the VUs an open-model rate may use", () => {
+    resetCells();
+    const diffs = environmentDifferences([
+      on(cell("go", 10, 1, summary(1, 1, 1)), { durationSeconds: 3600, warmupSeconds: 60 }),
+      on(cell("go", 10, 2, summary(1, 1, 1)), { durationSeconds: 10, warmupSeconds: 0 }),
+      on(cell("go", 10, 3, summary(1, 1, 1)), { durationSeconds: 10, warmupSeconds: 0, maxVus: 20 }),
+    ]);
+    expect(diffs.map((d) => d.aspect)).toEqual(["window"]);
+    expect(diffs[0]!.variants.map((v) => v.label)).toEqual([
+      "3600 s measured after 60 s of warm-up",
+      "10 s measured after 0 s of warm-up",
+      "10 s measured after 0 s of warm-up, at most 20 VUs",
+    ]);
+  });
+
   it("names the machines, k6 builds and limits that differ, with how many cells and which servers each had", () => {
     resetCells();
     const limits = (cpus: number) => ({ cpus, memoryMb: 2048, cpuset: null });

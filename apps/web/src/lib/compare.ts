@@ -250,7 +250,7 @@ export type EnvironmentVariant = { label: string; cells: number; servers: string
 
 /** An aspect of where or how cells ran that differs between the cells a comparison puts side by side. */
 export type EnvironmentDifference = {
-  aspect: "machine" | "k6" | "limits" | "runtime";
+  aspect: "machine" | "k6" | "limits" | "window" | "runtime";
   variants: EnvironmentVariant[];
 };
 
@@ -298,6 +298,15 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
             return c.driver === "docker" ? null : { key: "none", label: "no limits (a process)" };
           const { cpus, memoryMb, cpuset } = c.limits;
           const label = `${cpus} vCPU, ${memoryMb} MB${cpuset ? `, CPUs ${cpuset}` : ""}`;
+          return { key: label, label };
+        },
+      ],
+      [
+        // What was measured: a p99 or a peak RSS over an hour is not one over 10 s, nor is a rate
+        // kept with at most 20 VUs one kept with 500.
+        "window",
+        (c) => {
+          const label = `${c.durationSeconds} s measured after ${c.warmupSeconds} s of warm-up${c.maxVus !== null ? `, at most ${c.maxVus} VUs` : ""}`;
           return { key: label, label };
         },
       ],

@@ -363,6 +363,8 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       // The comparison names k6-saturated bars exactly when a summary row flags its load generator.
       const saturatedRows = await page.locator('[data-testid^="saturated-"]').count();
       expect(await page.getByTestId("comparison-saturated").count()).toBe(saturatedRows > 0 ? 1 : 0);
+      // No call failed: no note says so.
+      expect(await page.getByTestId("comparison-failed-calls").count()).toBe(0);
       // The numbers behind the bars: one row per server and level, each round's ops/s as the summary
       // table has it (one round: no spread, no interval), and one fastest server per level.
       const tableRows = await page.getByTestId("comparison-table").evaluate((table: HTMLTableElement) =>
@@ -537,6 +539,16 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(machines).toHaveLength(2);
       expect(machines.find((m) => m.startsWith("lab-2 "))).toMatch(/64 cores.*: 2 cells \(node\)$/);
       expect(machines.find((m) => !m.startsWith("lab-2 "))).toMatch(/: 2 cells \(go\)$/);
+
+      // Calls that failed are named beside the bars, per call: a tenth of node's first cell's calls.
+      const failing = nodeCells.sort((a, b) => a.index - b.index)[0]!;
+      const { ops } = await db.cellSummary.findUniqueOrThrow({ where: { cellId: failing.id } });
+      await db.cellSummary.update({ where: { cellId: failing.id }, data: { errors: ops / 10n } });
+      await page.goto(`${inject("webUrl")}${runPath}`);
+      const failedNote = page.getByTestId("comparison-failed-calls");
+      await failedNote.waitFor({ timeout: 15_000 });
+      expect(await failedNote.textContent()).toMatch(/failed for node at \d+ VUs? \((9\.9|10\.0) %\): /);
+      await db.cellSummary.update({ where: { cellId: failing.id }, data: { errors: 0n } });
 
       // The report made above is listed under the run and on the Reports page; revoking it there
       // takes it out of the list and its permalink down.

@@ -382,6 +382,10 @@ const comparisonBody = {
           p99Ms: ZRoundStats.nullable(),
           rssPeakBytes: ZRoundStats.nullable(),
           opsPerCpuSecond: ZRoundStats.nullable().describe("Tool calls per second per core of server CPU."),
+          failedCallsPct: ZRoundStats.nullable().describe(
+            "The share of calls that failed, in percent (errors per tool call; a failed session setup counts " +
+              "as a failed call). opsRps counts failed calls too: a server answering fast with errors is not fast.",
+          ),
           versusFastest: z.object({
             ratio: z.number().describe("Mean ops/s ÷ the fastest server's at this level."),
             fastest: z.boolean(),

@@ -309,6 +309,28 @@ function flaggedGroups(
 }
 
 /**
+ * Names the bars whose calls failed: ops/s counts every call that ended, so a server answering fast
+ * with errors would otherwise look fast.
+ */
+function FailedCallsNote({ workload }: { workload: Workload }) {
+  const failing = workload.groups.filter((g) => (g.failedCallsPct?.mean ?? 0) > 0);
+  if (failing.length === 0) return null;
+  const named = failing
+    .map((g) => {
+      const level = levelLabel({ ...g, scenario: workload.scenario });
+      const pct = g.failedCallsPct!.mean;
+      return `${g.serverName}${level === null ? "" : ` at ${level}`} (${pct < 0.1 ? pct.toPrecision(1) : pct.toFixed(1)} %)`;
+    })
+    .join(", ");
+  return (
+    <p className="text-sm text-red-700 dark:text-red-400" data-testid="comparison-failed-calls">
+      Some {operationWord(workload.scenario, 2)} failed for {named}: throughput counts the failed ones too, so
+      it overstates what those servers did. The cells&rsquo; errors are on the run page.
+    </p>
+  );
+}
+
+/**
  * Names the bars whose throughput k6 capped: there ops/s says how fast the load generator was, and
  * only the per-CPU-second figure still compares the servers.
  */
@@ -615,6 +637,7 @@ export function ComparisonSection({
                 />
               ))}
             </div>
+            <FailedCallsNote workload={workload} />
             <SaturationNote workload={workload} />
             <BusyMachineNote workload={workload} />
             <WarmingUpNote workload={workload} />

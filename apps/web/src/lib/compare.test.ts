@@ -110,6 +110,19 @@ describe("compareCells", () => {
     expect(go!.k6SaturatedRounds).toBe(0);
   });
 
+  it("gives each group the share of its calls that failed, per call rather than per HTTP request", () => {
+    resetCells();
+    const c = compareCells([
+      // A session per call: 4,000 requests for 1,000 calls, 35 of which failed.
+      cell("go", 10, 1, { ...summary(100, 1, 1), requests: 4000, ops: 1000, errors: 35 }),
+      cell("go", 10, 2, { ...summary(100, 1, 1), requests: 4000, ops: 1000, errors: 0 }),
+      cell("rust", 10, 1, { ...summary(100, 1, 1), requests: 1000, ops: 1000, errors: 0 }),
+    ]);
+    const [go, rust] = ["go", "rust"].map((s) => c.workloads[0]!.groups.find((g) => g.serverName === s)!);
+    expect(go!.failedCallsPct).toMatchObject({ mean: 1.75, min: 0, max: 3.5, n: 2 });
+    expect(rust!.failedCallsPct).toMatchObject({ mean: 0, n: 1 });
+  });
+
   it("waits for the summary of a cell the stream already reports succeeded", () => {
     resetCells();
     const c = compareCells([cell("go", 1, 1, summary(1, 1, 1)), cell("node", 1, 1, null, "succeeded")]);

@@ -1,3 +1,4 @@
+import { failedCallsPct } from "@perflab/contracts";
 import { opsPerCpuSecond, type Spread, spreadOf } from "@perflab/metrics/stats";
 import type { CellDto, CellStatus, RunDto } from "./dto";
 import { operationWord, sharedScenario } from "./labels";
@@ -29,6 +30,11 @@ export type ComparisonGroup = ComparisonLevel & {
    * server does for its CPU, comparable even where k6, not the server, set the throughput.
    */
   opsPerCpuSecond: Stat | null;
+  /**
+   * The share of calls that failed, in percent (`failedCallsPct`): ops/s counts every call that
+   * ended, failed ones too, so a server that answers fast with errors must not read as fast.
+   */
+  failedCallsPct: Stat | null;
   /** Rounds whose load generator was saturated: their throughput is k6's ceiling, not the server's. */
   k6SaturatedRounds: number;
   /** Rounds measured while other work took a quarter of the machine or more (`CellDto.machineBusy`). */
@@ -153,6 +159,7 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
           p99Ms: stat(rounds.map((c) => c.summary!.latency.p99)),
           rssPeakBytes: stat(rounds.map((c) => c.summary!.rssPeakBytes)),
           opsPerCpuSecond: stat(rounds.map((c) => opsPerCpuSecond(c.summary!))),
+          failedCallsPct: stat(rounds.map((c) => failedCallsPct(c.summary!))),
           k6SaturatedRounds: rounds.filter((c) => c.k6Saturated).length,
           // A report frozen before the flag existed has none.
           machineBusyRounds: rounds.filter((c) => c.machineBusy === true).length,

@@ -69,7 +69,15 @@ describe("hostCpuTimes", () => {
 /** One /proc as a reading sees it: the uptime, and each process's group, start time and CPU. */
 type Moment = {
   uptime: number;
-  procs: { pid: number; pgrp?: number; start: number; cpu: number; parent?: number }[];
+  procs: {
+    pid: number;
+    pgrp?: number;
+    start: number;
+    cpu: number;
+    parent?: number;
+    /** Resident bytes: private and shared (1,000 private when not given). */
+    memory?: { privateBytes: number; sharedBytes: number } | null;
+  }[];
 };
 
 /** A /proc that moves to the next moment at each reading's first call (uptime). */
@@ -85,9 +93,13 @@ function fakeProc(moments: Moment[]): ProcSource {
         .map((p) => p.pid),
     stat: async (pid) => {
       const p = now().procs.find((q) => q.pid === pid);
-      return p
-        ? { pid, pgrp: p.pgrp ?? 100, cpuSeconds: p.cpu, rssBytes: 1_000, startSeconds: p.start }
-        : null;
+      const memory = p?.memory === undefined ? { privateBytes: 1_000, sharedBytes: 0 } : p.memory;
+      const rssBytes = memory ? memory.privateBytes + memory.sharedBytes : 1_000;
+      return p ? { pid, pgrp: p.pgrp ?? 100, cpuSeconds: p.cpu, rssBytes, startSeconds: p.start } : null;
+    },
+    memory: async (pid) => {
+      const p = now().procs.find((q) => q.pid === pid);
+      return p?.memory === undefined ? { privateBytes: 1_000, sharedBytes: 0 } : p.memory;
     },
   };
 }
@@ -153,6 +165,81 @@ describe("processGroupReader", () => {
     expect(seconds).toEqual([0.9, 1, 1, 0.5 + 0.2 + 0.4]);
     expect(await group.read()).toBeNull();
   });
+
+  it("counts the pages a group's members share once: each one's private pages, plus the most shared", async () => {
+    const mb = 2 ** 20;
+    const group = processGroupReader(
+      100,
+      fakeProc([
+        // One process: its RSS as the kernel has it, whatever it shares with others.
+        {
+          uptime: 1,
+          procs: [{ pid: 100, start: 0, cpu: 0, memory: { privateBytes: 8 * mb, sharedBytes: 36 * mb } }],
+        },
+        // Two workers of 44 MB, 36 MB of each shared, and their primary: 7 + 8 + 8 private, 36 shared.
+        {
+          uptime: 2,
+          procs: [
+            { pid: 100, start: 0, cpu: 0, memory: { privateBytes: 7 * mb, sharedBytes: 30 * mb } },
+            {
+              pid: 101,
+              start: 1,
+              cpu: 0,
+              parent: 100,
+              memory: { privateBytes: 8 * mb, sharedBytes: 36 * mb },
+            },
+            {
+              pid: 102,
+              start: 1,
+              cpu: 0,
+              parent: 100,
+              memory: { privateBytes: 8 * mb, sharedBytes: 36 * mb },
+            },
+          ],
+        },
+        // A member whose split cannot be read counts whole.
+        {
+          uptime: 3,
+          procs: [
+            { pid: 100, start: 0, cpu: 0, memory: { privateBytes: 7 * mb, sharedBytes: 30 * mb } },
+            { pid: 101, start: 1, cpu: 0, parent: 100, memory: null },
+          ],
+        },
+      ]),
+    );
+    expect((await group.read())!.rssBytes).toBe(44 * mb);
+    expect((await group.read())!.rssBytes).toBe((7 + 8 + 8 + 36) * mb);
+    expect((await group.read())!.rssBytes).toBe((7 + 30 + 1_000 / mb) * mb);
+  });
+
+  it("reads a real group of two processes of one runtime as less than the sum of their RSS", async () => {
+    const hold = `${process.execPath} -e 'const b = Buffer.alloc(32 * 2 ** 20, 1); setTimeout(() => b, 60_000)'`;
+    const leader = spawn("sh", ["-c", `${hold} & ${hold} & wait`], { detached: true, stdio: "ignore" });
+    try {
+      const group = processGroupReader(leader.pid!);
+      const nodes = async () => {
+        const stats = (
+          await Promise.all((await procSource.pids()).map((pid) => procSource.stat(pid)))
+        ).filter((s) => s !== null && s.pgrp === leader.pid && s.pid !== leader.pid);
+        return stats;
+      };
+      // Both have started and hold their 32 MB.
+      await expect
+        .poll(async () => (await nodes()).filter((s) => s!.rssBytes > 40 * 2 ** 20).length, {
+          timeout: 20_000,
+        })
+        .toBe(2);
+      const reading = (await group.read())!;
+      const each = await nodes();
+      const sum = each.reduce((a, s) => a + s!.rssBytes, 0);
+      // Node's binary and libraries are mapped by both: counted once, the group is well under the sum…
+      expect(reading.rssBytes).toBeLessThan(sum - 10 * 2 ** 20);
+      // …and holds both processes' own 32 MB.
+      expect(reading.rssBytes).toBeGreaterThan(Math.max(...each.map((s) => s!.rssBytes)) + 30 * 2 ** 20);
+    } finally {
+      process.kill(-leader.pid!, "SIGKILL");
+    }
+  }, 30_000);
 
   it("follows a real process group whose busy member exits and another starts", async () => {
     // Each child burns 0.3 s of CPU (not of wall time), so a loaded machine slows it down but

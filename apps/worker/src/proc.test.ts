@@ -213,28 +213,30 @@ describe("processGroupReader", () => {
   });
 
   it("reads a real group of two processes of one runtime as less than the sum of their RSS", async () => {
-    const hold = `${process.execPath} -e 'const b = Buffer.alloc(32 * 2 ** 20, 1); setTimeout(() => b, 60_000)'`;
-    const leader = spawn("sh", ["-c", `${hold} & ${hold} & wait`], { detached: true, stdio: "ignore" });
+    // Each fills 32 MB of its own, then says so.
+    const hold = `${process.execPath} -e 'const b = Buffer.alloc(32 * 2 ** 20, 1); console.log("held"); setTimeout(() => b, 60_000)'`;
+    const leader = spawn("sh", ["-c", `${hold} & ${hold} & wait`], {
+      detached: true,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     try {
+      let said = "";
+      await new Promise<void>((resolve) =>
+        leader.stdout.setEncoding("utf8").on("data", (d: string) => {
+          said += d;
+          if (said.split("held").length === 3) resolve();
+        }),
+      );
       const group = processGroupReader(leader.pid!);
-      const nodes = async () => {
-        const stats = (
-          await Promise.all((await procSource.pids()).map((pid) => procSource.stat(pid)))
-        ).filter((s) => s !== null && s.pgrp === leader.pid && s.pid !== leader.pid);
-        return stats;
-      };
-      // Both have started and hold their 32 MB.
-      await expect
-        .poll(async () => (await nodes()).filter((s) => s!.rssBytes > 40 * 2 ** 20).length, {
-          timeout: 20_000,
-        })
-        .toBe(2);
       const reading = (await group.read())!;
-      const each = await nodes();
+      const each = (await Promise.all((await procSource.pids()).map((pid) => procSource.stat(pid)))).filter(
+        (s) => s !== null && s.pgrp === leader.pid,
+      );
+      expect(each).toHaveLength(3); // the shell and both
       const sum = each.reduce((a, s) => a + s!.rssBytes, 0);
       // Node's binary and libraries are mapped by both: counted once, the group is well under the sum…
       expect(reading.rssBytes).toBeLessThan(sum - 10 * 2 ** 20);
-      // …and holds both processes' own 32 MB.
+      // …and holds both processes' own 32 MB beside one node's runtime.
       expect(reading.rssBytes).toBeGreaterThan(Math.max(...each.map((s) => s!.rssBytes)) + 30 * 2 ** 20);
     } finally {
       process.kill(-leader.pid!, "SIGKILL");

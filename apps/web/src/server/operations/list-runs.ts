@@ -4,27 +4,50 @@ import type { RunListItemDto } from "../../lib/dto";
 import { serializeRunListItem, serializeRunSummary } from "../serialize";
 import { runScope } from "./run-scope";
 
-/** The most recent runs, newest first (of the reader's workspace only, in a private lab). */
+/**
+ * The dashboard's list: the most recent runs, newest first (of the reader's workspace only, in a
+ * private lab), from `before` (a cursor of this list) on, and the cursor of the runs after them,
+ * or null when there are none. A cursor that is not one (an edited address) starts at the newest.
+ */
 export async function listRuns({
   db,
   limit = 50,
   workspaceId = null,
+  before = null,
 }: {
   db: Db;
   limit?: number;
   workspaceId?: string | null;
-}): Promise<RunListItemDto[]> {
+  before?: string | null;
+}): Promise<{ runs: RunListItemDto[]; older: string | null }> {
+  const take = Math.min(Math.max(limit, 1), 200);
+  const cursor = before ? decodeRunCursor(before) : null;
   const runs = await db.run.findMany({
-    where: runScope(workspaceId),
-    orderBy: { createdAt: "desc" },
-    take: Math.min(Math.max(limit, 1), 200),
+    where: {
+      ...runScope(workspaceId),
+      ...(cursor
+        ? {
+            OR: [
+              { createdAt: { lt: cursor.createdAt } },
+              { createdAt: cursor.createdAt, id: { lt: cursor.id } },
+            ],
+          }
+        : {}),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: take + 1,
     include: {
       apiToken: { select: { name: true } },
       // What an ended run's progress bar counts: a cancelled run's cells mostly never ran.
       _count: { select: { cells: { where: { status: "succeeded" } } } },
     },
   });
-  return runs.map(serializeRunListItem);
+  const page = runs.slice(0, take);
+  const last = page.at(-1);
+  return {
+    runs: page.map(serializeRunListItem),
+    older: runs.length > take && last ? encodeRunCursor(last) : null,
+  };
 }
 
 /** One page of GET /api/v1/runs: newest first, keyset-paginated by (createdAt, id). */

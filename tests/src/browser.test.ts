@@ -134,6 +134,18 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await cluster.check();
       await page.getByTestId("server-python:workers").check();
       await expect.poll(() => page.getByTestId("preview-cells").textContent()).toBe("3 cells");
+      // A matrix past its limit is no one field's fault: the preview counts it and names the limit.
+      await fill(page, "Rounds", "20");
+      await fill(page, "Virtual users", Array.from({ length: 10 }, (_, i) => i + 1).join(", "));
+      await expect.poll(() => page.getByTestId("preview-cells").textContent()).toBe("600 cells");
+      expect(await page.getByTestId("preview-limit").textContent()).toMatch(
+        /^Too large: the matrix has 600 cells .*; at most 500\. Choose fewer/,
+      );
+      expect(await page.getByTestId("preview-invalid").count()).toBe(0);
+      await fill(page, "Rounds", "1");
+      await fill(page, "Virtual users", "10");
+      await expect.poll(() => page.getByTestId("preview-cells").textContent()).toBe("3 cells");
+      expect(await page.getByTestId("preview-limit").count()).toBe(0);
       // "all" means every server, not every way of starting one.
       await page.getByRole("button", { name: "Select every server (without variants)" }).click();
       expect(await page.getByTestId("server-node:cluster").isChecked()).toBe(false);

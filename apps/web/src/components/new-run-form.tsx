@@ -330,17 +330,24 @@ export function NewRunForm({
       .filter((level) => level !== null && level <= (form.model === "open" ? MAX_RATE : 5000)),
   ).size;
   // The fields the schema refuses as typed: while there are any, the preview names them, not counts.
-  const invalidFields = useMemo(() => {
-    const refused = validateSpec(schema, toSpecInput(form)).errors;
+  // The matrix's own limits (cells, hours) are no one field's: the preview shows the count and says
+  // which limit it passes, so servers or rounds are not taken for the one at fault.
+  const { invalidFields, matrixLimits } = useMemo(() => {
+    const all = validateSpec(schema, toSpecInput(form)).errors;
+    const isLimit = (e: { message: string }) => /^the matrix (has \d+ cells|would run for)/.test(e.message);
+    const refused = all.filter((e) => !isLimit(e));
     const keys = (Object.keys(fields) as (keyof FormState)[]).filter((key) =>
       errorsFor(refused, fields[key]).some((e) => key !== "vus" || !e.field.endsWith(".maxVus")),
     );
     if (refused.some((e) => e.field.endsWith(".maxVus"))) keys.push("maxVus");
-    return keys
-      .sort((a, b) => fieldOrder.indexOf(a) - fieldOrder.indexOf(b))
-      .map((key) =>
-        key === "vus" && form.model === "open" ? `${capitalized(ops)} per second` : fieldLabels[key],
-      );
+    return {
+      invalidFields: keys
+        .sort((a, b) => fieldOrder.indexOf(a) - fieldOrder.indexOf(b))
+        .map((key) =>
+          key === "vus" && form.model === "open" ? `${capitalized(ops)} per second` : fieldLabels[key],
+        ),
+      matrixLimits: all.filter(isLimit).map((e) => e.message),
+    };
   }, [schema, form, ops]);
   const rounds = wholeNumber(form.rounds, 1);
   const durationSec = wholeNumber(form.durationSec, 1);
@@ -815,6 +822,7 @@ export function NewRunForm({
       <div className="flex items-center justify-between gap-4 border-t border-zinc-200 pt-5 dark:border-zinc-800">
         <MatrixPreview
           invalidFields={invalidFields}
+          matrixLimits={matrixLimits}
           attempted={attempted}
           servers={form.servers.length}
           levels={levelCount}
@@ -868,6 +876,7 @@ function NumberField({
 
 function MatrixPreview({
   invalidFields,
+  matrixLimits,
   attempted,
   servers,
   levels,
@@ -878,6 +887,8 @@ function MatrixPreview({
 }: {
   /** Labels of the fields the schema refuses as typed: no count holds while there are any. */
   invalidFields: string[];
+  /** The matrix's own limits it passes (too many cells, too many hours), as the schema words them. */
+  matrixLimits: string[];
   /** A submit was tried: the fields in error are highlighted. */
   attempted: boolean;
   servers: number;
@@ -917,6 +928,15 @@ function MatrixPreview({
           "—"
         )}
       </p>
+      {matrixLimits.map((limit) => (
+        <p
+          key={limit}
+          className="text-xs font-medium text-rose-700 dark:text-rose-400"
+          data-testid="preview-limit"
+        >
+          Too large: {limit}. Choose fewer servers, load levels or rounds, or shorter cells.
+        </p>
+      ))}
       <p className="text-xs text-zinc-500 dark:text-zinc-400 tabular-nums">
         {plural(servers, "server")} × {plural(levels, "load level")} ×{" "}
         {rounds === null ? "?" : plural(rounds, "round")}

@@ -6,9 +6,11 @@
  * (or with a lapsed one) to the sign-in form and back.
  */
 import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { createApiToken } from "@perflab/db";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Service } from "../../scripts/lib/services.ts";
+import { repoRoot, type Service } from "../../scripts/lib/services.ts";
 import { echoUploadOf, startPrivateLab, testDb, tokenInDb } from "./helpers.ts";
 
 type Problem = { status: number; detail?: string; errors?: { field: string; message: string }[] };
@@ -303,6 +305,21 @@ describe("the pages of a private lab", () => {
       // The page's own address is in the redirect; nothing of the run is.
       expect(response.text, path).not.toContain(`private-a-${unique}`);
     }
+    // Every page of the app is above, but the sign-in and the permalinks: a new page that forgot
+    // to ask for a sign-in would show a private lab's runs to anyone.
+    const appDir = path.join(repoRoot, "apps/web/src/app");
+    const routes = readdirSync(appDir, { recursive: true, encoding: "utf8" })
+      .filter((file) => path.basename(file) === "page.tsx")
+      .map((file) =>
+        `/${path.dirname(file)}`
+          .split("/")
+          .filter((part) => part !== "" && part !== "." && !/^\(.*\)$/.test(part))
+          .join("/"),
+      )
+      .map((route) => `/${route}`)
+      .filter((route) => route !== "/sign-in" && !route.startsWith("/r/"));
+    const checked = ["/", "/runs/[id]", "/compare", "/reports", "/runs/new", "/studies", "/settings/tokens"];
+    expect(routes.sort()).toEqual(checked.sort());
     const signIn = await request("/sign-in?next=%2F");
     expect(signIn.status).toBe(200);
     expect(signIn.text).toMatch(/runs and results are private/);

@@ -1,4 +1,4 @@
-import { formatMb } from "@/lib/format";
+import { formatGib, formatMb } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import type { ReportCellDto } from "@/lib/report-dto";
@@ -150,7 +150,7 @@ export function CellEnvironment({
                     {count(host?.cores) ?? "—"}
                   </td>
                   <td className={td}>
-                    {count(host?.memoryBytes) === null ? "—" : formatMb(count(host?.memoryBytes))}
+                    {count(host?.memoryBytes) === null ? "—" : formatGib(count(host?.memoryBytes))}
                   </td>
                   <td className={`${td} text-xs`}>
                     {[text(host?.kernel), text(host?.arch)].filter(Boolean).join(" · ") || "—"}

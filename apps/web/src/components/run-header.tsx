@@ -1,6 +1,6 @@
 import type { RunDto } from "@/lib/dto";
 import { formatDateTime, formatDuration } from "@/lib/format";
-import { levelLabel, sharedScenario, workloadName } from "@/lib/labels";
+import { levelLabel, sharedScenario, vusLabel, workloadName } from "@/lib/labels";
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { panel } from "./ui";
@@ -80,7 +80,7 @@ export function RunHeader({
           {spec.loadLevels
             ?.map((l) =>
               "rate" in l
-                ? `${levelLabel({ vus: null, rate: l.rate, scenario })} (≤ ${l.maxVus} VUs)`
+                ? `${levelLabel({ vus: null, rate: l.rate, scenario })} (≤ ${vusLabel(l.maxVus)})`
                 : levelLabel({ vus: l.vus }),
             )
             .join(", ")}

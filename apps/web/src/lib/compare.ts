@@ -1,7 +1,8 @@
 import { failedCallsPct } from "@perflab/contracts";
 import { opsPerCpuSecond, type Spread, spreadOf } from "@perflab/metrics/stats";
 import type { CellDto, CellStatus, RunDto } from "./dto";
-import { operationWord, sharedScenario } from "./labels";
+import { formatGib } from "./format";
+import { operationWord, sharedScenario, vusLabel } from "./labels";
 
 /**
  * One measure over the rounds of a server × load level: what the comparison charts draw (mean,
@@ -246,7 +247,7 @@ function machineLabel(host: HostLike): string {
   const parts = [
     str(host.cpuModel),
     typeof host.cores === "number" ? `${host.cores} ${host.cores === 1 ? "core" : "cores"}` : null,
-    typeof host.memoryBytes === "number" ? `${(host.memoryBytes / 2 ** 30).toFixed(1)} GiB` : null,
+    typeof host.memoryBytes === "number" ? formatGib(host.memoryBytes) : null,
     str(host.kernel),
   ].filter(Boolean);
   return `${name ?? "unknown machine"}${parts.length ? ` (${parts.join(", ")})` : ""}`;
@@ -313,7 +314,7 @@ export function environmentDifferences(cells: CellDto[]): EnvironmentDifference[
         // kept with at most 20 VUs one kept with 500.
         "window",
         (c) => {
-          const label = `${c.durationSeconds} s measured after ${c.warmupSeconds} s of warm-up${c.maxVus !== null ? `, at most ${c.maxVus} VUs` : ""}`;
+          const label = `${c.durationSeconds} s measured after ${c.warmupSeconds} s of warm-up${c.maxVus !== null ? `, at most ${vusLabel(c.maxVus)}` : ""}`;
           return { key: label, label };
         },
       ],

@@ -39,6 +39,10 @@ export const bytesToMb = (bytes: number | null | undefined) => (bytes == null ? 
 export const formatMb = (bytes: number | null | undefined) =>
   bytes == null ? DASH : `${oneDecimal.format(bytesToMb(bytes)!)} MB`;
 
+/** A machine's memory, as every page names it: "24.0 GiB". */
+export const formatGib = (bytes: number | null | undefined) =>
+  bytes == null ? DASH : `${oneDecimal.format(bytes / 2 ** 30)} GiB`;
+
 /** Small memory amounts (one session's share), in KiB-based kB as MB here are MiB-based. */
 export const formatKb = (bytes: number | null | undefined) =>
   bytes == null ? DASH : `${oneDecimal.format(bytes / 1024)} kB`;

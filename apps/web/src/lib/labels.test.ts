@@ -77,6 +77,11 @@ describe("levelLabel", () => {
     expect(levelLabel({ vus: null, rate: 1, scenario: "http-route" })).toBe("1 request/s");
     expect(levelLabel({ vus: 50, rate: null, scenario: "http-route" })).toBe("50 VUs");
   });
+  it("groups thousands as the tables print numbers", () => {
+    expect(levelLabel({ vus: 5000 })).toBe("5,000 VUs");
+    expect(levelLabel({ vus: null, rate: 1000 })).toBe("1,000 calls/s");
+    expect(levelLabel({ vus: null, rate: 12500, scenario: "http-route" })).toBe("12,500 requests/s");
+  });
   it("is null for a level of neither model, an absent rate read as none", () => {
     expect(levelLabel({ vus: null, rate: null })).toBeNull();
     expect(levelLabel({ vus: null })).toBeNull();

@@ -1,5 +1,6 @@
 import { workloadName as sharedWorkloadName } from "@perflab/contracts";
 import type { CellDto } from "./dto";
+import { formatInt } from "./format";
 
 /** The tool a cell calls, when its scenario names one. */
 export function cellTool(cell: Pick<CellDto, "params">): string | null {
@@ -46,12 +47,12 @@ export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string
   return sharedWorkloadName(cell);
 }
 
-/** A closed-model load level as people say it: "1 VU", "50 VUs". */
-const vusLabel = (vus: number): string => `${vus} ${vus === 1 ? "VU" : "VUs"}`;
+/** A closed-model load level as people say it, grouped as the tables print numbers: "1 VU", "1,000 VUs". */
+export const vusLabel = (vus: number): string => `${formatInt(vus)} ${vus === 1 ? "VU" : "VUs"}`;
 
-/** An open-model load level as people say it: "1 call/s", "500 calls/s", "500 requests/s". */
+/** An open-model load level as people say it: "1 call/s", "5,000 calls/s", "500 requests/s". */
 const rateLabel = (rate: number, scenario: string | undefined): string =>
-  `${rate} ${operationWord(scenario, rate)}/s`;
+  `${formatInt(rate)} ${operationWord(scenario, rate)}/s`;
 
 /**
  * A load level of either model as people say it: "50 VUs" (closed), "500 calls/s" (open; "500

@@ -56,6 +56,7 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
           testId="live-chart-rps"
           title="Throughput"
           unit="HTTP req/s"
+          valueUnit="req/s"
           series={[{ key: "rps", name: "RPS", color: colors.rps }]}
         />
         <SeriesChart
@@ -63,6 +64,7 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
           testId="live-chart-latency"
           title="Latency"
           unit="ms"
+          valueUnit="ms"
           series={[
             { key: "p50", name: "p50", color: colors.p50 },
             { key: "p95", name: "p95", color: colors.p95 },
@@ -74,6 +76,7 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
           testId="live-chart-cpu"
           title="CPU"
           unit="%, 100 = one core"
+          valueUnit="%"
           series={[
             { key: "cpu", name: "server", color: colors.cpu },
             { key: "k6", name: "k6", color: colors.k6 },
@@ -84,6 +87,7 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
           testId="live-chart-rss"
           title="Server memory"
           unit="RSS, MB"
+          valueUnit="MB"
           series={[{ key: "rss", name: "RSS", color: colors.rss }]}
         />
       </div>

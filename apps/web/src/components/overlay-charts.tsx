@@ -81,6 +81,7 @@ export function OverlayCharts({
           testId="overlay-chart"
           title={`${shown.title} · ${group.label}`}
           unit={shown.unit}
+          valueUnit={shown.valueUnit}
           rows={overlayRows(group, points, metric)}
           series={group.lines.map((line) => ({
             key: line.cellId,

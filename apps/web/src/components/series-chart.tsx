@@ -12,7 +12,7 @@ import {
 } from "recharts";
 import { maxOf, niceScale, secondTicks } from "@/lib/chart-axis";
 import { seriesChartLabel } from "@/lib/chart-label";
-import { formatMeasure, formatTick } from "@/lib/format";
+import { formatMeasure, formatSecond, formatTick } from "@/lib/format";
 
 export type Series = { key: string; name: string; color: string; dash?: string };
 export type ChartRow = { second: number } & Record<string, number | null>;
@@ -51,6 +51,7 @@ export function SeriesChart({
   testId,
   title,
   unit,
+  valueUnit,
   rows,
   series,
   warmupSeconds,
@@ -59,6 +60,8 @@ export function SeriesChart({
   testId: string;
   title: string;
   unit: string;
+  /** The unit a tooltip prints after each value ("ms", "%"): `unit` describes the axis more fully. */
+  valueUnit: string;
   rows: ChartRow[];
   series: Series[];
   warmupSeconds: number;
@@ -67,6 +70,7 @@ export function SeriesChart({
   const end = Math.max(endSecond, 1);
   // A cell's points may start a second before its load (a wall-clock second's part): the axis with them.
   const start = Math.min(0, rows[0]?.second ?? 0);
+  const at = (second: number) => formatSecond(second, end - start);
   return (
     <figure data-testid={testId} data-points={rows.length} data-series={series.length} className="min-w-0">
       <figcaption className="mb-2 text-sm font-medium">
@@ -103,7 +107,7 @@ export function SeriesChart({
               interval={0}
               tick={axisTick(11)}
               {...axisStyle}
-              tickFormatter={(second: number) => `${formatTick(second)} s`}
+              tickFormatter={at}
             />
             <YAxis
               tick={axisTick(11)}
@@ -118,8 +122,10 @@ export function SeriesChart({
             />
             <Tooltip
               contentStyle={tooltipStyle}
-              labelFormatter={(second) => `${second} s`}
-              formatter={(value) => (typeof value === "number" ? formatMeasure(value) : value)}
+              labelFormatter={(second) => (typeof second === "number" ? at(second) : second)}
+              formatter={(value) =>
+                typeof value === "number" ? `${formatMeasure(value)} ${valueUnit}` : value
+              }
             />
             {series.map((s) => (
               <Line

@@ -1,4 +1,4 @@
-import { formatMeasure } from "./format";
+import { formatDuration, formatMeasure } from "./format";
 
 /**
  * What a time-series chart shows, for a screen reader (the chart itself is a picture): each line's
@@ -17,5 +17,5 @@ export function seriesChartLabel(
     if (values.length === 0) return `${s.name} no values`;
     return `${s.name} ${formatMeasure(Math.min(...values))}–${formatMeasure(Math.max(...values))}`;
   });
-  return `${title} (${unit}) over ${endSecond} s: ${ranges.join("; ")}`;
+  return `${title} (${unit}) over ${formatDuration(endSecond)}: ${ranges.join("; ")}`;
 }

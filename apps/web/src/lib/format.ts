@@ -50,6 +50,21 @@ export const formatKb = (bytes: number | null | undefined) =>
 export const formatDateTime = (iso: string | null | undefined) =>
   iso ? `${dateTime.format(new Date(iso))} UTC` : DASH;
 
+/**
+ * A second of a time axis that spans `span` seconds, as its ticks and tooltip print it: seconds
+ * ("45 s", "1,200 s") up to five minutes, then the clock's m:ss ("12:30 min"), past an hour h:mm
+ * ("14:00 h"), so a soak of a day reads as hours rather than "43,200 s".
+ */
+export function formatSecond(second: number, span: number): string {
+  if (span <= 300) return `${upToTwoDecimals.format(second)} s`;
+  const sign = second < 0 ? "-" : "";
+  const total = Math.round(Math.abs(second));
+  const pad = (n: number) => String(n).padStart(2, "0");
+  if (span <= 3600) return `${sign}${Math.floor(total / 60)}:${pad(total % 60)} min`;
+  const minutes = Math.round(total / 60);
+  return `${sign}${Math.floor(minutes / 60)}:${pad(minutes % 60)} h`;
+}
+
 export function formatDuration(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   const m = Math.floor(seconds / 60);

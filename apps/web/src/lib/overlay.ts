@@ -6,11 +6,12 @@ import { levelLabel, workloadName } from "./labels";
 
 export type OverlayMetric = "rps" | "p99" | "cpu" | "rss";
 
-export const overlayMetrics: { id: OverlayMetric; title: string; unit: string }[] = [
-  { id: "rps", title: "Throughput", unit: "HTTP req/s" },
-  { id: "p99", title: "Latency p99", unit: "ms" },
-  { id: "cpu", title: "Server CPU", unit: "%, 100 = one core" },
-  { id: "rss", title: "Server memory", unit: "RSS, MB" },
+/** `unit` heads the chart; `valueUnit` follows each value in its tooltip. */
+export const overlayMetrics: { id: OverlayMetric; title: string; unit: string; valueUnit: string }[] = [
+  { id: "rps", title: "Throughput", unit: "HTTP req/s", valueUnit: "req/s" },
+  { id: "p99", title: "Latency p99", unit: "ms", valueUnit: "ms" },
+  { id: "cpu", title: "Server CPU", unit: "%, 100 = one core", valueUnit: "%" },
+  { id: "rss", title: "Server memory", unit: "RSS, MB", valueUnit: "MB" },
 ];
 
 export type OverlayLine = {

@@ -18,7 +18,15 @@ import {
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
 import { bytesToMb, formatMeasure, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { capitalized, levelLabel, operationsName, operationWord, workloadName } from "@/lib/labels";
+import {
+  type CellNumbering,
+  capitalized,
+  cellNumber,
+  levelLabel,
+  operationsName,
+  operationWord,
+  workloadName,
+} from "@/lib/labels";
 import { axisStyle, axisTick, valueAxis } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -568,7 +576,7 @@ function RoundsTable({ workload }: { workload: Workload }) {
 
 const missingLabel = (cell: Comparison["missing"][number]) => {
   const level = levelLabel(cell);
-  return `#${cell.index} ${cell.serverName}${level === null ? "" : ` · ${level}`} · r${cell.round} (${cell.status})`;
+  return `${cellNumber(cell)} ${cell.serverName}${level === null ? "" : ` · ${level}`} · r${cell.round} (${cell.status})`;
 };
 
 /**
@@ -580,7 +588,7 @@ export function ComparisonSection({
   serverOrder,
   catalog,
 }: {
-  cells: CellDto[];
+  cells: (CellDto & CellNumbering)[];
   serverOrder: string[];
   /** The catalog's server names in its order: what the colours follow (lib/colours). */
   catalog: string[];

@@ -5,7 +5,7 @@ import { maxOf } from "@/lib/chart-axis";
 import { cellLooks, swatchStyle } from "@/lib/colours";
 import type { CellDto, LatencyDto } from "@/lib/dto";
 import { formatMs } from "@/lib/format";
-import { cellLabel } from "@/lib/labels";
+import { type CellNumbering, cellLabel } from "@/lib/labels";
 import { axisStyle, axisTick, tooltipStyle, valueAxis } from "./series-chart";
 
 const percentiles: { key: keyof LatencyDto; label: string }[] = [
@@ -16,7 +16,13 @@ const percentiles: { key: keyof LatencyDto; label: string }[] = [
   { key: "p999", label: "p99.9" },
 ];
 /** Latency percentiles side by side: one group per percentile, one bar per finished cell. */
-export function PercentileChart({ cells, catalog }: { cells: CellDto[]; catalog: string[] }) {
+export function PercentileChart({
+  cells,
+  catalog,
+}: {
+  cells: (CellDto & CellNumbering)[];
+  catalog: string[];
+}) {
   const done = cells.filter((c) => c.summary !== null);
   const looks = cellLooks(done, catalog);
   const rows = percentiles.map(({ key, label }) => ({

@@ -1,4 +1,5 @@
 import type { CellDto } from "@/lib/dto";
+import type { CellNumbering } from "@/lib/labels";
 import { PercentileChart } from "./percentile-chart";
 import { SummaryTable } from "./summary-table";
 import { panel } from "./ui";
@@ -8,7 +9,7 @@ export function RunSummary({
   cells,
   catalog,
 }: {
-  cells: CellDto[];
+  cells: (CellDto & CellNumbering)[];
   /** The catalog's server names in its order: what the chart's colours follow (lib/colours). */
   catalog: string[];
 }) {

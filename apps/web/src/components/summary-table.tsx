@@ -1,7 +1,7 @@
 import { heldSessions, rssPerSession } from "@perflab/contracts";
 import type { CellDto, CellSummaryDto } from "@/lib/dto";
 import { formatInt, formatKb, formatMb, formatMs, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { cellLabel, levelLabel, operationWord } from "@/lib/labels";
+import { type CellNumbering, cellLabel, levelLabel, operationWord } from "@/lib/labels";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 type Column = { label: string; title?: string; value: (s: CellSummaryDto, cell: CellDto) => string };
@@ -93,7 +93,7 @@ const droppedColumn: Column = {
 };
 
 /** Results over each cell's measured window (warm-up excluded). */
-export function SummaryTable({ cells }: { cells: CellDto[] }) {
+export function SummaryTable({ cells }: { cells: (CellDto & CellNumbering)[] }) {
   const done = cells.filter((c): c is CellDto & { summary: CellSummaryDto } => c.summary !== null);
   // Summaries frozen in reports before the open model existed have no droppedCalls at all.
   const shown = [

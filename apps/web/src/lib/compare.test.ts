@@ -15,6 +15,7 @@ import {
   versusFastest,
 } from "./compare";
 import type { CellDto } from "./dto";
+import { cellLabel, cellNumber } from "./labels";
 
 describe("stat", () => {
   it("gives mean, sample sd, min and max, ignoring missing values", () => {
@@ -597,6 +598,29 @@ describe("comparing runs", () => {
       ["go · after", 1300],
     ]);
     expect(versusFastest(groups).get(groups[1]!)!.ratio).toBeCloseTo(1000 / 1300, 9);
+  });
+
+  it("keeps each run's own cell numbers in what people read, its indexes apart for keys", () => {
+    resetCells();
+    const before = [cell("go", 1, 1, summary(1000, 4, 10)), cell("node", 1, 1, summary(800, 6, 40))];
+    resetCells();
+    const after = [
+      cell("go", 1, 1, summary(1300, 3, 11)),
+      { ...cell("node", 1, 1, null), status: "failed" as const },
+    ];
+    const { cells, serverOrder } = mergeRuns([
+      run("r1", "before", null, before),
+      run("r2", "after", null, after),
+    ]);
+    expect(new Set(cells.map((c) => c.index)).size).toBe(cells.length);
+    expect(cells.map(cellLabel)).toEqual([
+      "#0 go · before · echo · 1 VU · r1",
+      "#1 node · before · echo · 1 VU · r1",
+      "#0 go · after · echo · 1 VU · r1",
+      "#1 node · after · echo · 1 VU · r1",
+    ]);
+    const missing = compareCells(cells, serverOrder).missing;
+    expect(missing.map((m) => `${cellNumber(m)} ${m.serverName}`)).toEqual(["#1 node · after"]);
   });
 
   it("keeps open-model levels apart from closed ones across runs", () => {

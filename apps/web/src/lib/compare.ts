@@ -2,7 +2,7 @@ import { failedCallsPct } from "@perflab/contracts";
 import { opsPerCpuSecond, type Spread, spreadOf } from "@perflab/metrics/stats";
 import type { CellDto, CellStatus, RunDto } from "./dto";
 import { formatGib } from "./format";
-import { operationWord, sharedScenario, vusLabel } from "./labels";
+import { type CellNumbering, operationWord, sharedScenario, vusLabel } from "./labels";
 
 /**
  * One measure over the rounds of a server × load level: what the comparison charts draw (mean,
@@ -59,7 +59,11 @@ export type Workload = {
 export type MissingCell = Pick<
   CellDto,
   "index" | "serverName" | "scenario" | "vus" | "rate" | "round" | "status" | "error"
->;
+> &
+  CellNumbering;
+
+/** A cell of a comparison of runs: `index` unique among all runs, `shownIndex` its run's own. */
+export type MergedCell = CellDto & { shownIndex: number };
 
 export type Comparison = {
   /** Every server of the run, in the run's order: the order of the bars and legends. */
@@ -123,7 +127,7 @@ export function runServers(cells: Pick<CellDto, "serverName">[], serverOrder: st
  * Groups a run's cells by workload × server × load level and aggregates the rounds. Only succeeded
  * cells with a summary count; `serverOrder` (the run's spec) fixes the order of the bars.
  */
-export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comparison {
+export function compareCells(cells: (CellDto & CellNumbering)[], serverOrder: string[] = []): Comparison {
   const servers = runServers(cells, serverOrder);
   const missing: MissingCell[] = [];
   let pending = 0;
@@ -135,8 +139,8 @@ export function compareCells(cells: CellDto[], serverOrder: string[] = []): Comp
       continue;
     }
     if (cell.status !== "succeeded" || cell.summary === null) {
-      const { index, serverName, scenario, round, status, error } = cell;
-      missing.push({ index, serverName, scenario, ...levelOf(cell), round, status, error });
+      const { index, shownIndex, serverName, scenario, round, status, error } = cell;
+      missing.push({ index, shownIndex, serverName, scenario, ...levelOf(cell), round, status, error });
       continue;
     }
     const key = workloadKey(cell);
@@ -535,17 +539,18 @@ export function runTags(runs: RunToCompare[]): Map<string, string> {
 
 /**
  * The cells of several runs as one comparison: each server becomes "server · tag" (so a server
- * measured in two runs gets a bar per run), cell indexes continue from run to run, and the servers
+ * measured in two runs gets a bar per run), cell indexes continue from run to run (keys and test
+ * ids stay unique) while labels print each run's own ("#3 go · 3f2a9c1"), and the servers
  * keep each run's order, run after run (hence the bars'); a server keeps its colour (lib/colours),
  * fainter in each later run.
  */
 export function mergeRuns(runs: RunToCompare[]): {
-  cells: CellDto[];
+  cells: MergedCell[];
   serverOrder: string[];
   tags: Map<string, string>;
 } {
   const tags = runTags(runs);
-  const cells: CellDto[] = [];
+  const cells: MergedCell[] = [];
   const serverOrder: string[] = [];
   for (const { run, cells: own } of runs) {
     const tag = tags.get(run.id)!;
@@ -554,7 +559,12 @@ export function mergeRuns(runs: RunToCompare[]): {
     const label = (server: string) => `${server} · ${tag}`;
     for (const server of runServers(own, run.spec.servers ?? [])) serverOrder.push(label(server));
     for (const cell of [...own].sort((a, b) => a.index - b.index)) {
-      cells.push({ ...cell, index: offset + cell.index, serverName: label(cell.serverName) });
+      cells.push({
+        ...cell,
+        index: offset + cell.index,
+        shownIndex: cell.index,
+        serverName: label(cell.serverName),
+      });
     }
   }
   return { cells, serverOrder, tags };

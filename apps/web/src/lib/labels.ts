@@ -70,6 +70,13 @@ export function levelLabel(level: {
 }
 
 /**
+ * A cell's number as its run's own page prints it: "#3". A comparison of runs numbers the cells
+ * of all its runs apart (`index`, unique among them) and keeps each one's own in `shownIndex`.
+ */
+export type CellNumbering = { index: number; shownIndex?: number };
+export const cellNumber = (cell: CellNumbering): string => `#${cell.shownIndex ?? cell.index}`;
+
+/**
  * A short name for a cell in legends and tables: server, tool (or route), load and round — the tool
  * too, so the cells of a run that calls several tools on one server are told apart.
  */
@@ -81,5 +88,5 @@ export function cellLabel(
   const what = cellTool(cell) || cellRoute(cell) ? ` · ${workloadName(cell)}` : "";
   const level = levelLabel(cell);
   const load = level === null ? "" : ` · ${level}`;
-  return `#${cell.index} ${cell.serverName}${what}${load} · r${cell.round}`;
+  return `${cellNumber(cell)} ${cell.serverName}${what}${load} · r${cell.round}`;
 }

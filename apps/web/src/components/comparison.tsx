@@ -1,5 +1,6 @@
 "use client";
 
+import { useId } from "react";
 import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { type SeriesLook, serverLooks, swatchStyle } from "@/lib/colours";
 import {
@@ -27,6 +28,7 @@ import {
   operationWord,
   workloadName,
 } from "@/lib/labels";
+import { barLook, LookPatterns } from "./look-patterns";
 import { axisStyle, axisTick, valueAxis } from "./series-chart";
 import { panel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
@@ -219,6 +221,7 @@ function CompareChart({
 }) {
   const rows = rowsFor(workload, metric);
   const bars = workload.servers;
+  const patterns = useId().replace(/[^a-zA-Z0-9-]/g, "");
   return (
     <figure
       data-testid={`compare-chart-${metric.id}`}
@@ -245,6 +248,7 @@ function CompareChart({
             // A picture of the numbers (named above, and in the table below), not a control.
             accessibilityLayer={false}
           >
+            <LookPatterns prefix={patterns} looks={looks.values()} />
             <CartesianGrid stroke="currentColor" strokeOpacity={0.15} vertical={false} />
             <XAxis dataKey="level" tick={axisTick(12)} {...axisStyle} />
             <YAxis
@@ -272,10 +276,7 @@ function CompareChart({
                 key={server}
                 name={server}
                 dataKey={(row: Row) => row.stats[server]?.mean ?? null}
-                fill={looks.get(server)!.colour}
-                fillOpacity={looks.get(server)!.opacity}
-                stroke={looks.get(server)!.colour}
-                strokeWidth={looks.get(server)!.opacity < 1 ? 1 : 0}
+                {...barLook(patterns, looks.get(server)!)}
                 radius={[3, 3, 0, 0]}
                 maxBarSize={48}
                 isAnimationActive={false}

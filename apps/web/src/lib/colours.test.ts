@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   cellLooks,
+  dashOf,
+  LOOKS_PER_COLOUR,
+  MAX_DISTINCT_ROUNDS,
+  nthLook,
   repeatOpacity,
   repeatsOf,
   SERVER_HUES,
@@ -88,8 +92,50 @@ describe("server colours", () => {
     expect(looks.get("c0")!.colour).not.toBe(looks.get("c1")!.colour);
     expect(looks.get("c0")!.colour).toBe(serverColour(catalog, "go"));
     expect([looks.get("c0")!.opacity, looks.get("c2")!.opacity]).toEqual([1, repeatOpacity(1)]);
-    // Two load levels of one round are one repeat: told apart by their labels.
-    const levels = cellLooks([...cells, { id: "c4", serverName: "go", round: 1 }], catalog);
-    expect(levels.get("c4")).toEqual(levels.get("c0"));
+  });
+
+  it("give a server's load levels looks of their own in its colour, the lowest plain", () => {
+    const cells = [
+      { id: "c0", serverName: "go", round: 1, vus: 1 },
+      { id: "c1", serverName: "go", round: 1, vus: 2 },
+      { id: "c2", serverName: "rust", round: 1, vus: 1 },
+      { id: "c3", serverName: "go", round: 1, vus: null, rate: 100 },
+    ];
+    const looks = cellLooks(cells, catalog);
+    expect(looks.get("c1")!.colour).toBe(looks.get("c0")!.colour);
+    expect(looks.get("c1")).not.toEqual(looks.get("c0"));
+    expect(looks.get("c3")).not.toEqual(looks.get("c1"));
+    expect(looks.get("c0")!.hatch).toBeNull();
+    // The same level looks the same on every server: only the colour changes.
+    expect({ ...looks.get("c2")!, colour: "" }).toEqual({ ...looks.get("c0")!, colour: "" });
+  });
+
+  it("never give two cells of one server the same look: 3 levels × 3 rounds × 2 runs", () => {
+    const cells = ["go · a", "go · b"].flatMap((serverName) =>
+      [1, 2, 3].flatMap((round) =>
+        [1, 10, 100].map((vus) => ({ id: `${serverName} ${round} ${vus}`, serverName, round, vus })),
+      ),
+    );
+    const looks = [...cellLooks(cells, catalog).values()].map((l) => JSON.stringify(l));
+    expect(new Set(looks).size).toBe(cells.length);
+  });
+});
+
+describe("repeats and rounds", () => {
+  it("give each of 8 runs of one server a look of its own", () => {
+    const names = Array.from({ length: 8 }, (_, i) => `go · run${i}`);
+    const looks = serverLooks(catalog, names);
+    expect(new Set(names.map((n) => JSON.stringify(looks.get(n)))).size).toBe(8);
+    expect(new Set(names.map((n) => looks.get(n)!.colour)).size).toBe(1);
+    expect(LOOKS_PER_COLOUR).toBeGreaterThanOrEqual(8);
+    const all = Array.from({ length: LOOKS_PER_COLOUR }, (_, n) => JSON.stringify(nthLook(n)));
+    expect(new Set(all).size).toBe(LOOKS_PER_COLOUR);
+  });
+
+  it("give each of 20 rounds a dash of its own, round 1 solid", () => {
+    const dashes = Array.from({ length: 20 }, (_, i) => dashOf(i + 1));
+    expect(dashes[0]).toBeUndefined();
+    expect(new Set(dashes).size).toBe(20);
+    expect(MAX_DISTINCT_ROUNDS).toBe(20);
   });
 });

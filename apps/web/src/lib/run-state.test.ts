@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cell as fixtureCell } from "./cell-fixtures";
+import { downsamplePoints, MAX_POINTS_PER_CELL } from "./downsample";
 import type { CellDto, RunDto } from "./dto";
 import { pointAt } from "./point-fixture";
 import { defaultChartCell, type RunState, reduceRunState, runProgress } from "./run-state";
@@ -94,6 +95,21 @@ describe("reduceRunState", () => {
     expect(defaultChartCell(running)).toBe("c2");
     expect(defaultChartCell(reduceRunState(initial, point("c1", 0)))).toBe("c1");
   });
+
+  it("opens a finished run on its last succeeded cell, not a later one without a result", () => {
+    const finished: RunState = {
+      run: { ...run, status: "partial", cellsDone: 2 },
+      cells: [
+        { ...cell("c1", 0), status: "succeeded" },
+        { ...cell("c2", 1), status: "failed" },
+      ],
+      points: { c1: [point("c1", 0)], c2: [point("c2", 0)] },
+    };
+    expect(defaultChartCell(finished)).toBe("c1");
+    // Nothing succeeded: the last cell with data.
+    const failed = { ...finished, cells: finished.cells.map((c) => ({ ...c, status: "failed" as const })) };
+    expect(defaultChartCell(failed)).toBe("c2");
+  });
 });
 
 describe("runProgress", () => {
@@ -114,5 +130,35 @@ describe("runProgress", () => {
     };
     expect(runProgress(overrun)).toBeCloseTo(1.99, 5);
     expect(runProgress(initial)).toBe(0);
+  });
+
+  it("counts a long cell's elapsed seconds, not its thinned points, and never goes backwards", () => {
+    const day: RunState = {
+      run: { ...run, status: "running", cellsTotal: 1 },
+      cells: [{ ...cell("c1", 0), status: "running", warmupSeconds: 0, durationSeconds: 86_400 }],
+      points: {},
+    };
+    let state = day;
+    let previous = 0;
+    const progressAt: number[] = [];
+    for (let second = 0; second < 4_001; second++) {
+      state = reduceRunState(state, point("c1", second));
+      const progress = runProgress(state);
+      expect(progress).toBeGreaterThanOrEqual(previous);
+      previous = progress;
+      progressAt.push(progress);
+    }
+    // The 4,001st second halved the series.
+    expect(state.points.c1!.length).toBeLessThanOrEqual(MAX_POINTS_PER_CELL + 1);
+    expect(progressAt[3_998]).toBeCloseTo(3_999 / 86_400, 6);
+    expect(progressAt[4_000]).toBeCloseTo(4_001 / 86_400, 6);
+    expect(progressAt[4_000]! * 100).toBeCloseTo(4.6, 1);
+    // A page opened late gets the series already thinned (by the snapshot): the same share.
+    const snapshot = downsamplePoints(
+      Array.from({ length: 4_000 }, (_, second) => point("c1", second)),
+      MAX_POINTS_PER_CELL,
+    );
+    expect(snapshot).toHaveLength(MAX_POINTS_PER_CELL);
+    expect(runProgress({ ...day, points: { c1: snapshot } }) * 100).toBeCloseTo(4.6, 1);
   });
 });

@@ -6,6 +6,7 @@ import { bytesToMb } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
 import { waitingMessage } from "@/lib/waiting";
 import { type ChartRow, SeriesChart } from "./series-chart";
+import { StatusBadge } from "./status-badge";
 
 const colors = {
   rps: "#0ea5e9",
@@ -43,7 +44,8 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
     <section aria-label="Live metrics" data-testid="live-charts">
       <h2 className="mb-3 text-lg font-semibold">
         Metrics{" "}
-        <span className="text-sm font-normal text-zinc-500 dark:text-zinc-400">{cellLabel(cell)}</span>
+        <span className="text-sm font-normal text-zinc-500 dark:text-zinc-400">{cellLabel(cell)}</span>{" "}
+        <StatusBadge status={cell.status} testId="charts-cell-status" />
       </h2>
       {rows.length === 0 && (
         <p className="mb-3 text-sm text-zinc-500 dark:text-zinc-400" data-testid="charts-waiting">

@@ -15,6 +15,7 @@ import {
   NOISY_CV,
   type Stat,
   versusFastest,
+  versusKind,
   type Workload,
 } from "@/lib/compare";
 import type { CellDto } from "@/lib/dto";
@@ -500,6 +501,7 @@ function RoundsTable({ workload }: { workload: Workload }) {
             {workload.levels.flatMap((level) => {
               const groups = groupsAtLevel(workload.groups, level);
               const versus = versusFastest(groups);
+              const kind = versusKind(groups);
               return groups.map((g, i) => {
                 const v = versus.get(g)!;
                 const cvNoisy = g.opsRps.cv !== null && g.opsRps.cv > NOISY_CV;
@@ -527,8 +529,18 @@ function RoundsTable({ workload }: { workload: Workload }) {
                     <td className={tdNum} data-testid="ci">
                       {interval(g.opsRps, formatRate)}
                     </td>
-                    <td className={tdNum} data-testid="versus" data-separation={v.separation ?? undefined}>
-                      {v.fastest ? (
+                    <td
+                      className={tdNum}
+                      data-testid="versus"
+                      data-separation={kind === "ranked" ? (v.separation ?? undefined) : undefined}
+                    >
+                      {kind === "only" ? (
+                        "only result"
+                      ) : kind === "open" ? (
+                        <span title="Every server was offered the same rate: throughput does not rank them">
+                          —
+                        </span>
+                      ) : v.fastest ? (
                         "fastest"
                       ) : (
                         <>

@@ -13,6 +13,7 @@ import {
   runTags,
   stat,
   versusFastest,
+  versusKind,
 } from "./compare";
 import type { CellDto } from "./dto";
 import { cellLabel, cellNumber } from "./labels";
@@ -298,6 +299,23 @@ describe("versusFastest", () => {
     // One round has no interval: the ratio stands alone.
     expect(by("bun")).toMatchObject({ ratio: 0.7, separation: null });
     expect(versusFastest([]).size).toBe(0);
+  });
+
+  it("ranks only closed-model levels with more than one server", () => {
+    resetCells();
+    const closed = compareCells([
+      cell("rust", 10, 1, summary(1000, 1, 1)),
+      cell("go", 10, 1, summary(500, 1, 1)),
+      cell("rust", 20, 1, summary(1200, 1, 1)),
+    ]).workloads[0]!;
+    expect(versusKind(groupsAtLevel(closed.groups, { vus: 10, rate: null }))).toBe("ranked");
+    expect(versusKind(groupsAtLevel(closed.groups, { vus: 20, rate: null }))).toBe("only");
+    resetCells();
+    const open = compareCells([
+      openCell("rust", 100, 1, summary(100, 1, 1)),
+      openCell("go", 100, 1, summary(99, 1, 1)),
+    ]).workloads[0]!;
+    expect(versusKind(groupsAtLevel(open.groups, { vus: null, rate: 100 }))).toBe("open");
   });
 });
 

@@ -230,6 +230,16 @@ export function versusFastest(groups: ComparisonGroup[]): Map<ComparisonGroup, V
   return result;
 }
 
+/**
+ * What a level's "vs fastest" column can say: a ranking; "only" with a single server, nothing to
+ * compare with; "open" at an open-model level, where every server was offered the same rate, so
+ * one that kept up is not faster than another that kept up.
+ */
+export function versusKind(groups: ComparisonGroup[]): "ranked" | "only" | "open" {
+  if (groups.length <= 1) return "only";
+  return groups.some((g) => g.rate !== null) ? "open" : "ranked";
+}
+
 type HostLike = {
   hostId?: unknown;
   hostname?: unknown;

@@ -5,13 +5,14 @@ import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { panel } from "./ui";
 
-export type Connection = "connecting" | "live" | "reconnecting" | "unavailable" | "closed";
+export type Connection = "connecting" | "live" | "reconnecting" | "unavailable" | "deleted" | "closed";
 
 const connectionText: Record<Connection, string> = {
   connecting: "connecting…",
   live: "live",
   reconnecting: "reconnecting…",
   unavailable: "live updates unavailable; retrying…",
+  deleted: "this run was deleted; no more live updates",
   closed: "",
 };
 

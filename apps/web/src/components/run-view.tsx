@@ -16,6 +16,9 @@ import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
 import { WorkersNotice } from "./workers-notice";
 
+/** At most one refresh per this many ms while cells end. */
+const REFRESH_EVERY_MS = 500;
+
 /**
  * The live part of a run page. It follows the run's server-sent events (never polls) and asks the
  * server component for fresh data when a cell or the run finishes, so summaries appear.
@@ -45,44 +48,86 @@ export function RunView({
     dispatch({ type: "props", run, cells });
   }, [run, cells]);
 
+  // A cell's end asks for fresh props; refreshes asked for within REFRESH_EVERY_MS are one, since
+  // cancelling a run ends every queued cell at once. The run's end refreshes at once instead.
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(refreshTimer.current), []);
+
   // EventSource retries a dropped stream by itself, but gives up for good on an error answer (the
-  // events route answers 503 while Redis is down): then open a new one, backing off to 30 s.
-  const [attempt, setAttempt] = useState(0);
+  // events route answers 503 while Redis is down): then open a new one, backing off to 30 s. The
+  // backoff starts over once a stream opens; a deleted run (404) is not retried.
   useEffect(() => {
-    const source = new EventSource(`/api/v1/runs/${run.id}/events`);
+    const url = `/api/v1/runs/${run.id}/events`;
+    let source: EventSource;
     let retry: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let disposed = false;
+    let ended = false;
+    const refreshSoon = () => {
+      if (refreshTimer.current !== undefined) return;
+      refreshTimer.current = setTimeout(() => {
+        refreshTimer.current = undefined;
+        router.refresh();
+      }, REFRESH_EVERY_MS);
+    };
+    const refreshNow = () => {
+      clearTimeout(refreshTimer.current);
+      refreshTimer.current = undefined;
+      router.refresh();
+    };
     const close = () => {
+      ended = true;
       source.close();
       setConnection("closed");
     };
-    source.onopen = () => setConnection("live");
-    source.onerror = () => {
-      if (source.readyState !== EventSource.CLOSED) {
-        setConnection("reconnecting");
-        return;
-      }
-      setConnection("unavailable");
-      retry = setTimeout(() => setAttempt((n) => n + 1), Math.min(30_000, 2_000 * 2 ** Math.min(attempt, 4)));
+    const open = () => {
+      source = new EventSource(url);
+      source.onopen = () => {
+        failures = 0;
+        setConnection("live");
+      };
+      source.onerror = () => {
+        if (source.readyState !== EventSource.CLOSED) {
+          setConnection("reconnecting");
+          return;
+        }
+        setConnection("unavailable");
+        const delay = Math.min(30_000, 2_000 * 2 ** Math.min(failures, 4));
+        failures += 1;
+        // EventSource does not tell which error answer it got: ask the route once.
+        fetch(url, { method: "HEAD" })
+          .then((response) => response.status === 404)
+          .catch(() => false)
+          .then((deleted) => {
+            if (disposed) return;
+            if (deleted) setConnection("deleted");
+            else retry = setTimeout(open, delay);
+          });
+      };
+      source.onmessage = (message) => {
+        if (ended) return;
+        failures = 0;
+        const event = JSON.parse(message.data) as RunAction;
+        dispatch(event);
+        if (event.type === "snapshot" && terminalRunStatuses.includes(event.run.status)) {
+          close();
+          // The run ended between the page render and this stream: show its final state.
+          if (renderedStatus.current !== event.run.status) refreshNow();
+        } else if (event.type === "run" && terminalRunStatuses.includes(event.status)) {
+          close();
+          refreshNow();
+        } else if (event.type === "cell" && terminalCellStatuses.includes(event.status)) {
+          refreshSoon();
+        }
+      };
     };
-    source.onmessage = (message) => {
-      const event = JSON.parse(message.data) as RunAction;
-      dispatch(event);
-      if (event.type === "snapshot" && terminalRunStatuses.includes(event.run.status)) {
-        close();
-        // The run ended between the page render and this stream: show its final state.
-        if (renderedStatus.current !== event.run.status) router.refresh();
-      } else if (event.type === "run" && terminalRunStatuses.includes(event.status)) {
-        close();
-        router.refresh();
-      } else if (event.type === "cell" && terminalCellStatuses.includes(event.status)) {
-        router.refresh();
-      }
-    };
+    open();
     return () => {
+      disposed = true;
       clearTimeout(retry);
       source.close();
     };
-  }, [run.id, router, attempt]);
+  }, [run.id, router]);
 
   const chartCellId = picked ?? defaultChartCell(state);
   const chartCell = state.cells.find((c) => c.id === chartCellId);

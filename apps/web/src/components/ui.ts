@@ -15,7 +15,7 @@ export const tdNum = "whitespace-nowrap px-3 py-2 text-right tabular-nums";
 export const thNum = `${th} text-right`;
 export const tbody = "divide-y divide-zinc-100 dark:divide-zinc-800/70";
 export const buttonPrimary =
-  "inline-flex items-center justify-center rounded-md bg-sky-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-sky-500 disabled:cursor-not-allowed disabled:opacity-60 dark:bg-sky-500 dark:hover:bg-sky-400";
+  "inline-flex items-center justify-center rounded-md bg-sky-700 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-sky-800 disabled:cursor-not-allowed disabled:opacity-60";
 export const link = "text-sky-700 hover:underline dark:text-sky-400";
 export const buttonSecondary =
   "inline-flex items-center justify-center rounded-md border border-zinc-300 bg-white px-3 py-1.5 text-sm font-medium shadow-sm hover:bg-zinc-50 disabled:cursor-not-allowed disabled:opacity-60 dark:border-zinc-700 dark:bg-zinc-900 dark:hover:bg-zinc-800";

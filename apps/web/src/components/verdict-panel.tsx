@@ -104,11 +104,15 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
                   <td className={td}>{metricLabel[c.metric]}</td>
                   <td className={tdNum}>
                     {show(c.metric, c.baseline.mean)}
-                    {c.baseline.n > 1 && <span className="text-zinc-400"> ×{c.baseline.n}</span>}
+                    {c.baseline.n > 1 && (
+                      <span className="text-zinc-500 dark:text-zinc-400"> ×{c.baseline.n}</span>
+                    )}
                   </td>
                   <td className={tdNum}>
                     {show(c.metric, c.candidate.mean)}
-                    {c.candidate.n > 1 && <span className="text-zinc-400"> ×{c.candidate.n}</span>}
+                    {c.candidate.n > 1 && (
+                      <span className="text-zinc-500 dark:text-zinc-400"> ×{c.candidate.n}</span>
+                    )}
                   </td>
                   <td className={tdNum}>
                     {c.changePct >= 0 ? "+" : ""}

@@ -4,6 +4,26 @@ import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
+/** Longer than this, an error folds into a disclosure rather than widening the table. */
+const ERROR_FOLD_CHARS = 40;
+
+/**
+ * A cell's error. A long one shows its start in a disclosure that opens to the whole text, so it is
+ * reachable by keyboard and touch, not only by hovering, and the table stays compact.
+ */
+function CellError({ text, testId }: { text: string; testId: string }) {
+  if (text.length <= ERROR_FOLD_CHARS) return <span data-testid={testId}>{text}</span>;
+  return (
+    <details className="group" data-testid={testId}>
+      <summary className="cursor-pointer truncate">
+        <span className="group-open:hidden">{text}</span>
+        <span className="hidden group-open:inline">Full error</span>
+      </summary>
+      <p className="mt-1 whitespace-pre-wrap break-words">{text}</p>
+    </details>
+  );
+}
+
 /** The chart button's name, the cell in words: "Chart go, echo, 10 VUs, round 2 (cell 3)". */
 export function chartButtonName(cell: CellDto): string {
   const what = cellTool(cell) || cellRoute(cell) ? `, ${workloadName(cell)}` : "";
@@ -78,7 +98,7 @@ export function CellTable({
                   <div>{cell.driver}</div>
                   {limits && (
                     <div
-                      className={limits.applied ? "text-zinc-500" : "text-zinc-400 italic"}
+                      className={limits.applied ? "text-zinc-500" : "text-zinc-600 italic dark:text-zinc-400"}
                       data-testid={`cell-limits-${cell.index}`}
                       data-applied={limits.applied}
                     >
@@ -100,12 +120,11 @@ export function CellTable({
                 <td className={`${td} text-zinc-600 dark:text-zinc-400`}>
                   {cell.status === "running" || cell.status === "queued" ? (cell.stage ?? "—") : "—"}
                 </td>
-                <td
-                  className={`${td} max-w-xs truncate text-rose-600 dark:text-rose-400`}
-                  title={cell.error ?? undefined}
-                >
-                  {cell.error ?? ""}
-                  {cell.oomKilled && " (OOM-killed)"}
+                <td className={`${td} max-w-xs text-rose-600 dark:text-rose-400`}>
+                  <CellError
+                    text={`${cell.error ?? ""}${cell.oomKilled ? " (OOM-killed)" : ""}`}
+                    testId={`cell-error-${cell.index}`}
+                  />
                 </td>
                 <td className={td}>
                   {/* A toggle of the charts' cell: pressed for the one charted, which stays in the tab order. */}

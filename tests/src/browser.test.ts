@@ -743,7 +743,23 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         .poll(() => io.getByTestId("study-io-tools-load").textContent())
         .toContain("3 rounds · docker (2 vCPU / 2048 MB)");
 
-      await card.getByText("Quick").click();
+      // The variant toggle's radios are hidden: their label shows where the keyboard is, and only then.
+      const quickLabel = card.locator("label", { hasText: "Quick" });
+      const ring = () => quickLabel.evaluate((label) => getComputedStyle(label).boxShadow);
+      expect(await ring()).toBe("none");
+      await card.getByRole("radio", { name: "As published" }).focus();
+      await page.keyboard.press("ArrowLeft");
+      expect(await card.getByRole("radio", { name: "Quick" }).isChecked()).toBe(true);
+      expect(await ring()).not.toBe("none");
+      // Workloads are list items: a workload's own parts are joined with " · " already.
+      const workloads = await card
+        .getByTestId("study-trivial-route-workloads")
+        .locator("li")
+        .allTextContents();
+      expect(workloads.length).toBeGreaterThan(0);
+      expect(workloads.every((w) => w.trim().length > 0)).toBe(true);
+
+      await quickLabel.click();
       await card.getByTestId("study-trivial-route-queue").click();
       await page.waitForURL(/\/runs\/[^/]+$/);
       const runId = new URL(page.url()).pathname.split("/").pop()!;

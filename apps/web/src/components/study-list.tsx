@@ -80,7 +80,7 @@ function StudyCard({ study, workers }: { study: StudyView; workers: WorkersState
           {(["quick", "published"] as const).map((v) => (
             <label
               key={v}
-              className={`cursor-pointer rounded px-2 py-1 ${
+              className={`cursor-pointer rounded px-2 py-1 has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-sky-600 dark:has-[:focus-visible]:ring-sky-400 ${
                 variant === v
                   ? "bg-zinc-200 font-medium text-zinc-900 dark:bg-zinc-800 dark:text-zinc-50"
                   : "text-zinc-600 dark:text-zinc-400"
@@ -112,7 +112,14 @@ function StudyCard({ study, workers }: { study: StudyView; workers: WorkersState
           )}
         </dd>
         <dt className="text-zinc-500 dark:text-zinc-400">Workloads</dt>
-        <dd>{study.workloads.join(" · ")}</dd>
+        <dd>
+          {/* A list: a workload's own parts are already joined with " · ". */}
+          <ul data-testid={`study-${study.id}-workloads`}>
+            {study.workloads.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
+        </dd>
         <dt className="text-zinc-500 dark:text-zinc-400">Load</dt>
         <dd data-testid={`study-${study.id}-load`}>{chosen.load}</dd>
       </dl>

@@ -577,7 +577,9 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       const runName = (await testDb().run.findUniqueOrThrow({ where: { id: runPath.split("/").at(-1)! } }))
         .name;
       expect((await runLink.textContent())?.trim()).toBe(runName);
-      await reportRow.getByTestId("report-revoke").click();
+      // Each Revoke button names its report, so a list of them is not a list of identical buttons.
+      const title = (await reportRow.locator(`a[href="/r/${slug}"]`).textContent())!.trim();
+      await page.getByRole("button", { name: `Revoke ${title} (${slug})`, exact: true }).click();
       await reportRow.getByTestId("report-revoke-confirm").click();
       await reportRow.waitFor({ state: "detached", timeout: 15_000 });
       const revoked = await page.goto(permalink);

@@ -128,6 +128,7 @@ export function ReportList({
                         setConfirm(report.slug);
                       }}
                       data-testid="report-revoke"
+                      aria-label={`Revoke ${report.title} (${report.slug})`}
                     >
                       Revoke
                     </button>

@@ -426,10 +426,24 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         await page.getByTestId("compare-chart-ops").locator('[role="img"]').getAttribute("aria-label"),
       ).toMatch(/1 VU: go [\d,.]+, node [\d,.]+\. 2 VUs: go [\d,.]+, node [\d,.]+$/);
       // Round ticks on the value axes, and the same grouped numbers on every chart.
-      for (const id of ["compare-chart-ops", "compare-chart-p99", "percentile-chart", "overlay-chart"]) {
+      for (const id of ["compare-chart-ops", "compare-chart-p99", "overlay-chart"]) {
         const ticks = await tickValues(page.getByTestId(id), "y");
         expect(isRound(ticks), `${id}: ${ticks}`).toBe(true);
       }
+      // The percentile chart opens on a log axis past a tenfold spread (p50 to p99.9 of a fast echo
+      // is more): its ticks are then consecutive powers of ten, and a click puts it back on round steps.
+      const log = page.getByTestId("percentile-log");
+      const percentileTicks = async () => tickValues(page.getByTestId("percentile-chart"), "y");
+      if (await log.isChecked()) {
+        const decades = await percentileTicks();
+        expect(
+          decades.length >= 2 &&
+            decades.every((t, i) => i === 0 || Math.abs(t / decades[i - 1]! - 10) < 1e-9),
+          `percentile-chart (log): ${decades}`,
+        ).toBe(true);
+        await log.uncheck();
+      }
+      await expect.poll(async () => isRound(await percentileTicks())).toBe(true);
       const seconds = await tickValues(page.getByTestId("overlay-chart"), "x");
       expect(isRound(seconds), `seconds: ${seconds}`).toBe(true);
       // Every cell ran on this machine with the same k6: no warning about mixed environments.

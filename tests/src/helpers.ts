@@ -315,9 +315,17 @@ export async function tokenInDb(
 
 /** The perflab command as a CI job runs it, against the suite's web app: its exit code and output. */
 export async function perflab(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return perflabAt(inject("webUrl"), ...args);
+}
+
+/** The perflab command against the lab at `url` (a proxy in front of the suite's, say). */
+export async function perflabAt(
+  url: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return promisify(execFile)(
     process.execPath,
-    [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", inject("webUrl")],
+    [path.join(repoRoot, "packages/cli/bin/perflab.mjs"), ...args, "--url", url],
     {
       cwd: repoRoot,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },

@@ -4,15 +4,20 @@
  * uploads both, the second judged against the first: a regression, exit code 1. The verdict API
  * answers in its documented shape and refuses what it cannot judge, naming the field.
  */
-import { execFile } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
-import { repoRoot } from "../../scripts/lib/services.ts";
-import { expectConforms, perflab, queueRun, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
+import {
+  expectConforms,
+  perflab,
+  perflabAt,
+  queueRun,
+  runK6ToFiles,
+  startGoServer,
+  testDb,
+} from "./helpers.ts";
 
 const url = (pathname: string) => `${inject("webUrl")}${pathname}`;
 const DURATION = 3;
@@ -228,19 +233,13 @@ describe("regression verdicts and the perflab command", () => {
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = proxy.address() as AddressInfo;
-      const result = await promisify(execFile)(
-        process.execPath,
-        [
-          path.join(repoRoot, "packages/cli/bin/perflab.mjs"),
-          ...["run", "--server", "go", "--tool", "echo", "--args", '{"message":"hi"}', "--vus", "1"],
-          ...["--duration", "3", "--warmup", "0", "--cooldown", "0", "--url", `http://127.0.0.1:${port}`],
-        ],
-        {
-          cwd: repoRoot,
-          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
-          timeout: 120_000,
-        },
+      const lab = `http://127.0.0.1:${port}`;
+      const result = await perflabAt(
+        lab,
+        ...["run", "--server", "go", "--tool", "echo", "--args", '{"message":"hi"}', "--vus", "1"],
+        ...["--duration", "3", "--warmup", "0", "--cooldown", "0"],
       );
+      expect(result.code, result.stderr).toBe(0);
       expect(seen.poll).toBeGreaterThanOrEqual(4);
       expect(result.stderr).toMatch(
         /→ 503 restarting; asking again for up to 120 s \(PERFLAB_RETRY; the run goes on\)/,
@@ -267,18 +266,7 @@ describe("regression verdicts and the perflab command", () => {
         ["verdict", ["--baseline", other, "--json"]],
         ["export", []],
       ] as const) {
-        const answered = await promisify(execFile)(
-          process.execPath,
-          [
-            path.join(repoRoot, "packages/cli/bin/perflab.mjs"),
-            ...[command, runId!, ...extra, "--url", `http://127.0.0.1:${port}`],
-          ],
-          {
-            cwd: repoRoot,
-            env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
-            timeout: 60_000,
-          },
-        ).catch((error: { code?: number; stdout: string; stderr: string }) => error);
+        const answered = await perflabAt(lab, command, runId!, ...extra);
         expect(seen[command], command).toBe(3);
         expect(answered.stderr, command).toMatch(
           /→ 503 restarting; asking again for up to 120 s \(PERFLAB_RETRY\)\n/,

@@ -14,7 +14,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statfsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -62,6 +62,75 @@ const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
 const INPUTS_LABEL = "perflab.inputs";
 
+/** The content id a tag names on the engine, or undefined. */
+function imageId(tag: string): string | undefined {
+  const inspect = spawnSync("docker", ["image", "inspect", "-f", "{{.Id}}", tag], { encoding: "utf8" });
+  return inspect.status === 0 ? inspect.stdout.trim() : undefined;
+}
+
+/** `docker image rm` without force: an image a container uses, or another tag names, stays. */
+function removeImages(refs: string[]): string[] {
+  const removed: string[] = [];
+  for (const ref of refs) {
+    if (spawnSync("docker", ["image", "rm", ref], { encoding: "utf8" }).status === 0) removed.push(ref);
+  }
+  return removed;
+}
+
+/**
+ * Images tagged by a hash of their sources (servers, fixtures, k6) carry the checkout that built them,
+ * so a rebuild after a source change removes the tags this checkout built before, and only those: another
+ * checkout on the same engine keeps its own.
+ */
+const CHECKOUT_LABEL = "perflab.checkout";
+const hashTagged = new Set<string>();
+
+function pruneSupersededTags(): void {
+  const removed: string[] = [];
+  for (const current of hashTagged) {
+    const repository = current.slice(0, current.lastIndexOf(":"));
+    const listed = spawnSync(
+      "docker",
+      [
+        "image",
+        "ls",
+        "--filter",
+        `reference=${repository}`,
+        "--filter",
+        `label=${CHECKOUT_LABEL}=${root}`,
+        "--format",
+        "{{.Repository}}:{{.Tag}}",
+      ],
+      { encoding: "utf8" },
+    );
+    if (listed.status !== 0) continue;
+    const stale = listed.stdout
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((tag) => tag && tag !== current && !tag.endsWith(":<none>") && !tag.endsWith(":latest"));
+    removed.push(...removeImages(stale));
+  }
+  if (removed.length > 0) console.log(`  removed superseded images: ${removed.join(", ")}`);
+}
+
+/**
+ * The images take several GB (the app image alone 1.8 GB, streamed to the engine first), and a build
+ * that runs out of space fails deep inside docker with "no space left on device": say so up front.
+ */
+function warnIfEngineDiskLow(): void {
+  if (process.env.DOCKER_HOST && !process.env.DOCKER_HOST.startsWith("unix://")) return;
+  const dir = output("docker", ["info", "-f", "{{.DockerRootDir}}"]);
+  if (!dir || !existsSync(dir)) return;
+  const stats = statfsSync(dir);
+  const freeGiB = (stats.bavail * stats.bsize) / 1024 ** 3;
+  if (freeGiB >= LOW_DISK_GIB) return;
+  console.warn(
+    `  warning: the Docker engine's disk (${dir}) has ${freeGiB.toFixed(1)} GiB free; perflab's images ` +
+      `can need ${LOW_DISK_GIB} GiB while they build. Untagged images free space: docker image prune`,
+  );
+}
+const LOW_DISK_GIB = 8;
+
 /** With `inputs`, an image counts only if its perflab.inputs label matches (it was built from them). */
 function imageExists(tag: string, inputs?: string): boolean {
   const format = `{{index .Config.Labels "${INPUTS_LABEL}"}}`;
@@ -80,10 +149,15 @@ async function once(
     results.push({ image, seconds: 0, cached: true });
     return;
   }
+  const before = imageId(image);
   const started = Date.now();
   await build();
   const seconds = (Date.now() - started) / 1000;
   results.push({ image, seconds, cached: false });
+  // Rebuilt under the same tag (new inputs): the image it replaced is untagged now, and would stay on
+  // the engine for good (the app image is 1.8 GB). Removal fails harmlessly while a container uses it.
+  const after = imageId(image);
+  if (before && after && before !== after) removeImages([before]);
   console.log(`  built ${image} in ${seconds.toFixed(1)} s (log: .perflab/docker-build/${logName}.log)`);
 }
 
@@ -360,7 +434,8 @@ async function imageFromDir(dir: string, tag: string, logName: string, what = lo
   const dockerfile = path.join(dir, "Dockerfile");
   const buildArgs = await localBuildArgs(dockerfile, what);
   const inputs = baseInputs(buildArgs);
-  const label = `--label ${INPUTS_LABEL}=${inputs}`;
+  const label = `--label ${INPUTS_LABEL}=${inputs} --label ${q(`${CHECKOUT_LABEL}=${root}`)}`;
+  hashTagged.add(tag);
   const fromRoot = /Build context: the repository root/i.test(await readFile(dockerfile, "utf8"));
   await once(
     tag,
@@ -467,6 +542,7 @@ function appInputs(nodeImage: string): string {
 
 await mkdir(logDir, { recursive: true });
 const started = Date.now();
+warnIfEngineDiskLow();
 await debianBase();
 if (!onlyApps) {
   const wanted = (name: string) => names.length === 0 || names.includes(name);
@@ -518,6 +594,7 @@ if (!onlyApps) {
   }
 }
 if (withApps) await appImages();
+pruneSupersededTags();
 printSummary();
 
 function printSummary() {

@@ -1,10 +1,16 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { markBuilding } from "@perflab/contracts/server-builds";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { waitForServerBuilds } from "./wait-for-builds.ts";
+
+function buildDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-wait-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 function builder(dir: string, name: string) {
   const child = spawn("sleep", ["60"]);
@@ -20,7 +26,7 @@ function builder(dir: string, name: string) {
 
 describe("a cell waiting for server builds", () => {
   it("returns at once when nothing builds", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-wait-"));
+    const dir = buildDir();
     const told: string[][] = [];
     await waitForServerBuilds({
       buildDir: dir,
@@ -31,7 +37,7 @@ describe("a cell waiting for server builds", () => {
   });
 
   it("waits until every build ended, saying which are left as they change and again while they last", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-wait-"));
+    const dir = buildDir();
     const rust = builder(dir, "rust");
     const java = builder(dir, "java");
     const told: string[][] = [];
@@ -58,7 +64,7 @@ describe("a cell waiting for server builds", () => {
   });
 
   it("returns when the worker stops meanwhile", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-wait-"));
+    const dir = buildDir();
     const rust = builder(dir, "rust");
     const stop = new AbortController();
     const waiting = waitForServerBuilds({

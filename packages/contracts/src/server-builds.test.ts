@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   markBuildFailed,
   markBuilding,
@@ -13,9 +13,15 @@ import {
   unmarkBuilding,
 } from "./server-builds.ts";
 
+function buildDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-builds-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 describe("servers being built", () => {
   it("are the markers whose process is alive, sorted; a dead builder's marker counts as done", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-builds-"));
+    const dir = buildDir();
     expect(serversBuilding(dir)).toEqual([]);
     const builder = spawn("sleep", ["30"]);
     const exited = new Promise((resolve) => builder.once("exit", resolve));
@@ -40,7 +46,7 @@ describe("servers being built", () => {
   });
 
   it("failed builds are recorded with their reason until the server builds, and are not counted as building", () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-builds-"));
+    const dir = buildDir();
     expect(serverBuildFailures(dir)).toEqual([]);
     expect(serverBuildFailure(dir, "rust")).toBeNull();
     markBuildFailed(dir, "rust", "exit 101 after 12.0 s; log: /x/rust.log\nerror[E0425]: ...");

@@ -1,11 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { loadServerCatalog, withVariants } from "./server-catalog.ts";
 
 function serversDir(manifests: Record<string, object>): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "perflab-catalog-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   for (const [name, manifest] of Object.entries(manifests)) {
     mkdirSync(path.join(dir, name));
     writeFileSync(path.join(dir, name, "perflab.json"), JSON.stringify(manifest));

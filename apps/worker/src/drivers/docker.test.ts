@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   cpusetFor,
   cpusetIds,
@@ -358,6 +358,7 @@ it("registers as the worker's docker driver without contacting the engine", () =
 describe("sourceHash", () => {
   async function repo(dockerfile: string) {
     const root = await mkdtemp(path.join(os.tmpdir(), "perflab-hash-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
     await mkdir(path.join(root, "servers/x/src"), { recursive: true });
     await mkdir(path.join(root, "servers/contract"), { recursive: true });
     await writeFile(path.join(root, "servers/x/Dockerfile"), dockerfile);

@@ -43,9 +43,11 @@ func newBackends() *backends {
 			Timeout: 15 * time.Second,
 			Transport: &http.Transport{
 				// The contract's 2 s connect limit; a zero Dialer would wait for the OS.
-				DialContext:         (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-				MaxIdleConns:        1024,
-				MaxIdleConnsPerHost: 256,
+				DialContext: (&net.Dialer{Timeout: 2 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+				// Every idle connection is kept (CONTRACT.md section 6): more than the
+				// matrix's 5,000 VUs, so a burst never churns TCP connections.
+				MaxIdleConns:        8192,
+				MaxIdleConnsPerHost: 8192,
 				IdleConnTimeout:     90 * time.Second,
 			},
 		},
@@ -65,9 +67,17 @@ func (b *backends) redisClient() (*redis.Client, error) {
 			return
 		}
 		opts.PoolSize = 64
+		// The pipeline of get_user_cart runs on the same 64 connections: go-redis
+		// would otherwise add a pool of 10 of its own.
+		opts.PipelinePoolSize = -1
 		opts.DialTimeout = 2 * time.Second
 		opts.ReadTimeout = 5 * time.Second
 		opts.WriteTimeout = 5 * time.Second
+		// A command that fails or times out is a tool error at once (CONTRACT.md
+		// section 6): go-redis retries 3 times by default, read timeouts too, so
+		// one call could take 20 s. Waiting for a free connection: 5 s, not 6.
+		opts.MaxRetries = -1
+		opts.PoolTimeout = 5 * time.Second
 		b.redis = redis.NewClient(opts)
 	})
 	return b.redis, b.redisErr

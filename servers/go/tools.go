@@ -404,13 +404,22 @@ func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
 	if err != nil {
 		return userRow{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
+	// Two budgets, as in every server (CONTRACT.md section 6): up to 5 s for a
+	// free connection, then up to 5 s for the query.
+	acquireCtx, cancelAcquire := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelAcquire()
+	conn, err := pool.Acquire(acquireCtx)
+	if err != nil {
+		return userRow{}, fmt.Errorf("%w: postgres: %v", errBackend, err)
+	}
+	defer conn.Release()
+	queryCtx, cancelQuery := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelQuery()
 	var (
 		u       userRow
 		created time.Time
 	)
-	err = pool.QueryRow(ctx, "SELECT id, name, email, created_at FROM users WHERE id = $1", id).Scan(&u.ID, &u.Name, &u.Email, &created)
+	err = conn.QueryRow(queryCtx, "SELECT id, name, email, created_at FROM users WHERE id = $1", id).Scan(&u.ID, &u.Name, &u.Email, &created)
 	if err == pgx.ErrNoRows {
 		return userRow{}, fmt.Errorf("%w: user %d", errNotFound, id)
 	}

@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -1841,6 +1842,64 @@ for (const server of ordered) {
     });
   });
 }
+
+/**
+ * Section 6's budgets when a backend stalls: a Redis that accepts connections and never answers.
+ * get_user_cart's two Redis commands (its fixture API call is answered) fail as backend_unavailable
+ * within the command timeout, and are not sent again: go-redis, for one, retries 3 times by default,
+ * read timeouts too, which made one call take 20 s where the other servers took 5. The servers run
+ * at once, so the test takes as long as the slowest.
+ */
+describe("every server, with a Redis that never answers", () => {
+  const sockets = new Set<net.Socket>();
+  const blackHole = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined).on("close", () => sockets.delete(socket));
+  });
+  /** The contract's 5 s command timeout, plus what a loaded machine adds. */
+  const BUDGET_MS = 9_000;
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+  });
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => blackHole.close(resolve));
+  });
+
+  it(`fails get_user_cart with backend_unavailable within ${BUDGET_MS / 1000} s, without retries`, async () => {
+    const redisUrl = `redis://127.0.0.1:${(blackHole.address() as net.AddressInfo).port}`;
+    const outcomes = await Promise.all(
+      ordered.map(async (server) => {
+        const { running, baseUrl } = await start(server, `${server.name}-stalled-redis`, {
+          ...backends,
+          REDIS_URL: redisUrl,
+        });
+        const client = new Client({ name: "perflab-conformance", version: "1.0.0" });
+        try {
+          await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${server.mcpPath}`)));
+          const started = performance.now();
+          const result = await client.callTool(
+            { name: "get_user_cart", arguments: { user_id: 1 } },
+            undefined,
+            { timeout: 60_000 },
+          );
+          return { server: server.name, ms: performance.now() - started, result };
+        } finally {
+          await client.close().catch(() => undefined);
+          await stop(running);
+        }
+      }),
+    );
+    for (const { server, ms, result } of outcomes) {
+      const what = `${server}: ${textOf(result)} after ${Math.round(ms)} ms`;
+      expect(result.isError, what).toBe(true);
+      expect(textOf(result), what).toMatch(/^backend_unavailable:/);
+      expect(ms, what).toBeLessThan(BUDGET_MS);
+    }
+  }, 120_000);
+});
 
 /** SDKs add `$schema`, `additionalProperties` and the like; the contract compares the rest. */
 function stripSdkExtras(schema: unknown): unknown {

@@ -22,10 +22,12 @@ def canonical_json(value: Any) -> str:
     return _encoder.encode(value)
 
 
-def pad_message(message: str, pad_to: int) -> str:
-    """Appends PAD_ALPHABET bytes until the UTF-8 length is pad_to; never truncates."""
-    data = message.encode()
-    missing = pad_to - len(data)
+def pad_message(message: str, pad_to: int, size: int | None = None) -> str:
+    """Appends PAD_ALPHABET bytes until the UTF-8 length is pad_to; never truncates.
+
+    `size` is the message's UTF-8 length when the caller has it (echo measured it already), so a
+    1 MiB message is not encoded a second time."""
+    missing = pad_to - (len(message.encode()) if size is None else size)
     if missing <= 0:
         return message
     reps, rest = divmod(missing, len(PAD_ALPHABET))

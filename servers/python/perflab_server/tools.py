@@ -177,7 +177,7 @@ def make_handlers(backends: Backends, validator: DocumentValidator) -> dict[str,
             raise InvalidArgument("message is not valid Unicode") from exc
         if size > MAX_ECHO_BYTES:
             raise InvalidArgument(f"message is longer than {MAX_ECHO_BYTES} bytes")
-        return pad_message(message, pad_to)
+        return pad_message(message, pad_to, size)
 
     async def fibonacci_tool(args: dict[str, Any]) -> str:
         n = int_arg(args, "n", 0, 35)

@@ -29,6 +29,7 @@ import java.util.function.Supplier;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.util.JedisURIHelper;
 
@@ -96,6 +97,10 @@ final class Backends implements AutoCloseable {
     DefaultJedisClientConfig.Builder client = DefaultJedisClientConfig.builder()
         .connectionTimeoutMillis(2000)
         .socketTimeoutMillis(5000)
+        // RESP2, as ioredis, redis-py and the redis crate speak by default. Without a protocol, Jedis
+        // negotiates one (HELLO 3, else RESP2) on a connection it borrows while the client is built:
+        // a Redis that does not answer cost 5 s there before the first command's own 5 s.
+        .protocol(RedisProtocol.RESP2)
         .database(JedisURIHelper.getDBIndex(uri))
         .ssl(JedisURIHelper.isRedisSSLScheme(uri));
     if (JedisURIHelper.getPassword(uri) != null) {

@@ -660,6 +660,18 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         .allTextContents();
       expect(versus.filter((v) => v === "fastest")).toHaveLength(1);
       expect(await page.locator('[data-testid^="summary-row-"]').count()).toBe(2);
+      // Over time: each run's cell is a curve in go's colour, the second run's dashed (legend too).
+      const overlayChart = page.getByTestId("overlay-chart");
+      expect(await overlayChart.getAttribute("data-series")).toBe("2");
+      await expect.poll(() => overlayChart.locator("path.recharts-line-curve").count()).toBe(2);
+      expect(Number(await overlayChart.getAttribute("data-points"))).toBeGreaterThanOrEqual(2);
+      const overlayLegend = page.getByTestId("overlay-chart-legend").locator("li");
+      expect(await overlayLegend.allTextContents()).toEqual(["go · before", "go · after"]);
+      const lineDashes = await overlayLegend.evaluateAll((items) =>
+        items.map((li) => li.getAttribute("data-dash")),
+      );
+      expect(lineDashes[0]).toBe("solid");
+      expect(lineDashes[1]).not.toBe("solid");
 
       // A stale link names what it cannot find and still compares the rest.
       await page.goto(`${inject("webUrl")}/compare?runs=${before},no-such-run,${after}`);

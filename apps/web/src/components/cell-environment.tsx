@@ -1,4 +1,4 @@
-import { formatGib, formatMb } from "@/lib/format";
+import { formatGib } from "@/lib/format";
 import { cellLabel } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import type { ReportCellDto } from "@/lib/report-dto";

@@ -1,15 +1,15 @@
 "use client";
 
 import { useState } from "react";
-import { dashOf, serverColour } from "@/lib/colours";
+import { dashOf, repeatsOf, serverColour } from "@/lib/colours";
 import type { CellDto, PointDto } from "@/lib/dto";
 import { type OverlayMetric, overlayGroups, overlayMetrics, overlayRows } from "@/lib/overlay";
 import { SeriesChart } from "./series-chart";
 import { panel } from "./ui";
 
 /**
- * The cells of one workload and load level on one time axis: servers (and rounds) side by side as
- * curves — memory growth, throughput drift, latency spikes — where the comparison bars give only
+ * The cells of one workload and load level on one time axis: servers (their rounds, their runs in a
+ * comparison of runs) side by side as curves — memory growth, throughput drift, latency spikes — where the comparison bars give only
  * one number per cell. Follows live points while cells run.
  */
 export function OverlayCharts({
@@ -30,6 +30,9 @@ export function OverlayCharts({
   if (groups.length === 0) return null;
   const group = groups.find((g) => g.key === pickedGroup) ?? groups[0]!;
   const shown = overlayMetrics.find((m) => m.id === metric)!;
+  // A server's lines (its rounds, or its runs in a comparison of runs) share its colour and differ
+  // by dash: solid first, then a dash of their own.
+  const repeats = repeatsOf(group.lines.map((line) => ({ key: line.cellId, serverName: line.serverName })));
   return (
     <section aria-label="Over time" data-testid="overlay" data-groups={groups.length} data-metric={metric}>
       <h2 className="mb-3 text-lg font-semibold">
@@ -87,7 +90,7 @@ export function OverlayCharts({
             key: line.cellId,
             name: line.label,
             color: serverColour(catalog, line.serverName),
-            dash: dashOf(line.round),
+            dash: dashOf((repeats.get(line.cellId) ?? 0) + 1),
           }))}
           warmupSeconds={group.warmupSeconds}
           endSecond={group.endSecond}

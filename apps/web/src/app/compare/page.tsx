@@ -3,14 +3,17 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ComparisonSection } from "@/components/comparison";
 import { EmptyState } from "@/components/empty-state";
+import { OverlayCharts } from "@/components/overlay-charts";
 import { PageTitle } from "@/components/page-title";
 import { RunSummary } from "@/components/run-summary";
 import { StatusBadge } from "@/components/status-badge";
 import { link, scrollPanel, table, tbody, td, th } from "@/components/ui";
 import { mergeRuns } from "@/lib/compare";
+import { MAX_POINTS_PER_CELL } from "@/lib/downsample";
 import { formatDateTime } from "@/lib/format";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
+import { getCellPoints } from "@/server/operations/get-cell-points";
 import { getRunsToCompare, MAX_RUNS_TO_COMPARE } from "@/server/operations/get-runs-to-compare";
 import { pageReader, pathWithQuery } from "@/server/session";
 
@@ -22,6 +25,19 @@ const listed = (ids: string[]) => {
   const quoted = ids.map((id) => `“${id}”`);
   return quoted.length > 1 ? `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}` : quoted[0];
 };
+
+/**
+ * Points the page ships for its over-time curves, over all its cells: a run page's worth. Each cell
+ * gets its share, from MAX_POINTS_PER_CELL down to a floor a curve still reads at (a 24-hour soak
+ * in 10-minute buckets).
+ */
+const POINTS_PER_PAGE = 200_000;
+const MIN_POINTS_PER_CELL = 150;
+const pointsPerCell = (cells: number) =>
+  Math.max(
+    MIN_POINTS_PER_CELL,
+    Math.min(MAX_POINTS_PER_CELL, Math.floor(POINTS_PER_PAGE / Math.max(1, cells))),
+  );
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -48,8 +64,15 @@ export default async function ComparePage({ searchParams }: Props) {
       </>
     );
   }
-  const { runs, unknown } = await getRunsToCompare({ db: getDb(), runIds, workspaceId });
+  const db = getDb();
+  const { runs, unknown } = await getRunsToCompare({ db, runIds, workspaceId });
   const { cells, serverOrder, tags } = mergeRuns(runs);
+  // Finished cells only: a comparison is of results, and a running cell's page follows it live.
+  const charted = cells.filter((c) => !["queued", "running"].includes(c.status)).map((c) => c.id);
+  const points =
+    runs.length >= 2
+      ? await getCellPoints({ db, cellIds: charted, maxPointsPerCell: pointsPerCell(charted.length) })
+      : {};
   const catalog = catalogServerNames();
   return (
     <div className="space-y-8" data-testid="compare-runs">
@@ -99,6 +122,7 @@ export default async function ComparePage({ searchParams }: Props) {
       {runs.length >= 2 ? (
         <>
           <ComparisonSection cells={cells} serverOrder={serverOrder} catalog={catalog} />
+          <OverlayCharts cells={cells} points={points} serverOrder={serverOrder} catalog={catalog} />
           <RunSummary cells={cells} catalog={catalog} />
         </>
       ) : (

@@ -4,6 +4,18 @@ import type { RunListItemDto } from "../../lib/dto";
 import { serializeRunListItem, serializeRunSummary } from "../serialize";
 import { runScope } from "./run-scope";
 
+/** Both lists' order, which their cursors (createdAt, id) follow. */
+const NEWEST_FIRST: Prisma.RunOrderByWithRelationInput[] = [{ createdAt: "desc" }, { id: "desc" }];
+
+/** The runs after a cursor's run in NEWEST_FIRST order; every run without one. */
+function runsBefore(encoded: string | null | undefined): Prisma.RunWhereInput {
+  const cursor = encoded ? decodeRunCursor(encoded) : null;
+  if (!cursor) return {};
+  return {
+    OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }],
+  };
+}
+
 /**
  * The dashboard's list: the most recent runs, newest first (of the reader's workspace only, in a
  * private lab), from `before` (a cursor of this list) on, and the cursor of the runs after them,
@@ -21,20 +33,9 @@ export async function listRuns({
   before?: string | null;
 }): Promise<{ runs: RunListItemDto[]; older: string | null }> {
   const take = Math.min(Math.max(limit, 1), 200);
-  const cursor = before ? decodeRunCursor(before) : null;
   const runs = await db.run.findMany({
-    where: {
-      ...runScope(workspaceId),
-      ...(cursor
-        ? {
-            OR: [
-              { createdAt: { lt: cursor.createdAt } },
-              { createdAt: cursor.createdAt, id: { lt: cursor.id } },
-            ],
-          }
-        : {}),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    where: { ...runScope(workspaceId), ...runsBefore(before) },
+    orderBy: NEWEST_FIRST,
     take: take + 1,
     include: {
       apiToken: { select: { name: true } },
@@ -60,24 +61,16 @@ export async function listRunsPage({
   query: TRunListQuery;
   workspaceId?: string | null;
 }): Promise<TRunListPage> {
-  const cursor = query.cursor ? decodeRunCursor(query.cursor) : null;
   const where: Prisma.RunWhereInput = {
     ...runScope(workspaceId),
     ...(query.status ? { status: query.status } : {}),
     ...(query.gitRepo ? { gitRepo: query.gitRepo } : {}),
     ...(query.gitBranch ? { gitBranch: query.gitBranch } : {}),
-    ...(cursor
-      ? {
-          OR: [
-            { createdAt: { lt: cursor.createdAt } },
-            { createdAt: cursor.createdAt, id: { lt: cursor.id } },
-          ],
-        }
-      : {}),
+    ...runsBefore(query.cursor),
   };
   const runs = await db.run.findMany({
     where,
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    orderBy: NEWEST_FIRST,
     take: query.limit + 1,
     include: { apiToken: { select: { id: true, name: true } } },
   });

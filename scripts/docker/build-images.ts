@@ -14,7 +14,15 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statfsSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -85,6 +93,47 @@ function removeImages(refs: string[]): string[] {
 const CHECKOUT_LABEL = "perflab.checkout";
 const hashTagged = new Set<string>();
 
+/**
+ * The classic builder leaves each build stage but the last as an untagged image (the Go server's is
+ * 0.9 GB with its module cache). They are the cache of the next build, so each is removed with the
+ * tag it built once that tag is superseded: `.perflab/docker-build/build-stages.json` keeps them.
+ */
+const stagesFile = path.join(logDir, "build-stages.json");
+
+function readStages(): Record<string, string[]> {
+  try {
+    return JSON.parse(readFileSync(stagesFile, "utf8")) as Record<string, string[]>;
+  } catch {
+    return {};
+  }
+}
+
+/** The image each stage before the last ended with, read from a build's log. */
+function recordStages(tag: string, logName: string): void {
+  const log = readFileSync(path.join(logDir, `${logName}.log`), "utf8").split("\n");
+  const ids: string[] = [];
+  let last: string | undefined;
+  let froms = 0;
+  for (const line of log) {
+    if (/^Step \d+\/\d+ : FROM /i.test(line)) {
+      if (froms++ > 0 && last) ids.push(last);
+      last = undefined;
+    }
+    const id = /^ ---> ([0-9a-f]{12})$/.exec(line)?.[1];
+    if (id) last = id;
+  }
+  const stages = readStages();
+  // Rebuilt under the same tag (a new base): the stages of the build it replaced go with it.
+  const elsewhere = new Set(
+    Object.entries(stages)
+      .filter(([other]) => other !== tag)
+      .flatMap(([, other]) => other),
+  );
+  removeImages((stages[tag] ?? []).filter((id) => !ids.includes(id) && !elsewhere.has(id)));
+  stages[tag] = ids;
+  writeFileSync(stagesFile, `${JSON.stringify(stages, null, 2)}\n`);
+}
+
 function pruneSupersededTags(): void {
   const removed: string[] = [];
   for (const current of hashTagged) {
@@ -110,7 +159,22 @@ function pruneSupersededTags(): void {
       .filter((tag) => tag && tag !== current && !tag.endsWith(":<none>") && !tag.endsWith(":latest"));
     removed.push(...removeImages(stale));
   }
-  if (removed.length > 0) console.log(`  removed superseded images: ${removed.join(", ")}`);
+  if (removed.length === 0) return;
+  // Their build stages too, but none a kept image's build still uses.
+  const stages = readStages();
+  const kept = new Set(
+    Object.entries(stages)
+      .filter(([tag]) => !removed.includes(tag))
+      .flatMap(([, ids]) => ids),
+  );
+  const stale = removed.flatMap((tag) => stages[tag] ?? []).filter((id) => !kept.has(id));
+  const stageCount = removeImages([...new Set(stale)]).length;
+  for (const tag of removed) delete stages[tag];
+  writeFileSync(stagesFile, `${JSON.stringify(stages, null, 2)}\n`);
+  console.log(
+    `  removed superseded images: ${removed.join(", ")}` +
+      (stageCount > 0 ? ` (and ${stageCount} of their build stages)` : ""),
+  );
 }
 
 /**
@@ -440,13 +504,15 @@ async function imageFromDir(dir: string, tag: string, logName: string, what = lo
   await once(
     tag,
     logName,
-    () =>
-      sh(
+    async () => {
+      await sh(
         fromRoot
           ? `${rootContext()} | docker build --network host ${buildArgs.join(" ")} ${label} -f ${q(path.relative(root, dockerfile))} -t ${tag} -`
           : `docker build --network host ${buildArgs.join(" ")} ${label} -t ${tag} ${q(dir)}`,
         logName,
-      ),
+      );
+      recordStages(tag, logName);
+    },
     inputs,
   );
 }

@@ -243,30 +243,52 @@ const verdictExit = (verdict: Verdict) =>
   verdict.outcome === "pass" ? EXIT.ok : verdict.outcome === "fail" ? EXIT.failed : EXIT.inconclusive;
 
 /**
+ * A stretch of transient failures (the lab unreachable, timing out or answering 5xx): the first is
+ * said once on stderr, the lab answering again is said too, and the stretch gives up (rethrows) once
+ * it has lasted PERFLAB_RETRY s. `going` is added to the first message, `gaveUp` to the last.
+ */
+function labAway(io: Io, global: Global, about: { going?: string; gaveUp?: string } = {}) {
+  let since: number | null = null;
+  return {
+    /** Rethrows what is not transient, and a transient failure once the lab was away too long. */
+    failed(error: unknown): void {
+      if (!(error instanceof ApiError) || !error.transient) throw error;
+      const now = Date.now();
+      if (since === null) {
+        since = now;
+        if (global.retrySec > 0)
+          io.err(
+            `perflab: ${error.message}; asking again for up to ${global.retrySec} s (PERFLAB_RETRY${about.going ?? ""})`,
+          );
+      }
+      if (now - since < global.retrySec * 1000) return;
+      if (global.retrySec === 0 && !about.gaveUp) throw error;
+      throw new ApiError(
+        `${error.message}\n  the lab did not answer for ${Math.round((now - since) / 1000)} s${about.gaveUp ?? ""}`,
+      );
+    },
+    answered(): void {
+      if (since !== null)
+        io.err(`perflab: the lab answers again after ${Math.round((Date.now() - since) / 1000)} s`);
+      since = null;
+    },
+  };
+}
+
+/**
  * A read (GET: asking twice changes nothing) that rides out a lab that is away for a moment as the
- * wait's polls do: a transient failure is asked again every 2 s for up to PERFLAB_RETRY s in a row,
- * said once on stderr. A CI job whose 20-minute run is done should not fail on its last read
- * because the lab restarted just then.
+ * wait's polls do, asking again every 2 s. A CI job whose 20-minute run is done should not fail on
+ * its last read because the lab restarted just then.
  */
 async function readRetrying<T>(io: Io, global: Global, read: () => Promise<T>): Promise<T> {
-  let failingSince: number | null = null;
+  const away = labAway(io, global);
   for (;;) {
     try {
       const value = await read();
-      if (failingSince !== null)
-        io.err(`perflab: the lab answers again after ${Math.round((Date.now() - failingSince) / 1000)} s`);
+      away.answered();
       return value;
     } catch (error) {
-      if (!(error instanceof ApiError) || !error.transient || global.retrySec === 0) throw error;
-      const now = Date.now();
-      if (failingSince === null) {
-        failingSince = now;
-        io.err(`perflab: ${error.message}; asking again for up to ${global.retrySec} s (PERFLAB_RETRY)`);
-      } else if (now - failingSince >= global.retrySec * 1000) {
-        throw new ApiError(
-          `${error.message}\n  the lab did not answer for ${Math.round((now - failingSince) / 1000)} s`,
-        );
-      }
+      away.failed(error);
       await sleep(2_000);
     }
   }
@@ -339,8 +361,10 @@ async function queueAndWait(
   let detail: RunDetail;
   let progress = "";
   const runUrl = `${global.url}/runs/${created.runId}`;
-  /** When the polls began to fail, while they do. */
-  let failingSince: number | null = null;
+  const away = labAway(io, global, {
+    going: "; the run goes on",
+    gaveUp: ` while the run was waited for; run ${created.runId} may go on at ${runUrl}`,
+  });
   const pause = () =>
     Promise.race([sleep(2_000, undefined, { signal: stopped.signal }).catch(() => {}), interrupted]);
   try {
@@ -355,27 +379,12 @@ async function queueAndWait(
               interrupted,
             ]);
       } catch (error) {
-        if (!(error instanceof ApiError) || !error.transient || stopped.signal.aborted) throw error;
-        const now = Date.now();
-        if (failingSince === null) {
-          failingSince = now;
-          if (global.retrySec > 0)
-            io.err(
-              `perflab: ${error.message}; asking again for up to ${global.retrySec} s (PERFLAB_RETRY; the run goes on)`,
-            );
-        }
-        if (now - failingSince >= global.retrySec * 1000) {
-          throw new ApiError(
-            `${error.message}\n  the lab did not answer for ${Math.round((now - failingSince) / 1000)} s while the run was waited for; run ${created.runId} may go on at ${runUrl}`,
-          );
-        }
+        if (stopped.signal.aborted) throw error;
+        away.failed(error);
         await pause();
         continue;
       }
-      if (failingSince !== null && polled !== null) {
-        io.err(`perflab: the lab answers again after ${Math.round((Date.now() - failingSince) / 1000)} s`);
-        failingSince = null;
-      }
+      if (polled !== null) away.answered();
       if (polled === null) {
         io.err(
           `perflab: stopped waiting; run ${created.runId} goes on at ${global.url}/runs/${created.runId} (cancel it there, or POST /api/v1/runs/${created.runId}/cancel)`,

@@ -22,7 +22,7 @@
  * of the largest one so far says would pass it is skipped, and one that passes it anyway is killed
  * (the web app is restarted); an upload that finds the web app still holding over 512 MiB restarts
  * it first. Runs and reports are deleted, services stopped and the data dir removed at the end.
- * About 20 minutes on 2 cores.
+ * About 4 minutes on 2 cores.
  *
  *   pnpm --filter @perflab/bench perflab-self [rate=2000] [repeats=5] [lowRate=200] [--max-web-gib=12]
  */

@@ -1843,33 +1843,110 @@ for (const server of ordered) {
   });
 }
 
+/** One RESP command from the front of `buffer` (an array of bulk strings, or an inline line), or null. */
+function parseRespCommand(buffer: Buffer): { args: string[]; length: number } | null {
+  let pos = 0;
+  const line = () => {
+    const end = buffer.indexOf("\r\n", pos);
+    if (end < 0) return null;
+    const text = buffer.toString("latin1", pos, end);
+    pos = end + 2;
+    return text;
+  };
+  const head = line();
+  if (head === null) return null;
+  if (!head.startsWith("*")) return { args: head.split(" "), length: pos };
+  const args: string[] = [];
+  for (let i = 0; i < Number(head.slice(1)); i++) {
+    const size = line();
+    if (size === null) return null;
+    const length = Number(size.slice(1));
+    if (buffer.length < pos + length + 2) return null;
+    args.push(buffer.toString("utf8", pos, pos + length));
+    pos += length + 2;
+  }
+  return { args, length: pos };
+}
+
+/** What a Redis 7 answers while a client connects, in the protocol HELLO asks for; null for a data command. */
+function handshakeReply(args: string[]): string | null {
+  switch (args[0]?.toUpperCase()) {
+    case "HELLO": {
+      const resp3 = args[1] === "3";
+      const bulk = (text: string) => `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
+      const fields = [
+        bulk("server") + bulk("redis"),
+        bulk("version") + bulk("7.2.0"),
+        `${bulk("proto")}:${resp3 ? 3 : 2}\r\n`,
+        `${bulk("id")}:1\r\n`,
+        bulk("mode") + bulk("standalone"),
+        bulk("role") + bulk("master"),
+        `${bulk("modules")}*0\r\n`,
+      ];
+      return `${resp3 ? `%${fields.length}` : `*${fields.length * 2}`}\r\n${fields.join("")}`;
+    }
+    case "CLIENT":
+    case "SELECT":
+    case "AUTH":
+      return "+OK\r\n";
+    case "PING":
+      return "+PONG\r\n";
+    case "INFO": {
+      const info = "# Server\r\nredis_version:7.2.0\r\nloading:0\r\n";
+      return `$${Buffer.byteLength(info)}\r\n${info}\r\n`;
+    }
+    default:
+      return null;
+  }
+}
+
 /**
- * Section 6's budgets when a backend stalls: a Redis that accepts connections and never answers.
- * get_user_cart's two Redis commands (its fixture API call is answered) fail as backend_unavailable
- * within the command timeout, and are not sent again: go-redis, for one, retries 3 times by default,
- * read timeouts too, which made one call take 20 s where the other servers took 5. The servers run
- * at once, so the test takes as long as the slowest.
+ * Section 6's budgets when a backend stalls, with two Redis stand-ins: one that accepts connections
+ * and never answers, and one that answers what a client sends while it connects but never a command
+ * (a Redis stuck mid-command). get_user_cart's two Redis commands (its fixture API call is answered)
+ * fail as backend_unavailable within the command timeout, and are not sent again: go-redis retries a
+ * timed-out command 3 times by default, on a new connection each time, and Jedis negotiated its
+ * protocol on a connection of its own first, each 5 s more. The servers run at once, so each case
+ * takes as long as its slowest.
  */
-describe("every server, with a Redis that never answers", () => {
+describe.each([
+  { redis: "never answers", handshake: false },
+  { redis: "answers the handshake but never a command", handshake: true },
+])("every server, with a Redis that $redis", ({ handshake }) => {
   const sockets = new Set<net.Socket>();
-  const blackHole = net.createServer((socket) => {
+  const fake = net.createServer((socket) => {
     sockets.add(socket);
     socket.on("error", () => undefined).on("close", () => sockets.delete(socket));
+    if (!handshake) return;
+    let buffer = Buffer.alloc(0);
+    let stalled = false;
+    socket.on("data", (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      // Replies go in order: once a command is left unanswered, nothing after it is answered.
+      while (!stalled) {
+        const command = parseRespCommand(buffer);
+        if (!command) return;
+        buffer = buffer.subarray(command.length);
+        const reply = handshakeReply(command.args);
+        if (reply === null) stalled = true;
+        else socket.write(reply);
+      }
+    });
   });
   /** The contract's 5 s command timeout, plus what a loaded machine adds. */
   const BUDGET_MS = 9_000;
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
   });
 
   afterAll(async () => {
     for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => blackHole.close(resolve));
+    await new Promise((resolve) => fake.close(resolve));
   });
 
   it(`fails get_user_cart with backend_unavailable within ${BUDGET_MS / 1000} s, without retries`, async () => {
-    const redisUrl = `redis://127.0.0.1:${(blackHole.address() as net.AddressInfo).port}`;
+    const redisUrl = `redis://127.0.0.1:${(fake.address() as net.AddressInfo).port}`;
     const outcomes = await Promise.all(
       ordered.map(async (server) => {
         const { running, baseUrl } = await start(server, `${server.name}-stalled-redis`, {

@@ -108,6 +108,10 @@ function readStages(): Record<string, string[]> {
   }
 }
 
+function writeStages(stages: Record<string, string[]>): void {
+  writeFileSync(stagesFile, `${JSON.stringify(stages, null, 2)}\n`);
+}
+
 /** The image each stage before the last ended with, read from a build's log. */
 function recordStages(tag: string, logName: string): void {
   const log = readFileSync(path.join(logDir, `${logName}.log`), "utf8").split("\n");
@@ -124,14 +128,25 @@ function recordStages(tag: string, logName: string): void {
   }
   const stages = readStages();
   // Rebuilt under the same tag (a new base): the stages of the build it replaced go with it.
-  const elsewhere = new Set(
-    Object.entries(stages)
-      .filter(([other]) => other !== tag)
-      .flatMap(([, other]) => other),
-  );
-  removeImages((stages[tag] ?? []).filter((id) => !ids.includes(id) && !elsewhere.has(id)));
+  dropStages(stages, [tag], ids);
   stages[tag] = ids;
-  writeFileSync(stagesFile, `${JSON.stringify(stages, null, 2)}\n`);
+  writeStages(stages);
+}
+
+/**
+ * Forgets the builds of `tags` and removes their stages, but none that another recorded build or
+ * `keep` still uses. Returns how many were removed.
+ */
+function dropStages(stages: Record<string, string[]>, tags: string[], keep: string[] = []): number {
+  const used = new Set([
+    ...keep,
+    ...Object.entries(stages)
+      .filter(([tag]) => !tags.includes(tag))
+      .flatMap(([, ids]) => ids),
+  ]);
+  const stale = new Set(tags.flatMap((tag) => stages[tag] ?? []).filter((id) => !used.has(id)));
+  for (const tag of tags) delete stages[tag];
+  return removeImages([...stale]).length;
 }
 
 function pruneSupersededTags(): void {
@@ -162,15 +177,8 @@ function pruneSupersededTags(): void {
   if (removed.length === 0) return;
   // Their build stages too, but none a kept image's build still uses.
   const stages = readStages();
-  const kept = new Set(
-    Object.entries(stages)
-      .filter(([tag]) => !removed.includes(tag))
-      .flatMap(([, ids]) => ids),
-  );
-  const stale = removed.flatMap((tag) => stages[tag] ?? []).filter((id) => !kept.has(id));
-  const stageCount = removeImages([...new Set(stale)]).length;
-  for (const tag of removed) delete stages[tag];
-  writeFileSync(stagesFile, `${JSON.stringify(stages, null, 2)}\n`);
+  const stageCount = dropStages(stages, removed);
+  writeStages(stages);
   console.log(
     `  removed superseded images: ${removed.join(", ")}` +
       (stageCount > 0 ? ` (and ${stageCount} of their build stages)` : ""),

@@ -10,6 +10,7 @@ import { StatusBadge } from "@/components/status-badge";
 import { link, scrollPanel, table, tbody, td, th } from "@/components/ui";
 import { mergeRuns } from "@/lib/compare";
 import { MAX_POINTS_PER_CELL } from "@/lib/downsample";
+import { terminalCellStatuses } from "@/lib/dto";
 import { formatDateTime } from "@/lib/format";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
@@ -68,7 +69,7 @@ export default async function ComparePage({ searchParams }: Props) {
   const { runs, unknown } = await getRunsToCompare({ db, runIds, workspaceId });
   const { cells, serverOrder, tags } = mergeRuns(runs);
   // Finished cells only: a comparison is of results, and a running cell's page follows it live.
-  const charted = cells.filter((c) => !["queued", "running"].includes(c.status)).map((c) => c.id);
+  const charted = cells.filter((c) => terminalCellStatuses.includes(c.status)).map((c) => c.id);
   const points =
     runs.length >= 2
       ? await getCellPoints({ db, cellIds: charted, maxPointsPerCell: pointsPerCell(charted.length) })

@@ -147,6 +147,62 @@ describe("decoding untrusted histograms", () => {
     expect(() => decodeHistogram(envelope(range))).toThrow(/tracks values up to/);
   });
 
+  /** A real histogram's inflated encoding with one header field changed, as an uploader could. */
+  function tampered(edit: (inflated: Buffer) => void): string {
+    const h = createLatencyHistogram();
+    for (const v of [900, 1000, 1100, 25_000]) h.recordValue(v);
+    const inflated = inflatedOf(h);
+    edit(inflated);
+    return envelope(inflated);
+  }
+
+  it("refuses a payload length past the bytes present, at once (it made the decoder loop for minutes)", () => {
+    for (const length of [2 ** 28, 0x7fffffff, -5]) {
+      const started = performance.now();
+      expect(() => decodeHistogram(tampered((b) => b.writeInt32BE(length, 4)))).toThrow(
+        /claims a payload of -?\d+ bytes where \d+ are present/,
+      );
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+  });
+
+  it("refuses a lowest trackable value other than the lab's 1 µs (10^9 made every percentile 74 hours)", () => {
+    const encoded = tampered((b) => b.writeBigInt64BE(1_000_000_000n, 16));
+    expect(() => decodeHistogram(encoded)).toThrow(/lowest trackable value of 1000000000/);
+    expect(() => decodeHistogram(tampered((b) => b.writeBigInt64BE(0n, 16)))).toThrow(
+      /lowest trackable value of 0/,
+    );
+  });
+
+  it("refuses an inflated cookie that is not V2", () => {
+    expect(() => decodeHistogram(tampered((b) => b.writeInt32BE(0x0c501f15, 0)))).toThrow(/not a V2/);
+  });
+
+  it("refuses counts that do not add up: past the last bucket, cut short, or beyond 2^53", () => {
+    const header = inflatedOf(createLatencyHistogram()).subarray(0, 40);
+    const withPayload = (payload: number[]) => {
+      const head = Buffer.from(header);
+      head.writeInt32BE(payload.length, 4);
+      return envelope(Buffer.concat([head, Buffer.from(payload)]));
+    };
+    // A run of 2^20 empty buckets (ZigZag of -2^20, LEB128), then a count of 1.
+    const zigzag = 2 ** 21 - 1;
+    const run = [(zigzag & 0x7f) | 0x80, ((zigzag >> 7) & 0x7f) | 0x80, zigzag >> 14];
+    expect(() => decodeHistogram(withPayload([...run, 2]))).toThrow(
+      /more buckets or counts|past the \d+ buckets/,
+    );
+    // A run that fits the scan's bound but not this header's counts array.
+    const small = 100_000 * 2 - 1;
+    const beyond = [(small & 0x7f) | 0x80, ((small >> 7) & 0x7f) | 0x80, small >> 14, 2];
+    expect(() => decodeHistogram(withPayload(beyond))).toThrow(/past the \d+ buckets its header allows/);
+    expect(() => decodeHistogram(withPayload([0x80, 0x80]))).toThrow(/ends inside a count/);
+    expect(() =>
+      decodeHistogram(withPayload([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])),
+    ).toThrow(/count past 2\^53/);
+    // The same header with an honest payload decodes: one count of 3 at the first bucket.
+    expect(decodeHistogram(withPayload([6])).totalCount).toBe(3);
+  });
+
   it("refuses what is not a compressed V2 histogram, naming why", () => {
     expect(() => decodeHistogram("")).toThrow(/too short/);
     expect(() => decodeHistogram(Buffer.alloc(16).toString("base64"))).toThrow(/not a compressed V2/);

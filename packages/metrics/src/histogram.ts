@@ -53,23 +53,91 @@ export function decodeHistogram(base64: string): Histogram {
     }
     throw new Error(`does not inflate: ${(error as Error).message}`);
   }
-  // V2 header: cookie, payload length, normalizing offset, significant digits (int32 each), then
-  // lowest and highest trackable value (int64).
-  if (inflated.length < 40) throw new Error("is too short to be an encoded histogram");
+  const payload = checkV2Header(inflated);
+  const decoded = (hdr.JsHistogram as unknown as { decode: HistogramDecoder }).decode(inflated, 64, 0);
+  if (payload.endIndex > decoded.countsArrayLength) {
+    throw new Error(`has counts past the ${decoded.countsArrayLength} buckets its header allows`);
+  }
+  if (decoded.totalCount !== payload.total) {
+    throw new Error(`counts add up to ${decoded.totalCount} once decoded, not the ${payload.total} encoded`);
+  }
+  return decoded;
+}
+
+/** The V2 cookie of the inflated encoding (word size in bits 4–7). */
+const V2_COOKIE_BASE = 0x1c849303;
+const V2_HEADER_BYTES = 40;
+
+/**
+ * Checks an inflated V2 encoding before the library decodes it: the library trusts the header's
+ * payload length (and loops that many times past the end of a short buffer) and its lowest value
+ * (10^9 µs made every percentile 74 hours). Header: cookie, payload length, normalizing offset,
+ * significant digits (int32 each), lowest and highest trackable value (int64), conversion ratio.
+ */
+function checkV2Header(inflated: Buffer): { total: number; endIndex: number } {
+  if (inflated.length < V2_HEADER_BYTES) throw new Error("is too short to be an encoded histogram");
+  if ((inflated.readInt32BE(0) & ~0xf0) !== V2_COOKIE_BASE) {
+    throw new Error("is not a V2 HdrHistogram encoding once inflated");
+  }
+  const payloadLength = inflated.readInt32BE(4);
+  const present = inflated.length - V2_HEADER_BYTES;
+  if (payloadLength < 0 || payloadLength > present) {
+    throw new Error(`claims a payload of ${payloadLength} bytes where ${present} are present`);
+  }
   const digits = inflated.readInt32BE(12);
-  const highest = Number(inflated.readBigInt64BE(24));
   if (digits < 0 || digits > MAX_SIGNIFICANT_DIGITS) {
     throw new Error(
       `has ${digits} significant digits; perflab's histograms have at most ${MAX_SIGNIFICANT_DIGITS}`,
     );
   }
+  const lowest = inflated.readBigInt64BE(16);
+  if (lowest !== 1n) {
+    throw new Error(`has a lowest trackable value of ${lowest}; perflab's histograms start at 1 µs`);
+  }
+  const highest = Number(inflated.readBigInt64BE(24));
   if (!(highest >= 2 && highest <= MAX_TRACKABLE_VALUE)) {
     throw new Error(
       `tracks values up to ${highest}; perflab's histograms track at most ${MAX_TRACKABLE_VALUE} µs`,
     );
   }
-  return (hdr.JsHistogram as unknown as { decode: HistogramDecoder }).decode(inflated, 64, 0);
+  return scanCounts(inflated.subarray(V2_HEADER_BYTES, V2_HEADER_BYTES + payloadLength));
 }
+
+/**
+ * Walks the payload's ZigZag LEB128 counts (a negative value is a run of empty buckets) as the
+ * library will, so a count or a run that cannot be one is refused before it is stored.
+ */
+function scanCounts(payload: Buffer): { total: number; endIndex: number } {
+  let total = 0;
+  let index = 0;
+  let at = 0;
+  while (at < payload.length) {
+    let raw = 0;
+    let shift = 1;
+    // Up to 9 bytes, 7 bits each, as the library's ZigZagEncoding.decode reads them.
+    for (let byte = 0; byte < 9; byte++) {
+      if (at >= payload.length) throw new Error("ends inside a count");
+      const b = payload[at++] as number;
+      raw += (b & 0x7f) * shift;
+      shift *= 128;
+      if ((b & 0x80) === 0) break;
+    }
+    if (raw > Number.MAX_SAFE_INTEGER) throw new Error("has a count past 2^53");
+    const value = raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+    if (value < 0) index += -value;
+    else {
+      total += value;
+      index += 1;
+    }
+    if (index > MAX_COUNTS_INDEX || total > Number.MAX_SAFE_INTEGER) {
+      throw new Error("has more buckets or counts than a latency histogram holds");
+    }
+  }
+  return { total, endIndex: index };
+}
+
+/** No histogram of the decodable range and digits has this many buckets. */
+const MAX_COUNTS_INDEX = 1 << 20;
 
 type HistogramDecoder = (
   data: Uint8Array,

@@ -10,6 +10,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { DriverId } from "@perflab/contracts";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { createDockerDriver } from "../apps/worker/src/drivers/docker.ts";
 import { localDriver } from "../apps/worker/src/drivers/local.ts";
@@ -96,7 +97,7 @@ async function measure(driver: Driver, tmp: string, round: number): Promise<Figu
 const docker = createDockerDriver();
 await docker.docker.ping();
 const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-docker-bench-"));
-const results: Record<"local" | "docker", Figures[]> = { local: [], docker: [] };
+const results: Record<DriverId, Figures[]> = { local: [], docker: [] };
 try {
   console.log(
     `${machine()} · ${rounds} rounds × ${durationSec}s (+${warmupSec}s warm-up) · ${vus} VUs · echo`,
@@ -105,7 +106,7 @@ try {
     // Interleaved, so drift on a shared machine hits both drivers alike.
     for (const driver of [localDriver, docker] as Driver[]) {
       const figures = await measure(driver, tmp, round);
-      results[driver.id as "local" | "docker"].push(figures);
+      results[driver.id as DriverId].push(figures);
       console.log(
         `round ${round + 1} ${driver.id.padEnd(6)} cold start ${figures.coldStartMs.toFixed(0)} ms · RSS idle ${figures.idleRssMb.toFixed(1)} MB, peak ${figures.peakRssMb.toFixed(1)} MB (driver's figure ${figures.idleDriverMb.toFixed(1)} / ${figures.peakDriverMb.toFixed(1)} MB) · ${figures.rps.toFixed(0)} req/s · p99 ${figures.p99.toFixed(2)} ms`,
       );
@@ -115,7 +116,7 @@ try {
   await rm(tmp, { recursive: true, force: true });
 }
 
-const column = (id: "local" | "docker", key: keyof Figures) => results[id].map((f) => f[key]);
+const column = (id: DriverId, key: keyof Figures) => results[id].map((f) => f[key]);
 console.log("\n| figure | local | docker | docker / local |\n| --- | --- | --- | --- |");
 for (const [key, label, digits] of [
   ["coldStartMs", "cold start (ms)", 0],

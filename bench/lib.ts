@@ -2,7 +2,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { type DriverId, JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
 import { t95 } from "@perflab/metrics";
 import { Queue } from "bullmq";
@@ -16,7 +16,7 @@ export type CellRequest = {
   durationSec: number;
   warmupSec: number;
   /** Default local; docker runs the server's image under `limits`. */
-  driver?: "local" | "docker";
+  driver?: DriverId;
   limits?: { cpus?: number; memoryMb?: number };
 };
 

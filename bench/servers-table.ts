@@ -9,6 +9,7 @@
  * `--driver=docker` each server runs its image (build them first: scripts/docker/build-images.sh)
  * under the given limits, so on a small machine k6 keeps the cores the server may not use.
  */
+import type { DriverId } from "@perflab/contracts";
 import { loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { machine, mean, startLab } from "./lib.ts";
@@ -29,7 +30,7 @@ const driverFlag = flags.get("driver") ?? "local";
 if (driverFlag !== "local" && driverFlag !== "docker") {
   throw new Error(`--driver must be local or docker, not ${driverFlag}`);
 }
-const driver: "local" | "docker" = driverFlag;
+const driver: DriverId = driverFlag;
 if (driver === "local" && (flags.has("cpus") || flags.has("memory-mb"))) {
   throw new Error("--cpus and --memory-mb limit containers: add --driver=docker");
 }

@@ -10,6 +10,7 @@
 import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { DriverId } from "@perflab/contracts";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -136,7 +137,7 @@ async function runMatrix(spec: object, timeoutMs: number): Promise<RunDto> {
   );
 }
 
-const cellSpec = (tools: { tool: string; arguments: object }[], driver: "local" | "docker") => ({
+const cellSpec = (tools: { tool: string; arguments: object }[], driver: DriverId) => ({
   name: `compose test (${driver})`,
   servers: ["go"],
   scenarios: tools.map((params) => ({ id: "mcp-tool-call", params })),

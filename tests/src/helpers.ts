@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { type DriverId, JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { createApiToken, createDb, type Db, ensureDefaultWorkspace } from "@perflab/db";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -33,7 +33,7 @@ type CellInput = {
   args?: object;
   /** More of the scenario's params (sessionsPerVu, thinkMs, session). */
   params?: object;
-  driver?: "local" | "docker";
+  driver?: DriverId;
   limits?: { cpus?: number; memoryMb?: number };
 };
 

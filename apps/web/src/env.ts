@@ -1,3 +1,4 @@
+import { ZDriverId } from "@perflab/contracts";
 import { createEnv } from "@t3-oss/env-nextjs";
 import { z } from "zod";
 
@@ -14,7 +15,7 @@ export const env = createEnv({
     /** Where this machine's server builds mark themselves (scripts/build-servers.ts); unset: the repo's. */
     PERFLAB_BUILD_DIR: z.string().min(1).optional(),
     /** The driver the run form starts on (a shared lab running in containers picks docker). */
-    PERFLAB_DEFAULT_DRIVER: z.enum(["local", "docker"]).default("local"),
+    PERFLAB_DEFAULT_DRIVER: ZDriverId.default("local"),
     /**
      * Who may change things. open (the embedded default): anyone who reaches the lab; a token, when
      * sent, must be valid and is recorded on what it creates. token (a shared lab): queueing,

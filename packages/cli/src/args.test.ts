@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
-import { studies } from "@perflab/contracts";
+import { type DriverId, studies } from "@perflab/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countsFromK6Summary, parseCommand, UsageError } from "./args.ts";
 import { run } from "./main.ts";
@@ -268,7 +268,7 @@ describe("perflab study against a lab", () => {
   const posted: Record<string, unknown>[] = [];
   let labServers = ["go", "node:cluster", "python"];
   /** The lab's default driver (PERFLAB_DEFAULT_DRIVER); undefined: a lab that does not say. */
-  let labDriver: "local" | "docker" | undefined;
+  let labDriver: DriverId | undefined;
   /** The lab's workers (GET /api/v1/workers); null: a lab without the endpoint (404). */
   let labWorkers: { docker: { reachable: boolean; error: string | null } }[] | null = null;
   /** What every run's detail says it is: "running" keeps a waiting command waiting. */

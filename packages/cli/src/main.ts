@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
+  type DriverId,
   failedCallsPct,
   studyMatrix,
   type TMatrixSpecInput,
@@ -465,7 +466,7 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           printStudies(io, global);
           return EXIT.ok;
         }
-        const lab = await call<{ servers: { name: string }[]; defaultDriver?: "local" | "docker" }>(
+        const lab = await call<{ servers: { name: string }[]; defaultDriver?: DriverId }>(
           global,
           "/api/v1/servers",
         );

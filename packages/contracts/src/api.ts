@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { numeric } from "./fields.ts";
 import { ZLivePoint } from "./live.ts";
-import { driverIds, ZMatrixSpecInput } from "./matrix.ts";
+import { ZDriverId, ZMatrixSpecInput } from "./matrix.ts";
 import { ZServerInfo } from "./server-manifest.ts";
 
 /**
@@ -235,7 +235,7 @@ export const ZServerList = z.object({
    * The driver this lab's run form starts on (PERFLAB_DEFAULT_DRIVER; docker in docker-compose.yml),
    * which its studies' quick variants use. A matrix without `driver` still runs locally.
    */
-  defaultDriver: z.enum(driverIds),
+  defaultDriver: ZDriverId,
 });
 
 // ---- GET /api/v1/runs ----

@@ -3,6 +3,9 @@ import { gitPrText, gitText, numeric } from "./fields.ts";
 import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
 
 export const driverIds = ["local", "docker"] as const;
+/** How the worker starts a server: a container (docker) or a child process (local). */
+export const ZDriverId = z.enum(driverIds);
+export type DriverId = z.infer<typeof ZDriverId>;
 
 const number = () => z.number({ error: "must be a number" });
 
@@ -100,7 +103,7 @@ export const ZMatrixSpecInput = z.strictObject({
   cooldownSec: numeric(
     number().int("must be a whole number").min(0, "must not be negative").max(600, "must be at most 600"),
   ).default(2),
-  driver: z.enum(driverIds).default("local"),
+  driver: ZDriverId.default("local"),
   /** A finished run to judge this one against (its verdict: GET /api/v1/runs/:id/verdict). */
   baselineRunId: z
     .string()

@@ -1,4 +1,4 @@
-import type { TMatrixSpecInput } from "./matrix.ts";
+import type { DriverId, TMatrixSpecInput } from "./matrix.ts";
 
 /**
  * The published studies perflab reproduces (`reference/` in the design notes), each as the matrix
@@ -220,7 +220,7 @@ export function studyMatrix(
   study: Study,
   variant: StudyVariant,
   available: readonly string[],
-  quickDriver?: "local" | "docker",
+  quickDriver?: DriverId,
 ): { spec: TMatrixSpecInput; missing: string[] } {
   const have = new Set(available);
   const load = variant === "quick" && quickDriver ? { ...study.quick, driver: quickDriver } : study[variant];

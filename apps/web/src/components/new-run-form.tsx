@@ -2,6 +2,7 @@
 
 import {
   createMatrixSpecSchema,
+  type DriverId,
   defaultToolArguments,
   type HttpRoute,
   httpRoutes,
@@ -53,7 +54,7 @@ type FormState = {
   durationSec: string;
   warmupSec: string;
   rounds: string;
-  driver: "local" | "docker";
+  driver: DriverId;
   cpus: string;
   memoryMb: string;
   cpuset: string;

@@ -1,4 +1,5 @@
 import {
+  type DriverId,
   matrixEstimate,
   type Study,
   type StudyVariant,
@@ -67,11 +68,7 @@ function formatSeconds(seconds: number): string {
   return `${seconds} s`;
 }
 
-export function studyView(
-  study: Study,
-  available: readonly string[],
-  defaultDriver?: "local" | "docker",
-): StudyView {
+export function studyView(study: Study, available: readonly string[], defaultDriver?: DriverId): StudyView {
   const variant = (name: StudyVariant) => {
     const { spec } = studyMatrix(study, name, available, defaultDriver);
     const { cells, totalSec } = matrixEstimate(spec);

@@ -122,6 +122,34 @@ describe("matrix spec", () => {
     ).toEqual([{ field: "scenarios.0.params.tool", message: "is not a known field" }]);
   });
 
+  it("refuses a scenario on a server without its protocol, naming the scenario and the protocols", () => {
+    const mixed = createMatrixSpecSchema({
+      servers: [
+        { name: "go", tools: ["echo"] },
+        { name: "chi", tools: [], protocols: ["http"] },
+        { name: "acme", tools: [], protocols: ["mcp"] },
+      ],
+    });
+    const errors = (input: unknown) => {
+      const result = mixed.safeParse(input);
+      return result.success ? [] : fieldErrors(result.error);
+    };
+    const route = { id: "http-route", params: { route: "/rest/time" } };
+    expect(errors({ ...valid, servers: ["go", "chi"] })).toEqual([
+      {
+        field: "scenarios.0.id",
+        message: 'server "chi" does not serve MCP (its manifest\'s protocols: http)',
+      },
+    ]);
+    expect(errors({ ...valid, servers: ["go", "chi"], scenarios: [route] })).toEqual([]);
+    expect(errors({ ...valid, servers: ["acme"], scenarios: [valid.scenarios[0], route] })).toEqual([
+      {
+        field: "scenarios.1.id",
+        message: 'server "acme" does not serve the plain HTTP routes (its manifest\'s protocols: mcp)',
+      },
+    ]);
+  });
+
   it("rejects tool arguments over 64 KiB of JSON, naming the field and the limit", () => {
     const big = { message: "x".repeat(200 * 1024) };
     const second = { id: "mcp-tool-call", params: { tool: "echo", arguments: big } };

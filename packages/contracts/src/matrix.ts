@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { gitPrText, gitText, numeric } from "./fields.ts";
 import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
+import { DEFAULT_PROTOCOLS, type ServerProtocol } from "./server-manifest.ts";
 
 export const driverIds = ["local", "docker"] as const;
 /** How the worker starts a server: a container (docker) or a child process (local). */
@@ -201,7 +202,10 @@ function canonicalJson(value: unknown): string {
 /** What tells a matrix's workloads apart: the scenario and its parsed parameters, in any key order. */
 const workloadKeyOf = (id: string, params: unknown) => `${id}\u0000${canonicalJson(params)}`;
 
-export type CatalogView = { servers: { name: string; tools: string[] }[] };
+/** The catalog as the matrix checks it; a server without `protocols` answers both (DEFAULT_PROTOCOLS). */
+export type CatalogView = {
+  servers: { name: string; tools: string[]; protocols?: readonly ServerProtocol[] | undefined }[];
+};
 
 /**
  * The spec schema used by the form, the API and the worker. It knows the server catalog so an
@@ -281,7 +285,18 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
             message: `is the same workload as scenarios.${first}; to measure it more often, raise rounds`,
           });
         } else workloads.set(key, i);
-        // Only a scenario that calls a tool needs it on every server (every server has the REST routes).
+        const protocol = scenarioCatalog[scenario.id as keyof typeof scenarioCatalog].protocol;
+        for (const name of spec.servers) {
+          const protocols = servers.get(name)?.protocols ?? DEFAULT_PROTOCOLS;
+          if (servers.has(name) && !protocols.includes(protocol)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["scenarios", i, "id"],
+              message: `server "${name}" does not serve ${protocol === "mcp" ? "MCP" : "the plain HTTP routes"} (its manifest's protocols: ${protocols.join(", ")})`,
+            });
+          }
+        }
+        // Only a scenario that calls a tool needs it on every server.
         const tool = "tool" in params.data ? params.data.tool : null;
         if (tool === null) return;
         for (const name of spec.servers) {

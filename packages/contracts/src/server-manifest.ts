@@ -64,6 +64,29 @@ export const ZServerTest = z.strictObject({ command: z.string().min(1) });
 
 const REQUIRED_WITHOUT_IMAGE = "required unless `image` registers a prebuilt image";
 
+/**
+ * What a server answers: `mcp`, the tools at `mcpPath` (CONTRACT.md sections 2–4), and `http`, the
+ * plain routes of section 7. A REST-only server (chi, express) says `["http"]`; the matrix refuses
+ * to schedule a scenario on a server that lacks its protocol.
+ */
+export const serverProtocols = ["mcp", "http"] as const;
+export type ServerProtocol = (typeof serverProtocols)[number];
+/** A manifest without `protocols`: an MCP server with the plain routes, as every server once was. */
+export const DEFAULT_PROTOCOLS: readonly ServerProtocol[] = serverProtocols;
+
+const ZProtocols = z
+  .array(
+    z.enum(serverProtocols, { error: `must be one of ${serverProtocols.map((p) => `"${p}"`).join(", ")}` }),
+  )
+  .min(1, 'name at least one protocol: "mcp", "http" or both')
+  .default([...DEFAULT_PROTOCOLS])
+  .superRefine((protocols, ctx) => {
+    protocols.forEach((protocol, i) => {
+      if (protocols.indexOf(protocol) !== i)
+        ctx.addIssue({ code: "custom", path: [i], message: "is listed twice" });
+    });
+  });
+
 /** The manifest's fields as written; `ZServerManifest` adds the rules between them. */
 const ZServerManifestFields = z.strictObject({
   name: ZSlug,
@@ -96,7 +119,9 @@ const ZServerManifestFields = z.strictObject({
   /** Container settings the runtime needs beyond a read-only root and no capabilities (docker driver). */
   container: ZServerContainer.optional(),
   healthPath: z.string().startsWith("/").default("/health"),
-  mcpPath: z.string().startsWith("/").default("/mcp"),
+  /** `/mcp` when left out; a server without `mcp` in `protocols` must leave it out. */
+  mcpPath: z.string().startsWith("/").optional(),
+  protocols: ZProtocols,
   tools: z.array(z.string()).default([]),
   variants: z.record(ZSlug, ZServerVariant).default({}),
 });
@@ -110,12 +135,21 @@ const NO_BUILD = { command: "true", inputs: [] as string[] };
  * `start.command` are required; with it, `start.command` is empty when the manifest gives none.
  */
 export const ZServerManifest = ZServerManifestFields.superRefine((manifest, ctx) => {
+  if (!manifest.protocols.includes("mcp")) {
+    const without = 'a server without "mcp" in `protocols` has none';
+    if (manifest.tools.length > 0)
+      ctx.addIssue({ code: "custom", path: ["tools"], message: `${without}: leave it out` });
+    if (manifest.mcpPath !== undefined)
+      ctx.addIssue({ code: "custom", path: ["mcpPath"], message: `${without}: leave it out` });
+  }
   if (manifest.image) return;
   if (!manifest.build) ctx.addIssue({ code: "custom", path: ["build"], message: REQUIRED_WITHOUT_IMAGE });
   if (!manifest.start?.command)
     ctx.addIssue({ code: "custom", path: ["start", "command"], message: REQUIRED_WITHOUT_IMAGE });
-}).transform(({ build, start, ...manifest }) => ({
+}).transform(({ build, start, mcpPath, ...manifest }) => ({
   ...manifest,
+  // Kept a path for a REST-only server too, so callers need no null check; nothing requests it.
+  mcpPath: mcpPath ?? "/mcp",
   build: build ?? NO_BUILD,
   start: { command: start?.command ?? [], env: start?.env ?? {} },
 }));
@@ -130,6 +164,7 @@ export const ZServerInfo = z
     language: true,
     runtime: true,
     sdk: true,
+    protocols: true,
     tools: true,
   })
   .extend({

@@ -14,12 +14,12 @@ export function getServerCatalog(): CatalogEntry[] {
 
 /** What the form and the API may see: no paths, commands or environment. */
 export function toServerInfo(entry: CatalogEntry): TServerInfo {
-  const { name, displayName, language, runtime, sdk, tools, base, variant, description } = entry;
-  return { name, displayName, language, runtime, sdk, tools, base, variant, description };
+  const { name, displayName, language, runtime, sdk, protocols, tools, base, variant, description } = entry;
+  return { name, displayName, language, runtime, sdk, protocols, tools, base, variant, description };
 }
 
-export function toCatalogView(servers: Pick<TServerInfo, "name" | "tools">[]): CatalogView {
-  return { servers: servers.map(({ name, tools }) => ({ name, tools })) };
+export function toCatalogView(servers: Pick<TServerInfo, "name" | "tools" | "protocols">[]): CatalogView {
+  return { servers: servers.map(({ name, tools, protocols }) => ({ name, tools, protocols })) };
 }
 
 /**

@@ -169,7 +169,7 @@ export async function startWeb(input: {
       DATABASE_URL: input.databaseUrl,
       REDIS_URL: input.redisUrl,
       NODE_ENV: "production",
-      // Bound to loopback, the lab answers to loopback names only (DNS rebinding, README "Security").
+      // Bound to loopback, the lab answers to loopback names only (DNS rebinding, docs/security.md).
       ...(LOOPBACK.has(input.host ?? "127.0.0.1") && !process.env.PERFLAB_ALLOWED_HOSTS
         ? { PERFLAB_ALLOWED_HOSTS: "127.0.0.1,localhost,[::1]" }
         : {}),

@@ -1,7 +1,7 @@
 // Plain HTTP GET load on one of a reference server's REST routes (servers/CONTRACT.md section 7), no
 // MCP: closed model (VUS requesting back to back) or, with RATE, open model (RATE requests started
 // per second from a pool of MAX_VUS VUs, whatever the latency).
-// Plain k6 JavaScript: runs with a stock k6 (`k6 run http-route.js`); see README.md.
+// Plain k6 JavaScript: runs with a stock k6 (`k6 run http-route.js`); see docs/uploads-and-verdicts.md.
 import { check } from "k6";
 import exec from "k6/execution";
 import http from "k6/http";

@@ -1,6 +1,6 @@
 // MCP tools/call load over Streamable HTTP: closed model (VUS calling back to back) or, with RATE,
 // open model (RATE calls started per second from a pool of MAX_VUS VUs, whatever the latency).
-// Plain k6 JavaScript: runs with a stock k6 (`k6 run mcp-tool-call.js`); see README.md.
+// Plain k6 JavaScript: runs with a stock k6 (`k6 run mcp-tool-call.js`); see docs/uploads-and-verdicts.md.
 import { check, sleep } from "k6";
 import http from "k6/http";
 import { Counter } from "k6/metrics";

@@ -143,7 +143,7 @@ type HistogramDecoder = (
   data: Uint8Array,
   bitBucketSize: number,
   minBarForHighestTrackableValue: number,
-) => Histogram;
+) => Histogram & { countsArrayLength: number };
 
 export function encodeHistogram(histogram: Histogram): string {
   return hdr.encodeIntoCompressedBase64(histogram);

@@ -3,3 +3,4 @@ export * from "./histogram.ts";
 export * from "./records.ts";
 export * from "./rollups.ts";
 export * from "./stats.ts";
+export * from "./ingest/index.ts";

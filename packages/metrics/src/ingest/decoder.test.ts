@@ -1,7 +1,9 @@
-import { createLatencyHistogram, encodeHistogram } from "@perflab/metrics";
 import { describe, expect, it } from "vitest";
-import { AppError } from "../errors";
-import { checkDuration, parseK6Output } from "./create-upload";
+import { createLatencyHistogram, encodeHistogram } from "../histogram.ts";
+import { K6OutputDecoder, parseK6Output } from "./decoder.ts";
+import { checkDuration } from "./duration.ts";
+import { IngestError } from "./errors.ts";
+import { linesOf } from "./lines.ts";
 
 function hist(...micros: number[]): string {
   const h = createLatencyHistogram();
@@ -31,14 +33,17 @@ const interval = (t: number, phase: string, micros: number[], vus = 2) =>
     vus,
   });
 
-/** The problem an upload of `text` is refused with. */
+/**
+ * How an upload of `text` is refused: its content refused (the API's 422 when it judged uploads
+ * itself; now the reason the worker records on the run), with the field named.
+ */
 function refusal(text: string) {
   try {
     parseK6Output(text);
   } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    const app = error as AppError;
-    return { status: app.status, detail: app.message, fields: app.errors?.map((e) => e.field) };
+    expect(error).toBeInstanceOf(IngestError);
+    const refused = error as IngestError;
+    return { status: 422, detail: refused.message, fields: [refused.field] };
   }
   throw new Error("the output was accepted");
 }
@@ -226,8 +231,8 @@ describe("checkDuration", () => {
       checkDuration(output, { durationSec, warmupSec: 0, ...more });
       return null;
     } catch (error) {
-      expect(error).toBeInstanceOf(AppError);
-      return { fields: (error as AppError).errors?.map((e) => e.field), detail: (error as AppError).message };
+      expect(error).toBeInstanceOf(IngestError);
+      return { fields: [(error as IngestError).field], detail: (error as IngestError).message };
     }
   };
   const genuine = seconds(t0, t0 + 20, busy);
@@ -260,5 +265,49 @@ describe("checkDuration", () => {
     const refused = check(genuine, 60);
     expect(refused?.fields).toEqual(["durationSec"]);
     expect(refused?.detail).toContain("lines end 20 s after its start line");
+  });
+});
+
+describe("K6OutputDecoder fed as the bytes arrive", () => {
+  const text = [
+    start,
+    interval(1_700_000_000, "warmup", [50_000]),
+    interval(1_700_000_001, "measure", [1_000, 2_000], 3),
+    interval(1_700_000_002, "measure", [3_000, 4_000], 3),
+    end,
+    "",
+  ].join("\n");
+  /** The text's bytes in pieces of `size`, cutting lines (and multi-byte characters) anywhere. */
+  async function* pieces(body: string, size: number) {
+    const bytes = new TextEncoder().encode(body);
+    for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+  }
+  const decodeStream = async (body: string, size: number) => {
+    const decoder = new K6OutputDecoder();
+    for await (const line of linesOf(pieces(body, size))) decoder.feed(line);
+    return decoder.end();
+  };
+
+  it("gives what the whole text gives, however the bytes are cut", async () => {
+    const whole = parseK6Output(text);
+    for (const size of [1, 7, 64, 1 << 20]) {
+      const streamed = await decodeStream(text, size);
+      expect(streamed.points).toEqual(whole.points);
+      expect(streamed.lines).toBe(whole.lines);
+      expect(streamed.aggregator.summary({ durationSec: 2 })).toEqual(
+        whole.aggregator.summary({ durationSec: 2 }),
+      );
+    }
+  });
+
+  it("names a refused line by its number in the whole body", async () => {
+    const bad = [start, "", "{oops", end].join("\n");
+    await expect(decodeStream(bad, 3)).rejects.toMatchObject({ field: "line 3" });
+  });
+
+  it("reads a tag of multi-byte characters cut between pieces", async () => {
+    const named = text.replaceAll('"tool":"echo"', '"tool":"écho→ツール"');
+    const streamed = await decodeStream(named, 5);
+    expect(streamed.aggregator.summary({ durationSec: 2 }).operations[0]?.tool).toBe("écho→ツール");
   });
 });

@@ -1,0 +1,5 @@
+export * from "./decoder.ts";
+export * from "./duration.ts";
+export * from "./errors.ts";
+export * from "./lines.ts";
+export * from "./upload.ts";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { benchmarkDocument } from "./benchmark-document.ts";
-import { defaultToolArguments } from "./catalog.ts";
+import { defaultToolArguments } from "./index.ts";
 
 describe("the validate_document default", () => {
   it("is the contract's benchmark document, byte for byte", () => {

@@ -1,234 +1,62 @@
-import { z } from "zod";
-import { toolDefaults } from "../k6/tool-defaults.js";
+import type { z } from "zod";
+import { scenarioModules } from "./registry.ts";
+import type { K6Load, ScenarioModule, UploadCall } from "./scenario-module.ts";
 
-/**
- * Most bytes the tool arguments may take as JSON. They reach k6 as one environment variable (ARGS),
- * and Linux refuses a single one over 128 KiB (E2BIG) when the process starts: every cell would fail.
- */
-export const MAX_TOOL_ARGUMENTS_BYTES = 64 * 1024;
+/** A registered scenario, its parameters' types erased: what code that serves every scenario reads. */
+export type AnyScenarioModule = ScenarioModule<string, z.ZodType, string>;
 
-const utf8 = new TextEncoder();
+type Registered = (typeof scenarioModules)[number];
+export type ScenarioId = Registered["id"];
 
-/** What the arguments must be, said alike of text that is not JSON and of JSON that is no object. */
-const NOT_AN_OBJECT = "must be a JSON object";
-
-/**
- * JSON object of tool arguments; the form sends it as text, the API as an object. Text that does not
- * parse, and JSON or values that are no object (`[1,2]`, `1`, `"x"`, `null`), get the same message.
- */
-const ZToolArguments = z.preprocess(
-  (value, ctx) => {
-    if (typeof value !== "string") return value;
-    try {
-      return JSON.parse(value);
-    } catch {
-      ctx.addIssue({ code: "custom", message: NOT_AN_OBJECT });
-      return z.NEVER;
-    }
-  },
-  z.record(z.string(), z.unknown(), { error: NOT_AN_OBJECT }).superRefine((value, ctx) => {
-    const bytes = utf8.encode(JSON.stringify(value)).length;
-    if (bytes > MAX_TOOL_ARGUMENTS_BYTES) {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be at most ${MAX_TOOL_ARGUMENTS_BYTES / 1024} KiB as JSON (it is ${Math.ceil(bytes / 1024)} KiB)`,
-      });
-    }
-  }),
-);
-
-/**
- * How a VU uses MCP sessions: `per-vu` (the default, absent from stored params) opens one and keeps
- * it; `per-call` opens a new one for every call and ends it with DELETE — the session storm of
- * agents that connect per task, where session setup and teardown dominate.
- */
-export const sessionModes = ["per-vu", "per-call"] as const;
-export type SessionMode = (typeof sessionModes)[number];
-
-/** Most sessions one VU holds open: k6 keeps them all in one VU, one request at a time. */
-export const MAX_SESSIONS_PER_VU = 1000;
-/** Longest pause a VU makes after each call. */
-export const MAX_THINK_MS = 60_000;
-
-/**
- * A call's arguments as given, else its tool's defaults (`defaultToolArguments`, what the run form
- * fills in), else none: `--tool echo` alone calls echo("hello") rather than sending `{}`, which every
- * server refuses, and measuring nothing but errors. The stored params keep the arguments used.
- */
-export function withDefaultArguments<
-  P extends { tool: string; arguments?: Record<string, unknown> | undefined },
->(params: P): P {
-  const { tool, arguments: given, ...rest } = params;
-  const defaults = defaultToolArguments[tool];
-  return { tool, arguments: given ?? (defaults ? structuredClone(defaults) : {}), ...rest } as P;
-}
-
-export const ZMcpToolCallParams = z
-  .strictObject({
-    tool: z.string({ error: "choose a tool" }).min(1, "choose a tool"),
-    /** Absent: the tool's defaults (withDefaultArguments). */
-    arguments: ZToolArguments.optional(),
-    session: z
-      .enum(sessionModes, { error: 'must be "per-vu" or "per-call"' })
-      .optional()
-      // The default is left out so workloads stored before sessions could be chosen compare equal.
-      .transform((mode) => (mode === "per-vu" ? undefined : mode)),
-    /**
-     * Sessions each VU opens at its start and keeps, calling them in turn: VUs × this many sessions
-     * are held open, the many mostly idle agents of one server whose memory per session a lab
-     * wants to know. Left out when 1.
-     */
-    sessionsPerVu: z
-      .number({ error: "must be a whole number of sessions" })
-      .int("must be a whole number of sessions")
-      .min(1, "must be at least 1")
-      .max(MAX_SESSIONS_PER_VU, `must be at most ${MAX_SESSIONS_PER_VU}`)
-      .optional()
-      .transform((n) => (n === 1 ? undefined : n)),
-    /** A VU's pause after each call, in ms: agents that think between calls. Left out when 0. */
-    thinkMs: z
-      .number({ error: "must be a whole number of milliseconds" })
-      .int("must be a whole number of milliseconds")
-      .min(0, "must not be negative")
-      .max(MAX_THINK_MS, `must be at most ${MAX_THINK_MS} ms`)
-      .optional()
-      .transform((n) => (n === 0 ? undefined : n)),
-  })
-  .superRefine(checkSessions)
-  .overwrite(withDefaultArguments);
-
-/** Sessions held open and a new session per call exclude each other. */
-export function checkSessions(
-  params: { session?: SessionMode | undefined; sessionsPerVu?: number | undefined },
-  ctx: z.RefinementCtx,
-): void {
-  if (params.session === "per-call" && params.sessionsPerVu !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["sessionsPerVu"],
-      message: "holds sessions open, which a new session per call does not: choose one session per VU",
-    });
-  }
-}
-
-/**
- * Sessions a cell holds open: VUs × sessions per VU, for closed-model MCP cells that keep their
- * sessions; null for a new session per call, the open model and plain HTTP routes.
- */
-export function heldSessions(params: unknown, vus: number | null): number | null {
-  const p = (params ?? {}) as { session?: unknown; sessionsPerVu?: unknown; tool?: unknown };
-  if (vus === null || p.session === "per-call" || typeof p.tool !== "string") return null;
-  return vus * (typeof p.sessionsPerVu === "number" ? p.sessionsPerVu : 1);
-}
-
-/**
- * What one held session costs the server: (its mean RSS over the measured window − its RSS when
- * idle, before the load) ÷ sessions held. Only for workloads that hold sessions (sessions per VU
- * or think time set): with every VU calling back to back, RSS is mostly the load's, not the
- * sessions'. Null when a number is missing.
- */
-export function rssPerSession(cell: {
-  params: unknown;
-  vus: number | null;
-  idleRssBytes: number | null;
-  rssAvgBytes: number | null;
-}): number | null {
-  const p = (cell.params ?? {}) as { sessionsPerVu?: unknown; thinkMs?: unknown };
-  if (p.sessionsPerVu === undefined && p.thinkMs === undefined) return null;
-  const sessions = heldSessions(cell.params, cell.vus);
-  if (!sessions || cell.idleRssBytes === null || cell.rssAvgBytes === null) return null;
-  return Math.round((cell.rssAvgBytes - cell.idleRssBytes) / sessions);
-}
-
-/**
- * The plain HTTP routes of servers/CONTRACT.md section 7 the http-route scenario loads: the trivial
- * `/rest/time`, and `/rest/users/{id}`, a primary-key lookup in the fixtures' Postgres.
- */
-export const httpRoutes = ["/rest/time", "/rest/users/{id}"] as const;
-export type HttpRoute = (typeof httpRoutes)[number];
-
-export const ZHttpRouteParams = z.strictObject({
-  route: z.enum(httpRoutes, { error: `must be one of ${httpRoutes.map((r) => `"${r}"`).join(", ")}` }),
-});
-
-/** What every scenario of the catalog declares. */
-type ScenarioDefinition = {
-  title: string;
-  description: string;
-  /** The k6 script in k6/. */
-  script: string;
-  params: z.ZodType;
-  defaultParams: Record<string, unknown>;
-  /**
-   * The `method` tag of the requests that count as operations (ops/s, requests per op): the
-   * JSON-RPC method of MCP scenarios, the HTTP verb of plain HTTP ones.
-   */
-  operationMethod: string;
-  /** What the server must answer (its manifest's `protocols`): MCP tools, or the plain HTTP routes. */
-  protocol: "mcp" | "http";
+/** The registered scenarios by id, each with its own parameter types. */
+export const scenarioCatalog = Object.fromEntries(scenarioModules.map((m) => [m.id, m])) as {
+  [M in Registered as M["id"]]: M;
 };
-
-export const scenarioCatalog = {
-  "mcp-tool-call": {
-    title: "MCP tool call",
-    description:
-      "Each VU opens an MCP session (initialize → notifications/initialized), then calls one tool in a loop.",
-    script: "mcp-tool-call.js",
-    params: ZMcpToolCallParams,
-    defaultParams: { tool: "echo", arguments: { message: "hello" } },
-    operationMethod: "tools/call",
-    protocol: "mcp",
-  },
-  "http-route": {
-    title: "HTTP route (not MCP)",
-    description:
-      "Plain HTTP GET of one of the servers' REST routes, no MCP: /rest/time (the trivial route) or /rest/users/{id} (a Postgres primary-key lookup in the fixtures, ids 1–100000 in turn).",
-    script: "http-route.js",
-    params: ZHttpRouteParams,
-    defaultParams: { route: "/rest/time" },
-    operationMethod: "GET",
-    protocol: "http",
-  },
-} as const satisfies Record<string, ScenarioDefinition>;
-
-export type ScenarioId = keyof typeof scenarioCatalog;
-export const scenarioIds = Object.keys(scenarioCatalog) as ScenarioId[];
+export const scenarioIds: ScenarioId[] = scenarioModules.map((m) => m.id);
+export const defaultScenarioId: ScenarioId = scenarioModules[0].id;
 
 export function isScenarioId(id: string): id is ScenarioId {
   return Object.hasOwn(scenarioCatalog, id);
 }
 
+/** The scenario of this id; undefined for one not registered ("toString" included). */
+export function scenarioModule(id: string): AnyScenarioModule | undefined {
+  return isScenarioId(id) ? (scenarioCatalog[id] as AnyScenarioModule) : undefined;
+}
+
+/** The scenario of this id, else the default one: how a cell of an unknown scenario is counted and said. */
+export function scenarioOrDefault(id: string | undefined): AnyScenarioModule {
+  return (
+    (id === undefined ? undefined : scenarioModule(id)) ??
+    (scenarioCatalog[defaultScenarioId] as AnyScenarioModule)
+  );
+}
+
 /**
- * Default arguments per contract tool, so the form starts from a valid call (k6/tool-defaults.js,
- * which mcp-tool-call.js also sends when run by hand without ARGS).
+ * The environment of a cell's k6 script: the load (the same for every scenario) and the scenario's
+ * own parameters, through the scenario's env builder (which checks them again). Throws a ZodError
+ * for parameters the scenario refuses.
  */
-export const defaultToolArguments: Readonly<Record<string, Record<string, unknown>>> = toolDefaults;
-
-/** Tools that call the fixtures (servers/fixtures): the worker starts and resets them before such a cell. */
-export const fixtureTools: ReadonlySet<string> = new Set([
-  "fetch_upstream",
-  "search_products",
-  "get_user_cart",
-  "checkout",
-  "get_user",
-]);
-
-/** Routes that read the fixtures: the worker starts and resets them before such a cell. */
-export const fixtureRoutes: ReadonlySet<HttpRoute> = new Set<HttpRoute>(["/rest/users/{id}"]);
+export function k6Env(scenario: ScenarioId, params: unknown, load: K6Load): Record<string, string> {
+  const module = scenarioCatalog[scenario] as AnyScenarioModule;
+  return module.env(module.params.parse(params), load);
+}
 
 /**
  * Whether a cell of this scenario with these parameters reaches the fixtures (servers/fixtures), so
- * the worker starts and resets them before it: a tool of `fixtureTools`, a route of `fixtureRoutes`.
- * Unknown scenarios and parameters their scenario refuses need none.
+ * the worker starts and resets them before it. Unknown scenarios and parameters their scenario
+ * refuses need none.
  */
 export function needsFixtures(scenario: string, params: unknown): boolean {
-  if (scenario === "mcp-tool-call") {
-    const parsed = ZMcpToolCallParams.safeParse(params);
-    return parsed.success && fixtureTools.has(parsed.data.tool);
-  }
-  if (scenario === "http-route") {
-    const parsed = ZHttpRouteParams.safeParse(params);
-    return parsed.success && fixtureRoutes.has(parsed.data.route);
-  }
-  return false;
+  const module = scenarioModule(scenario);
+  const parsed = module?.params.safeParse(params);
+  return module !== undefined && parsed?.success === true && module.needsFixtures(parsed.data);
+}
+
+/**
+ * An upload's parameters before its scenario's schema, from what its query says of the call; an
+ * unknown scenario's as the default scenario's.
+ */
+export function uploadParams(scenario: string, call: UploadCall): Record<string, unknown> {
+  return scenarioOrDefault(scenario).uploadParams(call);
 }

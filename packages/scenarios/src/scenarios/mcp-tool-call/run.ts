@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { checkSessions, withDefaultArguments, ZMcpToolCallParams } from "./catalog.ts";
-import { checkLoadModel, loadEnv, loadRunShape } from "./load.ts";
+import { checkLoadModel, loadEnv, loadRunShape } from "../../load.ts";
+import { checkSessions, withDefaultArguments, ZMcpToolCallParams } from "./params.ts";
 
 /**
  * Everything one run of k6/mcp-tool-call.js takes: the load (VUs or a rate, measured duration,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ZHttpRouteParams } from "./catalog.ts";
-import { checkLoadModel, loadEnv, loadRunShape } from "./load.ts";
+import { checkLoadModel, loadEnv, loadRunShape } from "../../load.ts";
+import { ZHttpRouteParams } from "./params.ts";
 
 /**
  * Everything one run of k6/http-route.js takes: the load (VUs or a rate, measured duration, warm-up)

@@ -1,16 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  heldSessions,
-  MAX_TOOL_ARGUMENTS_BYTES,
-  rssPerSession,
-  scenarioCatalog,
-  ZMcpToolCallParams,
-} from "./catalog.ts";
-import { mcpToolCallEnv, ZMcpToolCallRun } from "./mcp-tool-call.ts";
+import { scenarioCatalog } from "../../catalog.ts";
+import { MAX_TOOL_ARGUMENTS_BYTES, ZMcpToolCallParams } from "./params.ts";
+import { mcpToolCallEnv, ZMcpToolCallRun } from "./run.ts";
+import { heldSessions, rssPerSession } from "./sessions.ts";
 
-const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../k6", file), "utf8");
+const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../../../k6", file), "utf8");
 // The script and the module of the load it imports: what k6 reads when it runs the script.
 const script = `${k6File("mcp-tool-call.js")}\n${k6File("load.js")}`;
 const base = { target: "http://127.0.0.1:8080", vus: 10, durationSec: 20, tool: "echo" };

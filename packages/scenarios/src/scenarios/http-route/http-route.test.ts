@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { httpRoutes, needsFixtures, scenarioCatalog, ZHttpRouteParams } from "./catalog.ts";
-import { httpRouteEnv, ZHttpRouteRun } from "./http-route.ts";
+import { needsFixtures, scenarioCatalog } from "../../catalog.ts";
+import { httpRoutes, ZHttpRouteParams } from "./params.ts";
+import { httpRouteEnv, ZHttpRouteRun } from "./run.ts";
 
-const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../k6", file), "utf8");
+const k6File = (file: string) => readFileSync(path.resolve(import.meta.dirname, "../../../k6", file), "utf8");
 // The script and the module of the load it imports: what k6 reads when it runs the script.
 const script = `${k6File("http-route.js")}\n${k6File("load.js")}`;
 const base = { target: "http://127.0.0.1:8080", vus: 10, durationSec: 20, route: "/rest/time" } as const;

@@ -1,0 +1,12 @@
+import { httpRoute } from "./scenarios/http-route/index.ts";
+import { mcpToolCall } from "./scenarios/mcp-tool-call/index.ts";
+
+/**
+ * Every scenario perflab runs, one line each (docs/adding-a-scenario.md). The first is the default:
+ * the scenario of an upload or a `perflab run` that names none, and how an unknown one is labelled.
+ */
+// biome-ignore format: one line per scenario, so adding one is a one-line change
+export const scenarioModules = [
+  mcpToolCall,
+  httpRoute,
+] as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellLabel, levelLabel, operationWord, sharedScenario, workloadName } from "./labels";
+import { cellLabel, levelLabel, operationsName, operationWord, sharedScenario, workloadName } from "./labels";
 
 const cell = { index: 1, serverName: "go", vus: 10, round: 1, scenario: "mcp-tool-call" };
 
@@ -96,6 +96,12 @@ describe("operationWord", () => {
     expect(operationWord("mcp-tool-call")).toBe("calls");
     expect(operationWord("mcp-tool-call", 1)).toBe("call");
     expect(operationWord(undefined)).toBe("calls");
+    expect(operationWord("toString")).toBe("calls");
+  });
+  it("names a scenario's operations for headings, an unknown scenario's as MCP tool calls", () => {
+    expect(operationsName("http-route")).toBe("HTTP requests");
+    expect(operationsName("mcp-tool-call")).toBe("MCP tool calls");
+    expect(operationsName("no-such-scenario")).toBe("MCP tool calls");
   });
   it("takes the scenario all cells share, none when they run several", () => {
     expect(sharedScenario([{ scenario: "http-route" }, { scenario: "http-route" }])).toBe("http-route");

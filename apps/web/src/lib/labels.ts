@@ -1,4 +1,4 @@
-import { workloadName as sharedWorkloadName } from "@perflab/contracts";
+import { scenarioOrDefault, workloadName as sharedWorkloadName } from "@perflab/contracts";
 import type { CellDto } from "./dto";
 import { formatInt } from "./format";
 
@@ -14,9 +14,9 @@ export function cellRoute(cell: Pick<CellDto, "params">): string | null {
   return typeof route === "string" && route ? route : null;
 }
 
-/** What a scenario's operations (ops, ops/s) are, for headings and tooltips. */
+/** What a scenario's operations (ops, ops/s) are, for headings and tooltips: "MCP tool calls". */
 export function operationsName(scenario: string): string {
-  return scenario === "http-route" ? "HTTP requests" : "MCP tool calls";
+  return scenarioOrDefault(scenario).operations.name;
 }
 
 /**
@@ -24,7 +24,7 @@ export function operationsName(scenario: string): string {
  * route), "call" (an MCP tool call, also when the scenario is unknown); plural unless `count` is 1.
  */
 export function operationWord(scenario: string | undefined, count = 2): string {
-  const word = scenario === "http-route" ? "request" : "call";
+  const { word } = scenarioOrDefault(scenario).operations;
   return count === 1 ? word : `${word}s`;
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { gitPrText, gitText, numeric, text, unstorableTextIn } from "./fields.ts";
 import { driverIds } from "./matrix.ts";
+import { defaultScenarioId, scenarioCatalog, scenarioModules, sessionModes } from "./scenarios.ts";
 
 /**
  * The content types an upload's NDJSON body may be sent as: its registered and common names, and,
@@ -12,6 +13,19 @@ export const UPLOAD_MEDIA_TYPES = [
   "application/json",
   "text/plain",
 ] as const;
+
+/**
+ * What the `tool` query value names: the default scenario's tag ("The tool called"), then each other
+ * scenario's ("the route, for scenario=http-route").
+ */
+function toolDescription(): string {
+  const { tag } = scenarioCatalog[defaultScenarioId].operations;
+  const others = scenarioModules
+    .filter((m) => m.id !== defaultScenarioId)
+    .map((m) => `${m.operations.tag}, for scenario=${m.id}`);
+  const which = others.length > 0 ? ` (${others.join("; ")})` : "";
+  return `${tag.charAt(0).toUpperCase()}${tag.slice(1)}${which}; defaults to the tool tag of the output's operations.`;
+}
 
 /** A whole number from the query string; a blank value (`warmupSec=`) is refused, not read as 0. */
 const whole = () => z.number({ error: "must be a number" }).int("must be a whole number");
@@ -36,12 +50,8 @@ export const ZUploadQuery = z.object({
     .default(0)
     .describe("The warm-up before it (WARMUP); its requests are excluded by the script's phase tag."),
   name: text(120).optional().describe("Run name; defaults to `<server> · CI upload`."),
-  scenario: text(64).default("mcp-tool-call").describe("The scenario the script ran."),
-  tool: text(120)
-    .optional()
-    .describe(
-      "The tool called (the route, for scenario=http-route); defaults to the tool tag of the output's operations.",
-    ),
+  scenario: text(64).default(defaultScenarioId).describe("The scenario the script ran."),
+  tool: text(120).optional().describe(toolDescription()),
   arguments: z
     .string()
     .max(64 * 1024, "must be at most 64 KiB")
@@ -68,7 +78,7 @@ export const ZUploadQuery = z.object({
       "The tool's arguments as JSON (ARGS), so the upload is the same workload as a lab run of that call (and a verdict matches them).",
     ),
   session: z
-    .enum(["per-vu", "per-call"], { error: 'must be "per-vu" or "per-call"' })
+    .enum(sessionModes, { error: `must be ${sessionModes.map((m) => `"${m}"`).join(" or ")}` })
     .optional()
     .describe("How the script used MCP sessions (SESSION): one per VU (default) or a new one per call."),
   vus: numeric(whole().min(1, "must be at least 1").max(100_000, "must be at most 100000"))

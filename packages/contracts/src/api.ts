@@ -9,7 +9,15 @@ import { ZServerInfo } from "./server-manifest.ts";
  * types are inferred from them, and the OpenAPI document is generated from them.
  */
 
-export const runStatuses = ["queued", "running", "succeeded", "failed", "cancelled", "partial"] as const;
+export const runStatuses = [
+  "queued",
+  "ingesting",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "partial",
+] as const;
 export const cellStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
 
 export const ZRunStatus = z.enum(runStatuses);

@@ -19,6 +19,24 @@ export const CELL_JOB_OPTIONS = Object.freeze({
   removeOnFail: { age: 30 * DAY_SECONDS },
 });
 
+export const QUEUE_INGEST = "perflab-ingest";
+export const JOB_UPLOAD_INGEST = "upload.ingest";
+
+/** An uploaded k6 output stored in Postgres (the run's upload rows), to be decoded into its run. */
+export const ZIngestJob = z.object({ runId: z.string().min(1) });
+export type TIngestJob = z.infer<typeof ZIngestJob>;
+
+/**
+ * One attempt: the processor records every failure on the run itself, and a worker killed mid-ingest
+ * gets the job back as stalled (the ingest writes its rows in one transaction, so it starts over).
+ * The job id is `ingest-<run id>`.
+ */
+export const INGEST_JOB_OPTIONS = Object.freeze({
+  attempts: 1,
+  removeOnComplete: { age: DAY_SECONDS },
+  removeOnFail: { age: 30 * DAY_SECONDS },
+});
+
 /** Redis channel on which the web app tells every worker that a run was cancelled: `{"runId": …}`. */
 export const CANCEL_CHANNEL = "perflab:cancel";
 export const ZCancelMessage = z.object({ runId: z.string().min(1) });

@@ -39,3 +39,4 @@ export {
   newTokenSecret,
   tokenShownPart,
 } from "./tokens.ts";
+export { deleteUploadBody, readUploadBody, storeUploadBody, UPLOAD_CHUNK_BYTES } from "./uploads.ts";

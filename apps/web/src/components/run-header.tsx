@@ -73,6 +73,12 @@ export function RunHeader({
         />
       </div>
       {actions}
+      {run.status === "ingesting" && (
+        <p className="text-sm text-zinc-600 dark:text-zinc-300" data-testid="run-ingesting">
+          Uploaded k6 output: a worker is reading it into this run&apos;s cell, summary and charts. The page
+          updates when it is done.
+        </p>
+      )}
       {run.error && <p className="text-sm text-rose-600 dark:text-rose-400">{run.error}</p>}
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4 lg:grid-cols-8" data-testid="run-spec">
         <SpecItem label="Servers">{spec.servers?.join(", ")}</SpecItem>

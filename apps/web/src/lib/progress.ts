@@ -17,6 +17,7 @@ export type ProgressView = {
 
 const endTone: Record<RunStatus, ProgressTone> = {
   queued: "sky",
+  ingesting: "sky",
   running: "sky",
   succeeded: "sky",
   partial: "amber",
@@ -49,7 +50,7 @@ export function progressView({
   progress?: number;
 }): ProgressView {
   const cells = (n: number) => `${n} ${n === 1 ? "cell" : "cells"}`;
-  if (status === "queued" || status === "running") {
+  if (status === "queued" || status === "ingesting" || status === "running") {
     return {
       value: progress,
       label: `${done}/${total}`,

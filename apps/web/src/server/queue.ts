@@ -1,4 +1,15 @@
-import { CELL_JOB_OPTIONS, JOB_CELL_RUN, QUEUE_CELLS, type TCellJob, ZCellJob } from "@perflab/contracts";
+import {
+  CELL_JOB_OPTIONS,
+  INGEST_JOB_OPTIONS,
+  JOB_CELL_RUN,
+  JOB_UPLOAD_INGEST,
+  QUEUE_CELLS,
+  QUEUE_INGEST,
+  type TCellJob,
+  type TIngestJob,
+  ZCellJob,
+  ZIngestJob,
+} from "@perflab/contracts";
 import { type BulkJobOptions, Queue } from "bullmq";
 import { createProducerConnection } from "./redis";
 
@@ -37,6 +48,39 @@ export async function enqueueCells(queue: CellQueue, jobs: TCellJob[], timeoutMs
   });
   try {
     await Promise.race([queue.addBulk(bulk), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export type IngestQueue = Queue<TIngestJob, unknown, typeof JOB_UPLOAD_INGEST>;
+
+const globalForIngest = globalThis as unknown as { perflabIngestQueue?: IngestQueue };
+
+export function getIngestQueue(): IngestQueue {
+  if (!globalForIngest.perflabIngestQueue) {
+    const queue: IngestQueue = new Queue(QUEUE_INGEST, {
+      connection: createProducerConnection(),
+      defaultJobOptions: { ...INGEST_JOB_OPTIONS },
+    });
+    queue.on("error", (error) => console.error(`[queue ${QUEUE_INGEST}]`, error.message));
+    globalForIngest.perflabIngestQueue = queue;
+  }
+  return globalForIngest.perflabIngestQueue;
+}
+
+/** Queues an upload's ingest, job id `ingest-<run id>` (BullMQ ids take no `:`). */
+export async function enqueueIngest(queue: IngestQueue, job: TIngestJob, timeoutMs = 5_000): Promise<void> {
+  const data = ZIngestJob.parse(job);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`enqueue timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([
+      queue.add(JOB_UPLOAD_INGEST, data, { ...INGEST_JOB_OPTIONS, jobId: `ingest-${data.runId}` }),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

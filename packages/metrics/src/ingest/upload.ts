@@ -70,6 +70,34 @@ export function uploadRecord(meta: TUploadQuery, output: ParsedK6Output, bytes: 
   };
 }
 
+/**
+ * The spec an upload's run shows while its output waits for a worker: what the query says (the load
+ * only when given), replaced by uploadRecord's once the output is read.
+ */
+export function pendingUploadSpec(meta: TUploadQuery, bytes: number | null = null) {
+  const loadLevels =
+    meta.rate !== undefined
+      ? meta.maxVus !== undefined
+        ? [{ rate: meta.rate, maxVus: meta.maxVus }]
+        : []
+      : meta.vus !== undefined
+        ? [{ vus: meta.vus }]
+        : [];
+  return {
+    name: meta.name ?? `${meta.server} · CI upload`,
+    servers: [meta.server],
+    scenarios: [{ id: meta.scenario, params: uploadParams(meta, meta.tool ?? null) }],
+    loadLevels,
+    rounds: 1,
+    durationSec: meta.durationSec,
+    warmupSec: meta.warmupSec,
+    cooldownSec: 0,
+    driver: meta.driver,
+    git: { repo: meta.gitRepo, branch: meta.gitBranch, commit: meta.gitCommit, pr: meta.gitPr },
+    upload: { bytes },
+  };
+}
+
 function checkedSummary(meta: TUploadQuery, output: ParsedK6Output): CellSummaryData {
   const summary = output.aggregator.summary({ durationSec: meta.durationSec });
   if (summary.requests === 0) {

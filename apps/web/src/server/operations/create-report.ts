@@ -8,7 +8,7 @@ import { serializeReportCell, serializeRun } from "../serialize";
 import { getCellPoints } from "./get-cell-points";
 
 /** Runs still under way: a report of one would freeze half a result. */
-const UNFINISHED = new Set(["queued", "running"]);
+const UNFINISHED = new Set(["queued", "ingesting", "running"]);
 
 /** 128 random bits, base64url: 22 characters nobody can guess or enumerate. */
 export function newReportSlug(): string {

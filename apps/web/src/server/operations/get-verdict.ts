@@ -9,7 +9,7 @@ import { runScope } from "./run-scope";
 
 export type VerdictDto = z.infer<typeof ZVerdict>;
 
-const unfinished = new Set(["queued", "running"]);
+const unfinished = new Set(["queued", "ingesting", "running"]);
 
 /**
  * A run judged against a baseline run (the one given, else the run's own `baselineRunId`): every

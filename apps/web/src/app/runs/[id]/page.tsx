@@ -68,7 +68,7 @@ export default async function RunPage({ params, searchParams }: Props) {
   const { run, cells } = await load(id, workspaceId);
   const catalog = catalogServerNames();
   const verdict =
-    run.baselineRunId && !["queued", "running"].includes(run.status)
+    run.baselineRunId && !["queued", "ingesting", "running"].includes(run.status)
       ? await verdictOf(run.id, toleranceOf(query), workspaceId)
       : null;
   // The permalinks already made of this run (the Share button adds to them), as the viewer may see them.

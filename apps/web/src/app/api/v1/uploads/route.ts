@@ -3,15 +3,19 @@ import { env } from "@/env";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
-import { queryOf, readTextBody, requestOrigin, withProblems } from "@/server/http";
-import { createUpload, UPLOAD_MAX_BYTES } from "@/server/operations/create-upload";
+import { queryOf, requestOrigin, withProblems } from "@/server/http";
+import { createUpload } from "@/server/operations/create-upload";
+import { enqueueIngest, getIngestQueue } from "@/server/queue";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 const ACCEPTED = new Set<string>(UPLOAD_MEDIA_TYPES);
 
-/** A CI job's k6 output (`--out perflab=<file>`), stored as a finished run; metadata in the query string. */
+/**
+ * A CI job's k6 output (`--out perflab=<file>`), stored for a worker to ingest into a run (answered
+ * 202: the run is `ingesting` until the worker ends it); metadata in the query string.
+ */
 export const POST = withProblems(async (request, _context, requestId) => {
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type && !ACCEPTED.has(type)) {
@@ -20,18 +24,18 @@ export const POST = withProblems(async (request, _context, requestId) => {
     ]);
   }
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
-  const body = await readTextBody(request, UPLOAD_MAX_BYTES);
-  const query = queryOf(request);
+  const declared = Number(request.headers.get("content-length") ?? "");
   const created = await createUpload({
     db: getDb(),
-    query,
-    body,
+    query: queryOf(request),
+    body: request.body,
+    ...(Number.isFinite(declared) && declared > 0 ? { declaredBytes: declared } : {}),
     origin: requestOrigin(request),
-    rollupMinSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS,
+    enqueue: (job) => enqueueIngest(getIngestQueue(), job),
     caller,
   });
   return Response.json(created, {
-    status: 201,
+    status: 202,
     headers: { "x-request-id": requestId, location: created.url },
   });
 });

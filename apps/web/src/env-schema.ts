@@ -1,0 +1,53 @@
+import { ZDriverId } from "@perflab/contracts";
+import { z } from "zod";
+
+/**
+ * The web app's environment, each variable with its meaning. Kept apart from its validation (env.ts)
+ * so the configuration page's generator (scripts/docs/configuration.ts) can read it without an
+ * environment. A variable the worker shares and describes (DATABASE_URL, …) is described there once;
+ * `docDefault` is what that page shows for a variable left unset.
+ */
+export const webEnvSchema = {
+  DATABASE_URL: z.url(),
+  REDIS_URL: z.url(),
+  PERFLAB_SERVERS_DIR: z.string().min(1).optional().meta({ docDefault: "`servers`" }),
+  PERFLAB_BUILD_DIR: z.string().min(1).optional().meta({ docDefault: "`.perflab/build`" }),
+  PERFLAB_DEFAULT_DRIVER: ZDriverId.default("local").describe(
+    "the driver the run form starts on and the studies' quick variants use (`GET /api/v1/servers` says it as `defaultDriver`; docker-compose.yml sets `docker`: a shared lab running in containers); a matrix without `driver` still runs locally",
+  ),
+  PERFLAB_ACCESS: z
+    .enum(["open", "token", "private"])
+    .default("open")
+    .describe(
+      "who may change things, and read: `open` (the embedded default): anyone who reaches the lab; a token, when sent, must be valid and is recorded on what it creates. `token` (a shared lab): queueing, uploading, cancelling, sharing and managing tokens need an API token; reading stays open. `private`: as `token`, and reading needs one too, each token seeing its own workspace's runs, report permalinks that are public or unlisted staying open (see [API tokens](security.md#api-tokens-and-a-lab-that-needs-them))",
+    ),
+  PERFLAB_ALLOWED_HOSTS: z
+    .string()
+    .transform((list) =>
+      list
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .optional()
+    .meta({
+      description:
+        "host names (comma-separated, no ports; IPv6 in brackets) the lab answers to; any other `Host` header gets a 400, which stops a DNS-rebinding page from reaching a lab on 127.0.0.1 under its own name (see [Security](security.md#security))",
+      docDefault:
+        "unset: any host, a shared lab behind its own name (the quick start on loopback: `127.0.0.1,localhost,[::1]`)",
+    }),
+  PERFLAB_MAX_LIVE_STREAMS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1000)
+    .describe(
+      "live run streams (the run page's server-sent events) one web process serves at once; one more gets a 503 until one closes. They share one Redis subscription per process, so viewers cost memory, not Redis connections",
+    ),
+  PERFLAB_ROLLUP_MIN_SECONDS: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .default(600)
+    .describe("uploaded cells with more seconds get rollups"),
+};

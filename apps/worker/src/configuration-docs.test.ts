@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { configurationPagePath, renderConfigurationPage } from "../../../scripts/docs/configuration.ts";
+import { stackEnv } from "../../../scripts/docs/stack-env.ts";
+
+const repoRoot = path.resolve(import.meta.dirname, "../../..");
+
+describe("docs/configuration.md", () => {
+  it("is what `pnpm docs` renders from the env schemas (run it after changing a variable)", () => {
+    const page = readFileSync(configurationPagePath, "utf8");
+    expect(page, "docs/configuration.md is stale: run `pnpm docs`").toBe(renderConfigurationPage(page));
+  });
+
+  it("declares every variable the quick start's stack reads, and no other", () => {
+    const source = readFileSync(path.join(repoRoot, "scripts/stack.ts"), "utf8");
+    const read = new Set([...source.matchAll(/process\.env\.([A-Z0-9_]+)/g)].map((m) => m[1]));
+    expect(stackEnv.map((v) => v.name).sort()).toEqual([...read].sort());
+  });
+
+  it("shows no path of the checkout that rendered it", () => {
+    const page = readFileSync(configurationPagePath, "utf8");
+    expect(page).not.toContain(repoRoot);
+  });
+});

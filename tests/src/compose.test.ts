@@ -200,7 +200,7 @@ describe.each(implementations)(
         // Its own host id: its worker's lock, orphan reaping and containers never touch another worker's.
         PERFLAB_HOST_ID: project,
         LOG_LEVEL: "info",
-        // A shared lab that needs tokens, its first made as the README says.
+        // A shared lab that needs tokens, its first made as docs/security.md says.
         PERFLAB_ACCESS: "token",
       };
       const started = Date.now();

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { ZCellDto, ZRunDto } from "./api.ts";
 import { numeric } from "./fields.ts";
+import { ZLivePoint } from "./live.ts";
 
 /**
  * Who may open a report: public and unlisted ones, anyone with the link; a private one, only a caller
@@ -78,3 +80,48 @@ export const ZReportListItem = z.object({
 export const ZReportList = z.object({ reports: z.array(ZReportListItem) });
 export type TReportListItem = z.infer<typeof ZReportListItem>;
 export type TReportList = z.infer<typeof ZReportList>;
+
+/** A report keeps at most this many seconds of each cell: it is a document, not the lab's record. */
+export const REPORT_POINTS_PER_CELL = 600;
+
+const isoDate = z.iso.datetime({ offset: true });
+
+/** A cell as frozen in a report: its DTO plus the server build it ran (language, SDK, image…). */
+export const ZReportCell = ZCellDto.extend({ serverBuild: z.unknown() });
+
+/** Everything a report page renders, copied from the run when the report was created. */
+export const ZReportSnapshot = z.object({
+  version: z.literal(1),
+  run: ZRunDto,
+  cells: z.array(ZReportCell),
+  points: z
+    .record(z.string(), z.array(ZLivePoint))
+    .optional()
+    .describe(
+      `Each cell's seconds by cell id, oldest first, cut to at most ${REPORT_POINTS_PER_CELL}. ` +
+        "Absent in reports frozen before the series were kept.",
+    ),
+});
+
+/** GET /api/v1/reports/{slug}: a report with its frozen snapshot. */
+export const ZReport = z.object({
+  slug: z.string(),
+  title: z.string(),
+  description: z.string().nullable(),
+  visibility: z.enum(reportVisibilities),
+  runId: z.string(),
+  createdAt: isoDate,
+  expiresAt: isoDate.nullable(),
+  snapshot: ZReportSnapshot,
+});
+
+/** 200 or 201 of POST /api/v1/reports: where the report lives. */
+export const ZCreatedReport = z.object({
+  slug: z.string(),
+  url: z.string().describe("Absolute URL of the report page."),
+});
+
+export type TReportCell = z.infer<typeof ZReportCell>;
+export type TReportSnapshot = z.infer<typeof ZReportSnapshot>;
+export type TReport = z.infer<typeof ZReport>;
+export type TCreatedReport = z.infer<typeof ZCreatedReport>;

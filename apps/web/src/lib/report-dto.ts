@@ -1,35 +1,24 @@
-import type { TReportListItem } from "@perflab/contracts";
-import type { CellDto, PointDto, RunDto } from "./dto";
+import type {
+  TCreatedReport,
+  TReport,
+  TReportCell,
+  TReportListItem,
+  TReportSnapshot,
+} from "@perflab/contracts";
+import type { RunDto } from "./dto";
+
+/** Inferred from the contracts' report schemas, which the report routes and OpenAPI declare. */
+export { REPORT_POINTS_PER_CELL } from "@perflab/contracts";
 
 /** A cell as frozen in a report: its DTO plus the server build it ran (language, SDK, image…). */
-export type ReportCellDto = CellDto & { serverBuild: unknown };
+export type ReportCellDto = TReportCell;
 
-/** Everything a report page renders, copied from the run when the report was created. */
-export type ReportSnapshotDto = {
-  version: 1;
-  run: RunDto;
-  cells: ReportCellDto[];
-  /**
-   * Each cell's seconds, cut to at most REPORT_POINTS_PER_CELL (a report is a document, not the
-   * lab's record). Absent in reports frozen before the series were kept.
-   */
-  points?: Record<string, PointDto[]>;
-};
+/** Everything a report page renders; its run's spec typed as the matrix it was (see RunDto). */
+export type ReportSnapshotDto = Omit<TReportSnapshot, "run"> & { run: RunDto };
 
-export const REPORT_POINTS_PER_CELL = 600;
+export type ReportDto = Omit<TReport, "snapshot"> & { snapshot: ReportSnapshotDto };
 
-export type ReportDto = {
-  slug: string;
-  title: string;
-  description: string | null;
-  visibility: "private" | "unlisted" | "public";
-  runId: string;
-  createdAt: string;
-  expiresAt: string | null;
-  snapshot: ReportSnapshotDto;
-};
-
-export type CreatedReportDto = { slug: string; url: string };
+export type CreatedReportDto = TCreatedReport;
 
 /** A report in a list (the Reports page, a run's page): the API's item without its absolute URL. */
 export type ListedReportDto = Omit<TReportListItem, "url">;

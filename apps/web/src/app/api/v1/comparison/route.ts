@@ -1,9 +1,9 @@
-import { fieldErrors, ZRunsComparisonQuery } from "@perflab/contracts";
+import { parseQuery } from "@/server/api-spec";
 import { getDb } from "@/server/db";
-import { AppError } from "@/server/errors";
 import { jsonResponse, refuseNul } from "@/server/http";
 import { getRunsComparison } from "@/server/operations/get-comparison";
 import { withReader } from "@/server/reader";
+import * as schema from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,11 +15,8 @@ export const GET = withReader(async (request, _context, requestId, { workspaceId
     .getAll("runs")
     .map((value) => refuseNul("runs", value))
     .join(",");
-  const parsed = ZRunsComparisonQuery.safeParse({ runs });
-  if (!parsed.success) {
-    throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
-  }
-  return jsonResponse(await getRunsComparison({ db: getDb(), runIds: parsed.data.runs, workspaceId }), {
+  const query = parseQuery(schema.GET, { runs });
+  return jsonResponse(await getRunsComparison({ db: getDb(), runIds: query.runs, workspaceId }), {
     requestId,
   });
 });

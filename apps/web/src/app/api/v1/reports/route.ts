@@ -1,12 +1,12 @@
-import { fieldErrors, ZReportListQuery } from "@perflab/contracts";
 import { env } from "@/env";
+import { parseQuery } from "@/server/api-spec";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
-import { AppError } from "@/server/errors";
 import { jsonResponse, queryOf, readJsonBody, requestOrigin, withProblems } from "@/server/http";
 import { createReport } from "@/server/operations/create-report";
 import { listReports } from "@/server/operations/list-reports";
 import { withReader } from "@/server/reader";
+import * as schema from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -32,14 +32,10 @@ export const POST = withProblems(async (request, _context, requestId) => {
  * lists them only to a token (each report's permalink opens as its visibility says).
  */
 export const GET = withReader(async (request, _context, requestId, { caller }) => {
-  const params = queryOf(request);
-  const parsed = ZReportListQuery.safeParse(params);
-  if (!parsed.success) {
-    throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsed.error));
-  }
+  const query = parseQuery(schema.GET, queryOf(request));
   const reports = await listReports({
     db: getDb(),
-    query: parsed.data,
+    query,
     caller,
     access: env.PERFLAB_ACCESS,
   });

@@ -1,5 +1,6 @@
-import { fieldErrors, type TSession, ZSignIn } from "@perflab/contracts";
+import type { TSession } from "@perflab/contracts";
 import { env } from "@/env";
+import { parseJsonBody } from "@/server/api-spec";
 import {
   authenticatedToken,
   refuseCrossSite,
@@ -8,8 +9,8 @@ import {
   verifySecret,
 } from "@/server/auth";
 import { getDb } from "@/server/db";
-import { AppError } from "@/server/errors";
 import { jsonResponse, readJsonBody, requestOrigin, withProblems } from "@/server/http";
+import * as schema from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -31,10 +32,8 @@ export const GET = withProblems(async (request, _context, requestId) => {
 export const POST = withProblems(async (request, _context, requestId) => {
   // Another site must not sign this browser in with a token of its choosing.
   refuseCrossSite(request);
-  const parsed = ZSignIn.safeParse(await readJsonBody(request));
-  if (!parsed.success)
-    throw new AppError("invalid", "The sign-in request is invalid.", fieldErrors(parsed.error));
-  const token = await verifySecret(getDb(), parsed.data.token, "token");
+  const signIn = parseJsonBody(schema.POST, await readJsonBody(request), "The sign-in request is invalid.");
+  const token = await verifySecret(getDb(), signIn.token, "token");
   const untilExpiry = token.expiresAt
     ? Math.floor((token.expiresAt.getTime() - Date.now()) / 1000)
     : Infinity;
@@ -44,7 +43,7 @@ export const POST = withProblems(async (request, _context, requestId) => {
   const response = jsonResponse(session, { requestId });
   response.headers.append(
     "set-cookie",
-    `${TOKEN_COOKIE}=${encodeURIComponent(parsed.data.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
+    `${TOKEN_COOKIE}=${encodeURIComponent(signIn.token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
   );
   return response;
 });

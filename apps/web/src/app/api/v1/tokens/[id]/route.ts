@@ -1,8 +1,10 @@
 import { env } from "@/env";
+import { parseParams } from "@/server/api-spec";
 import { authorizeWrite, requireAdmin } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { jsonResponse, withProblems } from "@/server/http";
 import { revokeToken } from "@/server/operations/tokens";
+import * as schema from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -15,7 +17,7 @@ type Context = { params: Promise<{ id: string }> };
  */
 export const DELETE = withProblems<Context>(async (request, context, requestId) => {
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
-  const { id } = await context.params;
+  const { id } = parseParams(schema.DELETE, await context.params);
   if (caller?.tokenId !== id) requireAdmin(caller, env.PERFLAB_ACCESS);
   return jsonResponse(await revokeToken({ db: getDb(), caller, id }), { requestId });
 });

@@ -1,9 +1,11 @@
 import { env } from "@/env";
+import { parseParams } from "@/server/api-spec";
 import { authorizeWrite, readScope } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { jsonResponse, withProblems } from "@/server/http";
 import { cancelRun } from "@/server/operations/cancel-run";
 import { getCellQueue } from "@/server/queue";
+import * as schema from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -12,7 +14,7 @@ type Context = { params: Promise<{ id: string }> };
 
 export const POST = withProblems<Context>(async (request, context, requestId) => {
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
-  const { id } = await context.params;
+  const { id } = parseParams(schema.POST, await context.params);
   const result = await cancelRun({
     db: getDb(),
     queue: getCellQueue(),

@@ -1,8 +1,10 @@
 import { env } from "@/env";
+import { parseParams } from "@/server/api-spec";
 import { getDb } from "@/server/db";
 import { withReader } from "@/server/reader";
 import { getLiveHub } from "@/server/redis";
 import { checkRunEventStream, EVENT_STREAM_HEADERS, openRunEventStream } from "@/server/run-events";
+import * as schema from "./schema";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -10,7 +12,7 @@ export const dynamic = "force-dynamic";
 type Context = { params: Promise<{ id: string }> };
 
 export const GET = withReader<Context>(async (request, context, requestId, { workspaceId }) => {
-  const { id } = await context.params;
+  const { id } = parseParams(schema.GET, await context.params);
   const stream = await openRunEventStream({
     db: getDb(),
     runId: id,
@@ -28,7 +30,7 @@ export const GET = withReader<Context>(async (request, context, requestId, { wor
  * for the life of the process.
  */
 export const HEAD = withReader<Context>(async (_request, context, requestId, { workspaceId }) => {
-  const { id } = await context.params;
+  const { id } = parseParams(schema.HEAD, await context.params);
   await checkRunEventStream({
     db: getDb(),
     runId: id,

@@ -75,29 +75,3 @@ export function livePointEvent(cellId: string, point: LiveSecond, loadStartT: nu
     k6CpuPct: point.k6CpuPct,
   };
 }
-
-/** One second of a cell as measured: the fields of a point event it carries (metrics' SecondPoint has them). */
-export type LiveSecond = Omit<TLivePoint, "type" | "cellId" | "second">;
-
-/**
- * The `point` event the worker publishes for one measured second of a cell, numbered from the
- * load's start (`loadStartT`, in the same seconds as `t`). Only the fields the live view draws are
- * sent, whatever else the second holds.
- */
-export function livePointEvent(cellId: string, point: LiveSecond, loadStartT: number): TLivePoint {
-  return {
-    type: "point",
-    cellId,
-    t: point.t,
-    second: point.t - loadStartT,
-    phase: point.phase,
-    rps: point.rps,
-    errors: point.errors,
-    p50: point.p50,
-    p95: point.p95,
-    p99: point.p99,
-    cpuPct: point.cpuPct,
-    rssBytes: point.rssBytes,
-    k6CpuPct: point.k6CpuPct,
-  };
-}

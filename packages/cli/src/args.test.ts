@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createNetServer } from "node:net";
-import { type DriverId, studies } from "@perflab/contracts";
+import { type DriverId, scenarioModules, studies } from "@perflab/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countsFromK6Summary, parseCommand, UsageError } from "./args.ts";
+import { countsFromK6Summary, parseCommand, UsageError, usage } from "./args.ts";
 import { run } from "./main.ts";
 import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
 
@@ -103,6 +103,29 @@ describe("perflab run", () => {
     expect(parseCommand([...closed, "--scenario", "other", "--route", "/x"], {})).toMatchObject({
       spec: { scenarios: [{ id: "other" }] },
     });
+  });
+
+  it("maps every scenario's flags into parameters its schema accepts, and lists them in the help", () => {
+    for (const module of scenarioModules) {
+      const defaults = module.defaultParams as Record<string, unknown>;
+      const flags = module.cli.filter((f) => defaults[f.param] !== undefined);
+      const argv = flags.flatMap((f) => {
+        const value = defaults[f.param];
+        return [`--${f.flag}`, f.value === "json" ? JSON.stringify(value) : String(value)];
+      });
+      const parsed: unknown = parseCommand(
+        ["run", "--server", "go", "--vus", "1", "--duration", "5", "--scenario", module.id, ...argv],
+        {},
+      );
+      const [scenario] = (parsed as { spec: { scenarios: { id: string; params: unknown }[] } }).spec
+        .scenarios;
+      expect(scenario?.id).toBe(module.id);
+      expect(module.params.parse(scenario?.params)).toEqual(module.params.parse(defaults));
+      for (const f of module.cli) {
+        if (f.help?.run) expect(usage.run).toContain(f.help.run.synopsis);
+        if (f.help?.upload) expect(usage.upload).toContain(f.help.upload.synopsis);
+      }
+    }
   });
 
   it("takes git fields from GitHub Actions' environment unless flags give them, and the URL from PERFLAB_URL", () => {

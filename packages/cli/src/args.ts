@@ -1,5 +1,15 @@
 import { parseArgs } from "node:util";
-import { driverIds, findStudy, type Study, type StudyVariant, studies } from "@perflab/contracts";
+import {
+  type CliFlag,
+  type CliHelp,
+  defaultScenarioId,
+  driverIds,
+  findStudy,
+  type Study,
+  type StudyVariant,
+  scenarioModules,
+  studies,
+} from "@perflab/contracts";
 
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -20,12 +30,22 @@ const git = {
   "git-pr": { type: "string" },
 } as const;
 
+/** Every scenario's own flags (its module's `cli`), in the registry's order. */
+const scenarioFlags: readonly (CliFlag & { scenario: string })[] = scenarioModules.flatMap((m) =>
+  m.cli.map((flag) => ({ ...flag, scenario: m.id })),
+);
+
+/** The scenarios' flags as options: every one for `run`, those an upload's query takes for `upload`. */
+function scenarioOptions(command: "run" | "upload") {
+  const flags = scenarioFlags.filter((f) => command === "run" || f.upload !== undefined);
+  return Object.fromEntries(flags.map((f) => [f.flag, { type: "string" }])) as Record<
+    string,
+    { type: "string" }
+  >;
+}
+
 /** What was (or is to be) measured, and against what: the flags `run` and `upload` share. */
 const measured = {
-  tool: { type: "string" },
-  args: { type: "string" },
-  session: { type: "string" },
-  route: { type: "string" },
   vus: { type: "string" },
   rate: { type: "string" },
   "max-vus": { type: "string" },
@@ -42,20 +62,20 @@ const options = {
     ...common,
     ...git,
     ...measured,
+    ...scenarioOptions("run"),
     server: { type: "string", multiple: true },
     scenario: { type: "string" },
     rounds: { type: "string" },
     cooldown: { type: "string" },
     cpus: { type: "string" },
     "memory-mb": { type: "string" },
-    "sessions-per-vu": { type: "string" },
-    "think-ms": { type: "string" },
     "no-wait": { type: "boolean", default: false },
   },
   upload: {
     ...common,
     ...git,
     ...measured,
+    ...scenarioOptions("upload"),
     server: { type: "string" },
     summary: { type: "string" },
     scenario: { type: "string" },
@@ -112,6 +132,41 @@ function num(flag: string, value: string | undefined): number | undefined {
   if (value.trim() === "" || !Number.isFinite(n))
     throw new UsageError(`--${flag} must be a number, got "${value}"`);
   return n;
+}
+
+type Flags = (flag: string) => string | undefined;
+
+/** The scenario a flag of its own picks (--route: http-route) when --scenario names none. */
+const pickedScenario = (str: Flags) =>
+  scenarioFlags.find((f) => f.picksScenario && str(f.flag) !== undefined)?.scenario;
+
+/** The scenario parameters of `perflab run`'s flags, each as its flag's value kind reads. */
+function scenarioParams(str: Flags): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const f of scenarioFlags) {
+    const text = str(f.flag);
+    if (text === undefined || f.param in params) continue;
+    if (f.value === "number") params[f.param] = num(f.flag, text);
+    else if (f.value === "text") params[f.param] = text;
+    else {
+      try {
+        params[f.param] = JSON.parse(text);
+      } catch {
+        throw new UsageError(`--${f.flag} must be JSON, got ${text}`);
+      }
+    }
+  }
+  return params;
+}
+
+/** The call an upload measured, as its query says it: the first flag given for each key wins. */
+function uploadCall(str: Flags): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const f of scenarioFlags) {
+    const text = str(f.flag);
+    if (f.upload !== undefined && text !== undefined) query[f.upload] ??= text;
+  }
+  return query;
 }
 
 /**
@@ -212,14 +267,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       if (str("vus") !== undefined && str("rate") !== undefined)
         throw new UsageError("give --vus or --rate, not both");
       if (str("vus") === undefined && str("rate") === undefined) throw new UsageError("give --vus or --rate");
-      let args: unknown;
-      if (str("args") !== undefined) {
-        try {
-          args = JSON.parse(str("args")!);
-        } catch {
-          throw new UsageError(`--args must be JSON, got ${str("args")}`);
-        }
-      }
+      const params = scenarioParams(str);
       if (str("max-vus") !== undefined && str("rate") === undefined)
         throw new UsageError(
           "--max-vus is the VU pool of an open-model level: give it with --rate, not --vus",
@@ -240,20 +288,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       const spec = defined({
         name: str("name"),
         servers: (values.server as string[] | undefined) ?? [],
-        scenarios: [
-          {
-            // A route is an http-route's, as for upload; a tool, the default scenario's.
-            id: str("scenario") ?? (str("route") !== undefined ? "http-route" : "mcp-tool-call"),
-            params: defined({
-              tool: str("tool"),
-              arguments: args,
-              session: str("session"),
-              sessionsPerVu: num("sessions-per-vu", str("sessions-per-vu")),
-              thinkMs: num("think-ms", str("think-ms")),
-              route: str("route"),
-            }),
-          },
-        ],
+        // A route is an http-route's, as for upload; a tool, the default scenario's.
+        scenarios: [{ id: str("scenario") ?? pickedScenario(str) ?? defaultScenarioId, params }],
         loadLevels,
         durationSec: num("duration", str("duration")),
         warmupSec: num("warmup", str("warmup")),
@@ -276,10 +312,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         server: str("server"),
         durationSec: str("duration"),
         warmupSec: str("warmup"),
-        scenario: str("scenario") ?? (str("route") !== undefined ? "http-route" : undefined),
-        tool: str("tool") ?? str("route"),
-        arguments: str("args"),
-        session: str("session"),
+        scenario: str("scenario") ?? pickedScenario(str),
+        ...uploadCall(str),
         vus: str("vus"),
         rate: str("rate"),
         maxVus: str("max-vus"),
@@ -374,6 +408,26 @@ export function countsFromK6Summary(summary: unknown): { k6Requests?: string; dr
   });
 }
 
+/** A help line: the flag as typed in a column of 24, what it does after (further lines under it). */
+function helpLine({ synopsis, text }: CliHelp): string {
+  const [first, ...more] = text.split("\n");
+  return [`  ${synopsis.padEnd(21)}   ${first}`, ...more.map((line) => `${" ".repeat(26)}${line}`)].join(
+    "\n",
+  );
+}
+
+/** The scenarios' lines of a command's help, in the registry's order. */
+function scenarioHelp(command: "run" | "upload"): string {
+  return scenarioFlags.flatMap((f) => (f.help?.[command] ? [helpLine(f.help[command])] : [])).join("\n");
+}
+
+/** "http-route with --route": the scenarios a flag of their own picks. */
+const scenarioPicks = () =>
+  scenarioFlags
+    .filter((f) => f.picksScenario)
+    .map((f) => `${f.scenario} with --${f.flag}`)
+    .join("; ");
+
 export const usage: Record<CommandName | "main", string> = {
   main: `perflab — queue benchmarks, upload k6 results and judge runs against a baseline, from a shell or CI
 
@@ -401,12 +455,8 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])
                    --duration <s> [options]
 
-  --scenario <id>         mcp-tool-call (default; http-route with --route) or another of the catalog
-  --tool <name>           the tool to call; --args '<json>' its arguments
-  --session per-call      a new MCP session for every call (default: one per VU)
-  --sessions-per-vu <n>   hold n sessions per VU open, called in turn (with --think-ms <ms>
-                          between calls: many mostly idle agents); prints RSS per session
-  --route <path>          the route of a route scenario (http-route unless --scenario says)
+  --scenario <id>         ${defaultScenarioId} (default; ${scenarioPicks()}) or another of the catalog
+${scenarioHelp("run")}
   --vus <list>            closed model: load levels in VUs
   --rate <list>           open model: load levels in calls per second; --max-vus the VU pool
   --duration <s>          measured seconds; --warmup <s> before them; --rounds <n>; --cooldown <s>
@@ -423,9 +473,7 @@ exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage
                           its dropped calls (whole test) serve only an output without per-second
                           drops (an older perflab k6): the output's measured-window count wins
   --vus <n> | --rate <n> [--max-vus <n>]   the load (default: the most VUs in the output)
-  --tool <name> [--args '<json>'] [--session per-call]   the call (ARGS, SESSION), so the
-                          upload is the same workload as a lab run of it (and a verdict matches them)
-  --route <path>          an http-route.js upload instead of a tool
+${scenarioHelp("upload")}
   --scenario, --driver, --name              what was measured
   --baseline <run id>     judge the upload against this run (exit 1 on a regression)
   --tolerance <pct>       change not called a regression (default 10)

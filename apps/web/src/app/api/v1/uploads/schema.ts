@@ -11,17 +11,19 @@ import {
   writer,
 } from "@/server/api-spec";
 
-/** createUpload parses the query string with ZUploadQuery's checks and the body line by line. */
+/** createUpload checks the query string with ZUploadQuery's checks; a worker decodes the body. */
 export const POST = declareOperation({
   operationId: "uploadK6Results",
   security: writer,
-  summary: "Store a CI job's k6 results as a finished run",
+  summary: "Store a CI job's k6 results as a run, which a worker ingests",
   description:
     "The body is the NDJSON perflab's k6 writes with `--out perflab=<file>` (a start line, one line per " +
     "second with HDR histograms, an end line), at most 50 MiB; what was measured goes in the query string. " +
-    "The histograms are merged exactly as for runs the worker measures: the summary covers requests " +
-    "tagged phase=measure only. The run (source `api`), its one cell, the cell's summary and its " +
-    "per-second points are written in one transaction.",
+    "The body is stored as it arrives and a worker ingests it: the histograms are merged exactly as for " +
+    "runs the worker measures, the summary covering requests tagged phase=measure only, and the run's one " +
+    "cell, its summary and its per-second points are written in one transaction. Until then the run " +
+    "(source `api`) is `ingesting`; output the worker refuses fails it with the line or field named in " +
+    "its `error`.",
   request: {
     query: ZUploadQuery,
     body: {
@@ -36,17 +38,20 @@ export const POST = declareOperation({
     },
   },
   responses: {
-    201: json("The run was stored; `location` holds its URL.", named("CreatedUpload", ZCreatedUpload)),
+    202: json(
+      "The body was stored and its ingest queued; the run is `ingesting`, and `location` holds its URL.",
+      named("CreatedUpload", ZCreatedUpload),
+    ),
     413: problem("The body is larger than 50 MiB."),
     415: problem(
       "The body is not NDJSON: send `content-type: application/x-ndjson` (or `application/jsonl`, " +
         "`application/json`, `text/plain`).",
     ),
     422: problem(
-      "A query parameter or the k6 output is invalid; `errors[].field` names the parameter (`durationSec` " +
-        "when the output's seconds contradict it), or the line as `line <n>` (1-based), or a group as " +
-        '`group {"phase":…,"method":…,"tool":…}` when its failed requests, failed operations or latencies ' +
-        "contradict its requests over the whole output, or `(body)` when the start or end line is missing.",
+      "A query parameter is invalid (`errors[].field` names it; `baselineRunId` when no run has that id), " +
+        "or the body is empty (`(body)`). Output the worker refuses fails the run instead: its `error` names " +
+        "the parameter (`durationSec` when the output's seconds contradict it), the line as `line <n>` " +
+        '(1-based), or a group as `group {"phase":…,"method":…,"tool":…}`.',
     ),
     401: refused,
     403: crossSite,

@@ -3,25 +3,14 @@ import { numeric } from "./fields.ts";
 import { ZLivePoint } from "./live.ts";
 import { ZDriverId, ZMatrixSpecInput } from "./matrix.ts";
 import { ZServerInfo } from "./server-manifest.ts";
+import { ZCellStatus, ZRunStatus } from "./statuses.ts";
 
 /**
  * Shapes of the REST API's responses and query strings. The routes send these, the web app's DTO
  * types are inferred from them, and the OpenAPI document is generated from them.
  */
 
-export const runStatuses = [
-  "queued",
-  "ingesting",
-  "running",
-  "succeeded",
-  "failed",
-  "cancelled",
-  "partial",
-] as const;
-export const cellStatuses = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
-
-export const ZRunStatus = z.enum(runStatuses);
-export const ZCellStatus = z.enum(cellStatuses);
+export { cellStatuses, runStatuses, ZCellStatus, ZRunStatus } from "./statuses.ts";
 export const ZRunSource = z.enum(["ui", "api"]);
 
 const isoDate = z.iso.datetime({ offset: true });

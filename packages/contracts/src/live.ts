@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZCellStatus, ZRunStatus } from "./statuses.ts";
 
 /** Channel on which the worker publishes live events of one run. */
 export const runChannel = (runId: string) => `perflab:run:${runId}`;
@@ -22,7 +23,7 @@ export const ZLivePoint = z.object({
 export const ZLiveCellStatus = z.object({
   type: z.literal("cell"),
   cellId: z.string(),
-  status: z.enum(["queued", "running", "succeeded", "failed", "cancelled"]),
+  status: ZCellStatus,
   stage: z.string().optional(),
   error: z.string().nullable().optional(),
   /**
@@ -41,7 +42,7 @@ export const ZLiveCellStatus = z.object({
 export const ZLiveRunStatus = z.object({
   type: z.literal("run"),
   runId: z.string(),
-  status: z.enum(["queued", "ingesting", "running", "succeeded", "failed", "cancelled", "partial"]),
+  status: ZRunStatus,
   cellsDone: z.number().int(),
   cellsTotal: z.number().int(),
 });

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
-import pg from "pg";
+import type pg from "pg";
 import { Pool as HttpPool } from "undici";
+import { createUserPool } from "./users.js";
 
 /** A tool error whose text starts with one of the contract's codes (section 3). */
 export class ToolError extends Error {}
@@ -16,13 +17,6 @@ export interface UpstreamResponse {
 type Upstream = (method: "GET" | "POST", path: string, body?: string) => Promise<UpstreamResponse>;
 
 const isBun = "bun" in process.versions;
-
-/** A pg client that gives up opening its connection after 2 s (CONTRACT.md section 3). */
-class PgClient extends pg.Client {
-  constructor(config?: pg.ClientConfig) {
-    super({ ...config, connectionTimeoutMillis: 2_000 });
-  }
-}
 
 /**
  * Redis, Postgres and the fixture API, each created on first use so the server starts, and the
@@ -56,15 +50,7 @@ export class Backends {
     if (this.#pg) return this.#pg;
     const url = process.env.DATABASE_URL;
     if (!url) throw backendUnavailable("DATABASE_URL is not set");
-    this.#pg = new pg.Pool({
-      connectionString: url,
-      max: 25,
-      // pg.Pool uses connectionTimeoutMillis also as the wait for a free connection: 5 s there, as
-      // in the other servers, while PgClient keeps the contract's 2 s limit on opening one.
-      connectionTimeoutMillis: 5_000,
-      query_timeout: 5_000,
-      Client: PgClient,
-    });
+    this.#pg = createUserPool(url);
     this.#pg.on("error", (err) => this.#logRarely(`postgres: ${err.message}`));
     return this.#pg;
   }

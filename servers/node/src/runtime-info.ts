@@ -62,17 +62,17 @@ export interface RuntimeState {
   sessions: number;
 }
 
-/** The /debug/runtime body (CONTRACT.md section 7), in the contract's key order. */
-export function runtimeInfo(state: RuntimeState): string {
+/** The /debug/runtime figures before `mcp` (CONTRACT.md section 7), in the contract's key order. */
+export function runtimeFigures(parallelism: number) {
   const mem = process.memoryUsage();
   const { rss, threads } = procStatus();
-  return JSON.stringify({
+  return {
     runtime: isBun
       ? { name: "bun", version: process.versions.bun }
       : { name: "node", version: process.version },
     pid: process.pid,
     uptime_ms: Date.now() - startedAt,
-    parallelism: state.parallelism,
+    parallelism,
     heap_used_bytes: mem.heapUsed,
     heap_total_bytes: mem.heapTotal,
     rss_bytes: rss,
@@ -80,6 +80,13 @@ export function runtimeInfo(state: RuntimeState): string {
     gc_pause_total_ms: gcPauseMs,
     threads,
     goroutines: null,
+  };
+}
+
+/** The /debug/runtime body of an MCP server. */
+export function runtimeInfo(state: RuntimeState): string {
+  return JSON.stringify({
+    ...runtimeFigures(state.parallelism),
     mcp: {
       stateless: state.stateless,
       json_response: state.jsonResponse,

@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
 import { type Backends, backendUnavailable, ToolError } from "./backends.js";
 import { fibonacci, MAX_ECHO_BYTES, padMessage, transformData } from "./compute.js";
+import { selectUser, type UserRow } from "./users.js";
 import type { DocumentValidator } from "./validate.js";
 
 // Zod schemas written so the SDK's JSON Schema rendering equals the contract's input schemas.
@@ -65,31 +66,14 @@ async function redisCall<T>(p: Promise<T>): Promise<T> {
   }
 }
 
-export interface UserRow {
-  id: number;
-  name: string;
-  email: string;
-  created_at: string;
-}
-
 /** The users lookup shared by get_user and GET /rest/users/:id; null when no row exists. */
 export async function lookupUser(backends: Backends, id: number): Promise<UserRow | null> {
   const pool = backends.pg();
-  let rows: { id: number; name: string; email: string; created_at: Date }[];
   try {
-    // A named query is prepared once per connection, as pgx does for the Go server.
-    ({ rows } = await pool.query({
-      name: "get_user",
-      text: "SELECT id, name, email, created_at FROM users WHERE id = $1",
-      values: [id],
-    }));
+    return await selectUser(pool, id);
   } catch (err) {
     throw backendUnavailable("postgres", err);
   }
-  const row = rows[0];
-  if (!row) return null;
-  const created = `${row.created_at.toISOString().slice(0, 19)}Z`;
-  return { id: row.id, name: row.name, email: row.email, created_at: created };
 }
 
 export function registerTools(server: McpServer, backends: Backends, validateDocument: DocumentValidator) {

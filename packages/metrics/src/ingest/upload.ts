@@ -60,6 +60,10 @@ export function uploadRecord(meta: TUploadQuery, output: ParsedK6Output, bytes: 
     loadLevel,
     params,
     droppedCalls,
+    /** k6's own count of the measured requests, when the query gave it (checked equal to the summary's). */
+    k6Requests: meta.k6Requests ?? null,
+    /** Every second's point, in order. */
+    points: output.points,
     k6Version: start.k6,
     startedAt: new Date(start.t),
     finishedAt: new Date(Math.max(start.t, (output.lastT + 1) * 1000)),

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { fixturesImageTag, k6ImageTag } from "@perflab/catalog";
 import {
   CANCEL_CHANNEL,
   JOB_CELL_RUN,
@@ -10,14 +11,10 @@ import {
 import { backfillRollups, createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import {
-  createDockerDriver,
-  dockerAt,
-  fixturesImageTag,
-  k6ImageTag,
-  LABEL_INSTANCE,
-  LABEL_OWNER,
-} from "./drivers/docker.ts";
+import { createDockerDriver, dockerAt, LABEL_INSTANCE, LABEL_OWNER } from "./drivers/docker.ts";
+import { EngineFixtures } from "./drivers/engine-fixtures.ts";
+import { createDockerK6Runner } from "./drivers/k6-docker.ts";
+import { createLocalK6Runner } from "./drivers/k6-local.ts";
 import { localDriver } from "./drivers/local.ts";
 import { ownerMarker, reapOrphanProcesses } from "./drivers/orphans.ts";
 import type { Driver, DriverId } from "./drivers/types.ts";
@@ -25,13 +22,13 @@ import type { WorkerEnv } from "./env.ts";
 import { engineIsLocal } from "./host.ts";
 import { claimHostId } from "./host-claim.ts";
 import { acquireHostLock } from "./host-lock.ts";
+import { startIngestWorker } from "./ingest/ingest-worker.ts";
 import type { Logger } from "./logger.ts";
 import { announceWorker, findCellOwner } from "./presence.ts";
 import { reconcileCells } from "./reconcile.ts";
 import { CellCancelled, type CellDeps, CellNotStarted, finishCell, publish, runCell } from "./run-cell.ts";
-import { EngineFixtures } from "./stages/engine-fixtures.ts";
 import { Fixtures } from "./stages/fixtures.ts";
-import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
+import type { K6Runner } from "./stages/k6.ts";
 import { waitForServerBuilds } from "./wait-for-builds.ts";
 
 /** Why a cell whose worker died ends: said by whichever worker of the host finds what it left. */
@@ -333,6 +330,15 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   worker.on("error", (error) => log.error({ err: error }, "worker error"));
   worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "job failed"));
   await worker.waitUntilReady();
+  // Uploads' ingest: its own queue and worker, decoding at the lowest priority beside the cells.
+  const ingest = await startIngestWorker({
+    db,
+    redisUrl: env.REDIS_URL,
+    databaseUrl: env.DATABASE_URL,
+    rollupMinSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS,
+    publisher,
+    log,
+  });
 
   // Cells Postgres calls pending that no job will run: repaired at start, then every minute.
   const queue = new Queue<TCellJob>(QUEUE_CELLS, { connection: publisher });
@@ -371,6 +377,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       await presence.stop();
       clearInterval(reconcileTimer);
       hostClaim.stop();
+      await ingest.close();
       await worker.close();
       await queue.close().catch(() => undefined);
       await fixtures.close();

@@ -22,6 +22,15 @@ describe("docs/configuration.md", () => {
       expect([...read], `${name} is declared in scripts/docs/stack-env.ts`).toContain(name);
   });
 
+  it("shows the defaults the quick start's stack falls back to", () => {
+    const source = readFileSync(path.join(repoRoot, "scripts/stack.ts"), "utf8");
+    for (const { name, default: shown } of stackEnv) {
+      const start = source.indexOf(`process.env.${name}`);
+      const statement = source.slice(start, source.indexOf(";", start));
+      expect(statement, `the default of ${name}`).toContain(shown.replaceAll("`", ""));
+    }
+  });
+
   it("shows no path of the checkout that rendered it", () => {
     const page = readFileSync(configurationPagePath, "utf8");
     expect(page).not.toContain(repoRoot);

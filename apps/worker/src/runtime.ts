@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { fixturesImageTag, k6ImageTag } from "@perflab/catalog";
 import {
   CANCEL_CHANNEL,
   JOB_CELL_RUN,
@@ -11,10 +10,14 @@ import {
 import { backfillRollups, createDb } from "@perflab/db";
 import { DelayedError, Queue, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { createDockerDriver, dockerAt, LABEL_INSTANCE, LABEL_OWNER } from "./drivers/docker.ts";
-import { EngineFixtures } from "./drivers/engine-fixtures.ts";
-import { createDockerK6Runner } from "./drivers/k6-docker.ts";
-import { createLocalK6Runner } from "./drivers/k6-local.ts";
+import {
+  createDockerDriver,
+  dockerAt,
+  fixturesImageTag,
+  k6ImageTag,
+  LABEL_INSTANCE,
+  LABEL_OWNER,
+} from "./drivers/docker.ts";
 import { localDriver } from "./drivers/local.ts";
 import { ownerMarker, reapOrphanProcesses } from "./drivers/orphans.ts";
 import type { Driver, DriverId } from "./drivers/types.ts";
@@ -27,8 +30,9 @@ import type { Logger } from "./logger.ts";
 import { announceWorker, findCellOwner } from "./presence.ts";
 import { reconcileCells } from "./reconcile.ts";
 import { CellCancelled, type CellDeps, CellNotStarted, finishCell, publish, runCell } from "./run-cell.ts";
+import { EngineFixtures } from "./stages/engine-fixtures.ts";
 import { Fixtures } from "./stages/fixtures.ts";
-import type { K6Runner } from "./stages/k6.ts";
+import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "./stages/k6.ts";
 import { waitForServerBuilds } from "./wait-for-builds.ts";
 
 /** Why a cell whose worker died ends: said by whichever worker of the host finds what it left. */

@@ -365,7 +365,7 @@ describe("perflab study against a lab", () => {
     const result = await perflab("study", "trivial-route", "--quick", "--no-wait");
     expect(result.code, result.err).toBe(0);
     expect(result.out).toBe(`run${posted.length}`);
-    expect(result.err).toMatch(/the lab has no node: trivial-route is queued without it/);
+    expect(result.err).toMatch(/trivial-route is queued without this row:\n {2}Node \(node\): this lab has no server node\n/);
     expect(result.err).toMatch(/trivial-route --quick: go · 2 cells, about 36 s/);
     expect(posted.at(-1)).toEqual({
       name: "A trivial HTTP route as connections grow (quick)",
@@ -377,6 +377,7 @@ describe("perflab study against a lab", () => {
       rounds: 1,
       driver: "local",
       cooldownSec: 2,
+      study: { id: "trivial-route", variant: "quick" },
     });
   });
 

@@ -12,7 +12,7 @@ import {
 } from "@perflab/contracts";
 import type { z } from "zod";
 import { countsFromK6Summary, type Global, parseCommand, UsageError, usage } from "./args.ts";
-import { matrixEstimate, roughDuration, studyListing } from "./study.ts";
+import { matrixEstimate, missingRows, roughDuration, studyListing, studyServers } from "./study.ts";
 
 type RunDetail = z.infer<typeof ZRunDetail>;
 type Verdict = z.infer<typeof ZVerdict>;
@@ -479,11 +479,10 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           lab.defaultDriver,
         );
         if (spec.servers.length === 0)
-          throw new UsageError(`the lab has none of ${study.id}'s servers (${study.servers.join(", ")})`);
-        if (missing.length > 0)
-          io.err(
-            `the lab has no ${missing.join(", ")}: ${study.id} is queued without ${missing.length === 1 ? "it" : "them"}`,
+          throw new UsageError(
+            `the lab has none of ${study.id}'s servers (${studyServers(study).join(", ")})`,
           );
+        if (missing.length > 0) io.err(missingRows(study.id, missing));
         let servers = spec.servers;
         if (parsed.servers) {
           const chosen = parsed.servers;

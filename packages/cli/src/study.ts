@@ -1,6 +1,8 @@
 import {
   matrixEstimate as estimate,
+  rowLabel,
   type Study,
+  type StudyRowPlan,
   type StudyVariant,
   studies,
   studyMatrix,
@@ -38,10 +40,26 @@ export function studyListing(list: readonly Study[] = studies): StudyListing[] {
     title: study.title,
     source: study.source,
     measures: study.measures,
-    servers: study.servers,
+    servers: studyServers(study),
     variants: {
-      published: matrixEstimate(studyMatrix(study, "published", study.servers).spec),
-      quick: matrixEstimate(studyMatrix(study, "quick", study.servers).spec),
+      published: matrixEstimate(studyMatrix(study, "published", studyServers(study)).spec),
+      quick: matrixEstimate(studyMatrix(study, "quick", studyServers(study)).spec),
     },
   }));
+}
+
+/** The lab servers a study runs when every one is there: its rows' servers, then its extras. */
+export function studyServers(study: Study): string[] {
+  return [
+    ...new Set([
+      ...study.rows.flatMap((r) => (r.server && !r.unavailable ? [r.server] : [])),
+      ...study.extras,
+    ]),
+  ];
+}
+
+/** What a study's run leaves out and why, a row a line: printed before it is queued. */
+export function missingRows(studyId: string, missing: readonly StudyRowPlan[]): string {
+  const lines = missing.map((r) => `  ${rowLabel(r)}${r.extra ? " (extra)" : ""}: ${r.missing}`);
+  return `${studyId} is queued without ${missing.length === 1 ? "this row" : `these ${missing.length} rows`}:\n${lines.join("\n")}`;
 }

@@ -8,7 +8,7 @@ export * from "./problem.ts";
 export * from "./report.ts";
 export * from "./scenarios.ts";
 export * from "./server-manifest.ts";
-export * from "./studies.ts";
+export * from "./studies/index.ts";
 export * from "./tokens.ts";
 export * from "./upload.ts";
 export * from "./workers.ts";

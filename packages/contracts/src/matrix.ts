@@ -2,6 +2,7 @@ import { z } from "zod";
 import { gitPrText, gitText, numeric } from "./fields.ts";
 import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
 import { DEFAULT_PROTOCOLS, type ServerProtocol } from "./server-manifest.ts";
+import { studies } from "./studies/index.ts";
 
 export const driverIds = ["local", "docker"] as const;
 /** How the worker starts a server: a container (docker) or a child process (local). */
@@ -80,6 +81,8 @@ export function loadLevelKey(level: TLoadLevel): string {
   return "rate" in level ? `rate:${level.rate}` : `vus:${level.vus}`;
 }
 
+const studyIds = studies.map((s) => s.id) as [string, ...string[]];
+
 /** The matrix as any client sends it; `createMatrixSpecSchema` adds checks against the server catalog. */
 export const ZMatrixSpecInput = z.strictObject({
   name: z.string().trim().max(120).optional(),
@@ -111,6 +114,13 @@ export const ZMatrixSpecInput = z.strictObject({
     .trim()
     .min(1, "must not be empty")
     .max(64, "must be at most 64 characters")
+    .optional(),
+  /** The published study this matrix reproduces (its run shows the study's figures beside its own). */
+  study: z
+    .strictObject({
+      id: z.enum(studyIds, { error: `must be a study of this lab: ${studyIds.join(", ")}` }),
+      variant: z.enum(["published", "quick"], { error: 'must be "published" or "quick"' }),
+    })
     .optional(),
   /** Resource limits per server; applied by the docker driver, recorded for every cell. */
   limits: z

@@ -7,6 +7,7 @@ import { formatApproxDuration } from "@/lib/matrix-preview";
 import type { StudyView } from "@/lib/studies";
 import { dockerNotice, type WorkersState } from "@/lib/workers";
 import { SignInLink } from "./sign-in-form";
+import { StudyRows } from "./study-rows";
 import { buttonPrimary, panel } from "./ui";
 import { useWorkers } from "./use-workers";
 import { QueueNotice, WarningNote } from "./workers-notice";
@@ -103,13 +104,7 @@ function StudyCard({ study, workers }: { study: StudyView; workers: WorkersState
       <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         <dt className="text-zinc-500 dark:text-zinc-400">Servers</dt>
         <dd>
-          {study.servers.join(", ") || "none of them in this lab"}
-          {study.missing.length > 0 && (
-            <span className="text-zinc-500 dark:text-zinc-400">
-              {" "}
-              · not in this lab: {study.missing.join(", ")}
-            </span>
-          )}
+          <StudyRows studyId={study.id} rows={study.rows} />
         </dd>
         <dt className="text-zinc-500 dark:text-zinc-400">Workloads</dt>
         <dd>

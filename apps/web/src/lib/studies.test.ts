@@ -26,7 +26,12 @@ describe("study cards", () => {
   it("size each variant on this lab's servers and say its load, the published one's containers too", () => {
     const view = studyView(findStudy("io-tools")!, ["go", "node", "rust"]);
     expect(view.servers).toEqual(["rust", "go", "node"]);
-    expect(view.missing).toEqual(["java", "bun", "python"]);
+    // Every row of the study is listed: the ones this lab runs, and the others with why not.
+    const missing = view.rows.filter((r) => r.missing).map((r) => `${r.label}: ${r.missing}`);
+    expect(missing).toContain("bun: this lab has no server bun");
+    expect(missing).toContain("java: perflab has no Spring Boot + Spring AI server yet");
+    expect(missing.filter((m) => m.startsWith("java-native:"))).toHaveLength(1);
+    expect(view.rows.find((r) => r.label === "rust")).toMatchObject({ server: "rust", missing: null });
     // 3 servers × 3 tools × 1 level × 1 round, (5 + 20 + 2 + 3) s each.
     expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 270 });
     expect(view.variants.quick.load).toBe("50 VUs · 20 s after 5 s warm-up · 1 round · local");

@@ -2,6 +2,7 @@ import {
   type DriverId,
   matrixEstimate,
   type Study,
+  type StudyRowPlan,
   type StudyVariant,
   studyMatrix,
   type TMatrixSpecInput,
@@ -14,7 +15,8 @@ export type StudyView = {
   source: string;
   measures: string;
   servers: string[];
-  missing: string[];
+  /** Every system the study measured, then the lab's extra servers, each with why this lab cannot run it. */
+  rows: StudyRowPlan[];
   workloads: string[];
   variants: Record<StudyVariant, { spec: TMatrixSpecInput; cells: number; totalSec: number; load: string }>;
 };
@@ -74,14 +76,14 @@ export function studyView(study: Study, available: readonly string[], defaultDri
     const { cells, totalSec } = matrixEstimate(spec);
     return { spec, cells, totalSec, load: loadSummary(spec) };
   };
-  const { spec, missing } = studyMatrix(study, "published", available);
+  const { spec, rows } = studyMatrix(study, "published", available);
   return {
     id: study.id,
     title: study.title,
     source: study.source,
     measures: study.measures,
     servers: spec.servers,
-    missing,
+    rows,
     workloads: study.scenarios.map((s) =>
       studyWorkload(s as { id: string; params?: Record<string, unknown> }),
     ),

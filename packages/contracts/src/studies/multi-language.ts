@@ -1,0 +1,148 @@
+import { quickLocal, tool } from "./shared.ts";
+import type { PublishedFigures, Study, StudyRow } from "./types.ts";
+
+const NO_SPRING = "perflab has no Spring Boot + Spring AI server yet";
+const NO_FASTMCP = "perflab has no FastMCP server yet";
+const NO_NATIVE =
+  "no GraalVM native-image toolchain can be installed from the package registries this lab reaches";
+
+/** Study 001 printed figures of its four tools mixed in one load, not per tool. */
+const mixed = (figures: PublishedFigures) => [
+  {
+    figures: { ...figures, note: figures.note ?? "the four tools mixed in one load, single-core containers" },
+  },
+];
+
+const fourToolsRows: StudyRow[] = [
+  {
+    label: "Java",
+    system: "Spring Boot 4.0 + Spring AI 2.0.0-M2 (WebMVC, @McpTool), Java 21",
+    unavailable: NO_SPRING,
+    published: mixed({
+      rps: 1600,
+      avgMs: 0.835,
+      ramMb: 220,
+      note: "over 1,600 requests/s; four tools mixed",
+    }),
+  },
+  {
+    label: "Go",
+    system: "official Go SDK v1.2.0, Go 1.23",
+    server: "go",
+    differs: "official Go SDK v1.8.0",
+    published: mixed({ rps: 1600, avgMs: 0.855, ramMb: 18, note: "over 1,600 requests/s; four tools mixed" }),
+  },
+  {
+    label: "Node.js",
+    system: "official TypeScript SDK 1.26 on Express, a new server per request, Node 20",
+    server: "express:per-request",
+    published: mixed({ rps: 550, avgMs: 10 }),
+  },
+  {
+    label: "Python",
+    system: "FastMCP 2.12 on FastAPI, uvicorn with one worker, Python 3.11",
+    unavailable: NO_FASTMCP,
+    published: mixed({ rps: 292, avgMs: 26.45 }),
+  },
+];
+
+/** Study 002's table: its three tools mixed, 2 vCPU / 2 GB containers, three runs consolidated. */
+const row = (label: string, system: string, rps: number, avgMs: number, ramMb: number) => ({
+  label,
+  system,
+  published: [{ figures: { rps, avgMs, ramMb, note: "the three tools mixed in one load" } }],
+});
+const spring = (label: string, what: string, rps: number, avgMs: number, ramMb: number, native = false) => ({
+  ...row(label, `Spring Boot 4 ${what}${native ? ", GraalVM native image" : ""}`, rps, avgMs, ramMb),
+  unavailable: native ? NO_NATIVE : NO_SPRING,
+});
+
+const fifteenRows: StudyRow[] = [
+  {
+    ...row("rust", "rmcp 0.16 + Tokio + deadpool-redis", 4845, 5.09, 10.9),
+    server: "rust",
+    differs: "rmcp 3.9",
+  },
+  {
+    ...row("quarkus", "Quarkus 3.31 (Vert.x / Mutiny), Quarkiverse MCP server", 4739, 4.04, 194),
+    unavailable: "perflab has no Quarkus server yet",
+  },
+  { ...row("go", "mcp-go + a tuned http.Transport", 3616, 6.87, 23.9), server: "go-mcp-go" },
+  spring("java", "MVC (blocking thread pool)", 3540, 6.13, 368),
+  spring("java-vt", "MVC on virtual threads", 3482, 9.03, 350),
+  {
+    ...row("quarkus-native", "Quarkus 3.31, GraalVM native image", 3449, 10.36, 36),
+    unavailable: NO_NATIVE,
+  },
+  {
+    ...row("micronaut", "Micronaut 4.10 with its MCP module", 3382, 9.75, 216),
+    unavailable: "perflab has no Micronaut server yet",
+  },
+  spring("java-webflux", "WebFlux (Reactor / Netty)", 3032, 8.89, 485),
+  spring("java-vt-native", "MVC on virtual threads", 2447, 19.06, 194, true),
+  spring("java-webflux-native", "WebFlux", 2413, 14.43, 351, true),
+  spring("java-native", "MVC", 2316, 16.2, 178, true),
+  {
+    ...row("micronaut-native", "Micronaut 4.10, GraalVM native image", 2161, 20.75, 63),
+    unavailable: NO_NATIVE,
+  },
+  {
+    ...row("bun", "official TypeScript SDK on Bun", 876, 48.46, 549),
+    server: "bun",
+    differs: "the lab's Node server (node:http, no Express) run by Bun",
+  },
+  {
+    ...row("nodejs", "official TypeScript SDK on Express, WEB_CONCURRENCY=4", 423, 123.5, 395),
+    server: "express:workers",
+  },
+  {
+    ...row("python", "FastMCP + uvloop, 4 workers", 259, 251.62, 259),
+    unavailable: NO_FASTMCP,
+  },
+];
+
+export const multiLanguageStudies: readonly Study[] = [
+  {
+    id: "four-tools",
+    source: "Java, Go, Node.js and Python MCP servers, 3.9 M requests",
+    title: "Four tools, four languages",
+    measures:
+      "fibonacci (CPU), fetch_upstream (I/O, an upstream that answers at once), transform_data (allocation) and sleep (a 10 ms database call) at 50 VUs, 5 minutes after 10 s of warm-up, 3 rounds in single-core containers: per-tool percentiles, RPS per MB and per CPU %, and run-to-run spread. The study mixed the four tools in one load; here each tool is a cell of its own.",
+    rows: fourToolsRows,
+    extras: ["java", "node", "python"],
+    scenarios: [
+      tool("fibonacci"),
+      tool("fetch_upstream", { delay_ms: 0 }),
+      tool("transform_data"),
+      tool("sleep", { ms: 10 }),
+    ],
+    published: {
+      loadLevels: [{ vus: 50 }],
+      durationSec: 300,
+      warmupSec: 10,
+      rounds: 3,
+      driver: "docker",
+      limits: { cpus: 1 },
+    },
+    quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
+  },
+  {
+    id: "io-tools",
+    source: "15 MCP servers under I/O-bound tools (Redis and an HTTP API)",
+    title: "Redis and HTTP API tools, every runtime",
+    measures:
+      "search_products, get_user_cart and checkout (Redis and the product API, fixtures re-seeded per server) at 50 VUs, 5 minutes after 60 s of warm-up, 3 rounds in containers of 2 vCPU / 2 GB: RPS, average latency and RAM. The study mixed the three tools in one load; here each tool is a cell of its own.",
+    rows: fifteenRows,
+    extras: ["go", "java", "node", "python:workers"],
+    scenarios: [tool("search_products"), tool("get_user_cart"), tool("checkout")],
+    published: {
+      loadLevels: [{ vus: 50 }],
+      durationSec: 300,
+      warmupSec: 60,
+      rounds: 3,
+      driver: "docker",
+      limits: { cpus: 2, memoryMb: 2048 },
+    },
+    quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
+  },
+];

@@ -81,4 +81,14 @@ describe("OpenAPI document", () => {
       "text/plain",
     ]);
   });
+
+  it("describes a report's snapshot as the contracts' schema does, its points included", () => {
+    type Schema = { properties: Record<string, Schema>; required: string[]; type?: string };
+    const report = doc.components?.schemas?.Report as Schema;
+    const snapshot = report.properties.snapshot!;
+    expect(Object.keys(snapshot.properties).sort()).toEqual(["cells", "points", "run", "version"]);
+    expect(snapshot.properties.points?.type).toBe("object");
+    // Reports frozen before the series were kept have none.
+    expect(snapshot.required).not.toContain("points");
+  });
 });

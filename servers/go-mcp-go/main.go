@@ -1,0 +1,117 @@
+// Command server is perflab's reference MCP server on the community SDK
+// github.com/mark3labs/mcp-go (servers/CONTRACT.md), the Go library the studies measured.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	port         string
+	stateless    bool
+	jsonResponse bool
+}
+
+// envFlag reads a 0/1 switch: unset, "" and "0" are off, "1" is on, anything else is an error,
+// so the server never starts in a mode it was not asked for.
+func envFlag(name string) (bool, error) {
+	switch v := os.Getenv(name); v {
+	case "", "0":
+		return false, nil
+	case "1":
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s must be 0 or 1, got %q", name, v)
+	}
+}
+
+func loadConfig() (config, error) {
+	cfg := config{port: os.Getenv("PORT")}
+	if cfg.port == "" {
+		cfg.port = "8080"
+	}
+	if p, err := strconv.Atoi(cfg.port); err != nil || p < 1 || p > 65535 {
+		return cfg, fmt.Errorf("PORT must be 1..65535, got %q", cfg.port)
+	}
+	var err error
+	if cfg.stateless, err = envFlag("MCP_STATELESS"); err != nil {
+		return cfg, err
+	}
+	if cfg.jsonResponse, err = envFlag("MCP_JSON_RESPONSE"); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func main() {
+	log.SetOutput(os.Stdout)
+	log.SetFlags(log.LstdFlags | log.LUTC)
+	if err := run(); err != nil {
+		log.Printf("fatal: %v", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	dv, err := newDocumentValidator()
+	if err != nil {
+		return fmt.Errorf("document schema: %w", err)
+	}
+	b := newBackends()
+	defer b.close()
+
+	var sessions atomic.Int64
+	mux := http.NewServeMux()
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	streamable := newStreamableHTTP(cfg, newMCPServer(cfg, b, dv, &sessions), srv)
+	mux.Handle("/mcp", mcpRoute(cfg, streamable))
+	plainRoutes(mux, b, func() runtimeInfo {
+		return readRuntimeInfo(cfg, func() int { return int(sessions.Load()) })
+	})
+
+	// Signals are caught before the start line: a SIGTERM sent right after it must shut down
+	// gracefully, not meet the default action (exit by signal).
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	ln, err := net.Listen("tcp", "127.0.0.1:"+cfg.port)
+	if err != nil {
+		return err
+	}
+	log.Printf("perflab go-mcp-go server listening on http://%s (stateless=%t json_response=%t gomaxprocs=%d)",
+		ln.Addr(), cfg.stateless, cfg.jsonResponse, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+
+	log.Printf("shutting down: finishing in-flight requests")
+	// mcp-go's Shutdown ends the GET streams (they never go idle) while http.Server.Shutdown waits
+	// for in-flight POSTs; 4.5 s keeps the whole exit inside the contract's 5 s.
+	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
+	defer cancel()
+	if err := streamable.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
+		srv.Close()
+	}
+	log.Printf("stopped")
+	return nil
+}

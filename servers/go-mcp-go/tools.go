@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const maxEchoBytes = 1 << 20
+
+// contractTools are the contract's descriptions and input schemas, verbatim (CONTRACT.md section
+// 4). mcp-go's builders (mcp.WithObject, mcp.WithArray) would add "properties":{} and other keys
+// the contract does not list, so each tool is declared with mcp.NewToolWithRawSchema.
+var contractTools = map[string]struct{ description, schema string }{
+	"echo": {"Returns the message, padded to pad_to_bytes bytes.",
+		`{"type":"object","properties":{"message":{"type":"string"},"pad_to_bytes":{"type":"integer","minimum":0,"maximum":1048576}},"required":["message"]}`},
+	"fibonacci": {"Computes the n-th Fibonacci number by naive recursion.",
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":35}},"required":["n"]}`},
+	"validate_document": {"Validates a document against the perflab order schema.",
+		`{"type":"object","properties":{"document":{"type":"object"}},"required":["document"]}`},
+	"transform_data": {"Generates, sorts, groups and aggregates size records.",
+		`{"type":"object","properties":{"size":{"type":"integer","minimum":1,"maximum":100000}},"required":["size"]}`},
+	"sleep": {"Waits ms milliseconds, like a database call.",
+		`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["ms"]}`},
+	"fetch_upstream": {"Fetches the fixture API's /delay endpoint.",
+		`{"type":"object","properties":{"delay_ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["delay_ms"]}`},
+	"search_products": {"Searches products and returns the most popular ones.",
+		`{"type":"object","properties":{"query":{"type":"string","pattern":"^[a-z]{1,32}$"},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"]}`},
+	"get_user_cart": {"Returns a user's cart, recommended product and recent orders.",
+		`{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000}},"required":["user_id"]}`},
+	"checkout": {"Prices items and records an order for a user.",
+		`{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000},"items":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"object","properties":{"product_id":{"type":"integer","minimum":1,"maximum":100000},"quantity":{"type":"integer","minimum":1,"maximum":10}},"required":["product_id","quantity"]}}},"required":["user_id","items"]}`},
+	"get_user": {"Looks up a user by primary key in Postgres.",
+		`{"type":"object","properties":{"id":{"type":"integer","minimum":1,"maximum":100000}},"required":["id"]}`},
+}
+
+// toolHandler is a typed handler whose Go error becomes the contract's isError result
+// (toolErrors, a tool handler middleware).
+type toolHandler[T any] func(ctx context.Context, req mcp.CallToolRequest, in T) (*mcp.CallToolResult, error)
+
+func contractTool[T any](name string, handle toolHandler[T]) server.ServerTool {
+	d := contractTools[name]
+	return server.ServerTool{
+		Tool:    mcp.NewToolWithRawSchema(name, d.description, json.RawMessage(d.schema)),
+		Handler: mcp.NewTypedToolHandler(mcp.TypedToolHandlerFunc[T](handle)),
+	}
+}
+
+// toolErrors turns a handler's error into a tool result with isError and the error's text (which
+// starts with the contract's code, e.g. "backend_unavailable:"), as CONTRACT.md section 3 asks;
+// mcp-go would otherwise answer a JSON-RPC error.
+func toolErrors(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		result, err := next(ctx, req)
+		if err != nil {
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return result, nil
+	}
+}
+
+// integer is an argument of schema type integer: any JSON number without a fractional part,
+// however written (10, 10.0, 1e1), as CONTRACT.md section 3 defines it. encoding/json alone
+// refuses 10.0 for an int.
+type integer int
+
+func (n *integer) UnmarshalJSON(raw []byte) error {
+	if i, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		*n = integer(i)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return fmt.Errorf("invalid_argument: %s is not an integer", raw)
+	}
+	*n = integer(f)
+	return nil
+}
+
+// inRange re-checks bounds in the handler: the SDK validates the schema, but the contract must
+// hold for a caller that bypasses it too.
+func inRange(name string, v integer, lo, hi int) error {
+	if int(v) < lo || int(v) > hi {
+		return fmt.Errorf("invalid_argument: %s must be an integer in %d..%d", name, lo, hi)
+	}
+	return nil
+}
+
+func jsonResult(v any) (*mcp.CallToolResult, error) {
+	s, err := canonicalJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText(s), nil
+}
+
+type (
+	echoIn struct {
+		Message    string  `json:"message"`
+		PadToBytes integer `json:"pad_to_bytes"`
+	}
+	fibonacciIn struct {
+		N integer `json:"n"`
+	}
+	validateIn struct {
+		Document json.RawMessage `json:"document"`
+	}
+	transformIn struct {
+		Size integer `json:"size"`
+	}
+	sleepIn struct {
+		Ms integer `json:"ms"`
+	}
+)
+
+// computeTools are the tools that need no backend.
+func computeTools(dv *documentValidator) []server.ServerTool {
+	return []server.ServerTool{
+		contractTool("echo", func(_ context.Context, _ mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, error) {
+			if len(in.Message) > maxEchoBytes {
+				return nil, fmt.Errorf("invalid_argument: message is longer than %d bytes", maxEchoBytes)
+			}
+			if err := inRange("pad_to_bytes", in.PadToBytes, 0, maxEchoBytes); err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText(padMessage(in.Message, int(in.PadToBytes))), nil
+		}),
+		contractTool("fibonacci", func(_ context.Context, _ mcp.CallToolRequest, in fibonacciIn) (*mcp.CallToolResult, error) {
+			if err := inRange("n", in.N, 0, 35); err != nil {
+				return nil, err
+			}
+			return jsonResult(struct {
+				N     int   `json:"n"`
+				Value int64 `json:"value"`
+			}{int(in.N), fibonacci(int(in.N))})
+		}),
+		contractTool("validate_document", func(_ context.Context, _ mcp.CallToolRequest, in validateIn) (*mcp.CallToolResult, error) {
+			if len(in.Document) == 0 || in.Document[0] != '{' {
+				return nil, fmt.Errorf("invalid_argument: document must be an object")
+			}
+			v, err := dv.validate(in.Document)
+			if err != nil {
+				return nil, fmt.Errorf("invalid_argument: %v", err)
+			}
+			return jsonResult(v)
+		}),
+		contractTool("transform_data", func(_ context.Context, _ mcp.CallToolRequest, in transformIn) (*mcp.CallToolResult, error) {
+			if err := inRange("size", in.Size, 1, 100000); err != nil {
+				return nil, err
+			}
+			return jsonResult(transformData(int(in.Size)))
+		}),
+		contractTool("sleep", func(ctx context.Context, _ mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, error) {
+			if err := inRange("ms", in.Ms, 0, 10000); err != nil {
+				return nil, err
+			}
+			t := time.NewTimer(time.Duration(in.Ms) * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return jsonResult(struct {
+				SleptMs int `json:"slept_ms"`
+			}{int(in.Ms)})
+		}),
+	}
+}

@@ -81,7 +81,7 @@ async function request(
   }
 }
 
-/** Seconds an upload may take at least: up to 50 MiB sent, then stored in one transaction. */
+/** Seconds an upload may take at least: up to 50 MiB sent and stored for a worker to read. */
 const UPLOAD_TIMEOUT_SEC = 300;
 /** Seconds a share may take at least: the lab gives each of its two transactions two minutes. */
 const REPORT_TIMEOUT_SEC = 250;
@@ -306,6 +306,23 @@ async function verdictOf(io: Io, global: Global, runId: string, baseline?: strin
 }
 
 const unfinished = new Set(["queued", "running"]);
+
+/**
+ * Waits while a worker reads an uploaded output into its run: the lab answers the upload at once,
+ * and refuses the output (a line or a parameter it contradicts) by failing the run with the reason.
+ */
+async function ingested(io: Io, global: Global, runId: string): Promise<void> {
+  for (;;) {
+    const { run } = await readRetrying(io, global, () =>
+      call<RunDetail>(global, `/api/v1/runs/${encodeURIComponent(runId)}`),
+    );
+    if (run.status === "succeeded") return;
+    if (run.status !== "ingesting") {
+      throw new ApiError(`the lab refused the k6 output of run ${runId}: ${run.error ?? run.status}`);
+    }
+    await sleep(1_000);
+  }
+}
 
 /**
  * Queues a matrix and, unless told not to wait, follows it to the end and prints its cells (and the
@@ -545,6 +562,7 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           { method: "POST", headers: { "content-type": "application/x-ndjson" }, body },
           Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC),
         );
+        await ingested(io, global, created.runId);
         const baseline = parsed.query.baselineRunId;
         const verdict = baseline
           ? await verdictOf(io, global, created.runId, undefined, parsed.tolerance)

@@ -1,0 +1,104 @@
+// Command server is perflab's REST-only reference server: the plain HTTP routes of
+// servers/CONTRACT.md section 7 on the chi router and a pgx pool, the Go side of the REST study
+// (Go with chi + pgx against Node with Fastify + pg). It serves no MCP.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+func loadPort() (string, error) {
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8080"
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+		return "", fmt.Errorf("PORT must be 1..65535, got %q", port)
+	}
+	// A REST-only server has no MCP mode to switch: asking for one is a configuration error.
+	for _, name := range []string{"MCP_STATELESS", "MCP_JSON_RESPONSE"} {
+		if v := os.Getenv(name); v != "" && v != "0" {
+			return "", fmt.Errorf("%s=%q: this server serves no MCP", name, v)
+		}
+	}
+	return port, nil
+}
+
+// newRouter is the contract's plain routes (section 7). No request logger: logging must not be
+// part of the measurement; Recoverer turns a panic into a 500 instead of a dropped connection.
+func newRouter(users *userStore) http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Get("/health", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/debug/runtime", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, readRuntimeInfo())
+	})
+	r.Get("/rest/time", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, struct {
+			NowMs int64 `json:"now_ms"`
+		}{time.Now().UnixMilli()})
+	})
+	r.Get("/rest/users/{id}", users.get)
+	return r
+}
+
+func main() {
+	log.SetOutput(os.Stdout)
+	log.SetFlags(log.LstdFlags | log.LUTC)
+	if err := run(); err != nil {
+		log.Printf("fatal: %v", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	port, err := loadPort()
+	if err != nil {
+		return err
+	}
+	users := newUserStore(os.Getenv("DATABASE_URL"))
+	defer users.close()
+
+	// Signals are caught before the start line: a SIGTERM sent right after it must shut down
+	// gracefully, not meet the default action (exit by signal).
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: newRouter(users), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	log.Printf("perflab chi server listening on http://%s (gomaxprocs=%d)", ln.Addr(), readRuntimeInfo().Parallelism)
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	log.Printf("shutting down: finishing in-flight requests")
+	// 4.5 s keeps the whole exit inside the contract's 5 s even when a request is stuck.
+	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
+		srv.Close()
+	}
+	log.Printf("stopped")
+	return nil
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+	"time"
+)
+
+type runtimeInfo struct {
+	Runtime struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"runtime"`
+	PID            int     `json:"pid"`
+	UptimeMs       int64   `json:"uptime_ms"`
+	Parallelism    int     `json:"parallelism"`
+	HeapUsedBytes  uint64  `json:"heap_used_bytes"`
+	HeapTotalBytes uint64  `json:"heap_total_bytes"`
+	RSSBytes       int64   `json:"rss_bytes"`
+	GCCount        uint32  `json:"gc_count"`
+	GCPauseTotalMs float64 `json:"gc_pause_total_ms"`
+	Threads        int     `json:"threads"`
+	Goroutines     int     `json:"goroutines"`
+	// MCP is always null: this server has no MCP transport (its manifest's protocols are ["http"]).
+	MCP *struct{} `json:"mcp"`
+}
+
+var startedAt = time.Now()
+
+// readRuntimeInfo fills the /debug/runtime shape. RSS and threads come from
+// /proc, as in every other server, so the numbers are comparable.
+func readRuntimeInfo() runtimeInfo {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	var info runtimeInfo
+	info.Runtime.Name = "go"
+	info.Runtime.Version = runtime.Version()
+	info.PID = os.Getpid()
+	info.UptimeMs = time.Since(startedAt).Milliseconds()
+	info.Parallelism = runtime.GOMAXPROCS(0)
+	info.HeapUsedBytes = ms.HeapAlloc
+	info.HeapTotalBytes = ms.HeapSys
+	info.RSSBytes = rssBytes()
+	info.GCCount = ms.NumGC
+	info.GCPauseTotalMs = float64(ms.PauseTotalNs) / 1e6
+	info.Threads = procThreads()
+	info.Goroutines = runtime.NumGoroutine()
+	return info
+}
+
+func rssBytes() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return -1
+	}
+	fields := bytes.Fields(data)
+	if len(fields) < 2 {
+		return -1
+	}
+	pages, err := strconv.ParseInt(string(fields[1]), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+func procThreads() int {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("Threads:")); ok {
+			n, err := strconv.Atoi(string(bytes.TrimSpace(rest)))
+			if err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}

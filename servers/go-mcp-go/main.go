@@ -15,12 +15,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/mark3labs/mcp-go/server"
 )
 
 type config struct {
 	port         string
 	stateless    bool
 	jsonResponse bool
+	legacySSE    bool
 }
 
 // envFlag reads a 0/1 switch: unset, "" and "0" are off, "1" is on, anything else is an error,
@@ -51,6 +54,12 @@ func loadConfig() (config, error) {
 	if cfg.jsonResponse, err = envFlag("MCP_JSON_RESPONSE"); err != nil {
 		return cfg, err
 	}
+	if cfg.legacySSE, err = envFlag("MCP_LEGACY_SSE"); err != nil {
+		return cfg, err
+	}
+	if cfg.legacySSE && cfg.stateless {
+		return cfg, errors.New("MCP_LEGACY_SSE=1 requires stateful mode (MCP_STATELESS unset or 0): an SSE session is its stream")
+	}
 	return cfg, nil
 }
 
@@ -78,8 +87,13 @@ func run() error {
 	var sessions atomic.Int64
 	mux := http.NewServeMux()
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	streamable := newStreamableHTTP(cfg, newMCPServer(cfg, b, dv, &sessions), srv)
+	mcpServer := newMCPServer(cfg, b, dv, &sessions)
+	streamable := newStreamableHTTP(cfg, mcpServer, srv)
 	mux.Handle("/mcp", mcpRoute(cfg, streamable))
+	var legacy *server.SSEServer
+	if cfg.legacySSE {
+		legacy = legacySSE(mux, mcpServer)
+	}
 	plainRoutes(mux, b, func() runtimeInfo {
 		return readRuntimeInfo(cfg, func() int { return int(sessions.Load()) })
 	})
@@ -92,8 +106,8 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	log.Printf("perflab go-mcp-go server listening on http://%s (stateless=%t json_response=%t gomaxprocs=%d)",
-		ln.Addr(), cfg.stateless, cfg.jsonResponse, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
+	log.Printf("perflab go-mcp-go server listening on http://%s (stateless=%t json_response=%t legacy_sse=%t gomaxprocs=%d)",
+		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.legacySSE, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -108,6 +122,9 @@ func run() error {
 	// for in-flight POSTs; 4.5 s keeps the whole exit inside the contract's 5 s.
 	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
 	defer cancel()
+	if legacy != nil {
+		legacy.CloseSessions()
+	}
 	if err := streamable.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
 		srv.Close()

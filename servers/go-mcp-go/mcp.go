@@ -52,6 +52,15 @@ func newStreamableHTTP(cfg config, s *server.MCPServer, srv *http.Server) *serve
 	)
 }
 
+// legacySSE adds mcp-go's HTTP+SSE transport of protocol 2024-11-05 (study 000's Go server) on the
+// same MCP server: GET /sse opens a session's stream, whose first event names POST /message.
+func legacySSE(mux *http.ServeMux, s *server.MCPServer) *server.SSEServer {
+	sse := server.NewSSEServer(s, server.WithSSEEndpoint("/sse"), server.WithMessageEndpoint("/message"))
+	mux.Handle("/sse", sse.SSEHandler())
+	mux.Handle("/message", http.MaxBytesHandler(sse.MessageHandler(), maxBodyBytes))
+	return sse
+}
+
 type responseWriterKey struct{}
 
 // answerWithSSE makes mcp-go answer this request as an SSE stream (the contract's default) instead

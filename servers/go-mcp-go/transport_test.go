@@ -23,8 +23,13 @@ func startServer(t *testing.T, cfg config) (string, *atomic.Int64) {
 	var sessions atomic.Int64
 	mux := http.NewServeMux()
 	srv := httptest.NewUnstartedServer(mux)
-	streamable := newStreamableHTTP(cfg, newMCPServer(cfg, newBackends(), dv, &sessions), srv.Config)
+	mcpServer := newMCPServer(cfg, newBackends(), dv, &sessions)
+	streamable := newStreamableHTTP(cfg, mcpServer, srv.Config)
 	mux.Handle("/mcp", mcpRoute(cfg, streamable))
+	if cfg.legacySSE {
+		sse := legacySSE(mux, mcpServer)
+		t.Cleanup(sse.CloseSessions)
+	}
 	plainRoutes(mux, newBackends(), func() runtimeInfo {
 		return readRuntimeInfo(cfg, func() int { return int(sessions.Load()) })
 	})
@@ -220,14 +225,79 @@ func TestParseUserIDAcceptsOnlyTheContractPattern(t *testing.T) {
 
 func TestModeFlagsAcceptOnlyZeroOrOne(t *testing.T) {
 	t.Setenv("PORT", "")
-	for _, name := range []string{"MCP_STATELESS", "MCP_JSON_RESPONSE"} {
+	t.Setenv("MCP_LEGACY_SSE", "")
+	for _, name := range []string{"MCP_STATELESS", "MCP_JSON_RESPONSE", "MCP_LEGACY_SSE"} {
 		for _, value := range []string{"true", "yes", "2", " 1"} {
 			t.Setenv("MCP_STATELESS", "")
 			t.Setenv("MCP_JSON_RESPONSE", "")
+			t.Setenv("MCP_LEGACY_SSE", "")
 			t.Setenv(name, value)
 			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), name+" must be 0 or 1") {
 				t.Fatalf("%s=%q: want a configuration error, got %v", name, value, err)
 			}
 		}
+	}
+}
+
+func TestLegacySSEStreamsAnswersAndCountsItsSessions(t *testing.T) {
+	url, sessions := startServer(t, config{legacySSE: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/sse", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := bufio.NewReader(res.Body)
+	next := func() (string, string) {
+		var event, data string
+		for {
+			line, err := events.ReadString('\n')
+			if err != nil {
+				t.Fatalf("stream ended: %v", err)
+			}
+			line = strings.TrimRight(line, "\r\n")
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				event = line[len("event: "):]
+			case strings.HasPrefix(line, "data: "):
+				data = line[len("data: "):]
+			case line == "" && event != "":
+				return event, data
+			}
+		}
+	}
+	event, endpoint := next()
+	if event != "endpoint" || !strings.HasPrefix(endpoint, "/message?sessionId=") || sessions.Load() != 1 {
+		t.Fatalf("first event %q %q, %d sessions", event, endpoint, sessions.Load())
+	}
+	if got := send(t, "POST", url+endpoint, echoCall, nil); got.status != 202 {
+		t.Fatalf("POST %s: %+v", endpoint, got)
+	}
+	if event, data := next(); event != "message" || !strings.Contains(data, `"text":"hi"`) {
+		t.Fatalf("answer %q %q", event, data)
+	}
+	cancel()
+	res.Body.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for sessions.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sessions.Load() != 0 {
+		t.Fatalf("%d sessions after the stream closed", sessions.Load())
+	}
+}
+
+func TestLegacySSENeedsStatefulMode(t *testing.T) {
+	t.Setenv("PORT", "")
+	t.Setenv("MCP_JSON_RESPONSE", "")
+	t.Setenv("MCP_LEGACY_SSE", "1")
+	t.Setenv("MCP_STATELESS", "1")
+	if _, err := loadConfig(); err == nil {
+		t.Fatal("MCP_LEGACY_SSE=1 with MCP_STATELESS=1 accepted")
+	}
+	t.Setenv("MCP_STATELESS", "0")
+	if cfg, err := loadConfig(); err != nil || !cfg.legacySSE {
+		t.Fatalf("%+v %v", cfg, err)
 	}
 }

@@ -176,3 +176,13 @@ func TestBackendToolsWithoutBackendsAreBackendUnavailable(t *testing.T) {
 		}
 	}
 }
+
+func TestDocumentSchemaIsTheContractCopy(t *testing.T) {
+	contract, err := os.ReadFile("../contract/document.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(contract) != string(documentSchemaJSON) {
+		t.Fatal("document.schema.json differs from ../contract/document.schema.json: copy it again")
+	}
+}

@@ -18,6 +18,7 @@ import net from "node:net";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
@@ -1839,6 +1840,108 @@ for (const server of ordered) {
         await client.close();
       }
       await expectOpenSessions(0, "after the SDK client's DELETE");
+    });
+  });
+}
+
+/**
+ * The deprecated HTTP+SSE transport (protocol 2024-11-05) of a server whose manifest turns it on with
+ * MCP_LEGACY_SSE=1 (Express's `legacy-sse` variant, as study 000 ran the TypeScript SDK): the SDK's
+ * SSEClientTransport opens GET /sse, posts to the endpoint its first event names and reads every answer
+ * from the stream. The answers are the Streamable HTTP ones; a session lives as long as its stream.
+ */
+const legacySseServers = withVariants(ordered).filter((s) => s.start.env.MCP_LEGACY_SSE === "1");
+
+/** Opens a GET /sse stream and reads its first event (the `endpoint`); the stream stays open until `close`. */
+async function openSseStream(sseUrl: string) {
+  const abort = new AbortController();
+  const stream = await fetch(sseUrl, { headers: { accept: "text/event-stream" }, signal: abort.signal });
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  return {
+    status: stream.status,
+    contentType: stream.headers.get("content-type") ?? "",
+    event: /^event: (.*)$/m.exec(text)?.[1],
+    data: /^data: (.*)$/m.exec(text)?.[1],
+    close: () => abort.abort(),
+  };
+}
+
+for (const server of legacySseServers) {
+  describe(`server ${server.name}, legacy HTTP+SSE transport at GET /sse`, () => {
+    let running: RunningServer | undefined;
+    let baseUrl: string;
+    const sseClient = async () => {
+      const client = new Client({ name: "perflab-conformance", version: "1.0.0" });
+      await client.connect(new SSEClientTransport(new URL(`${baseUrl}/sse`)));
+      return client;
+    };
+    const sessions = async () =>
+      ((await (await fetch(`${baseUrl}/debug/runtime`)).json()) as { mcp: { sessions: number } }).mcp
+        .sessions;
+
+    beforeAll(async () => {
+      await fixtures.reset();
+      ({ running, baseUrl } = await start(server, `${server.name.replace(":", "~")}-sse`, backends));
+    });
+    afterAll(() => stop(running));
+
+    it("initializes, lists the tools and returns golden and I/O results over the stream, as Go does", async () => {
+      const client = await sseClient();
+      try {
+        expect(client.getServerVersion()).toMatchObject({ name: `perflab-${server.base}`, version: "1.0.0" });
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual([...server.tools].sort());
+        for (const vectorName of statelessVectors) {
+          const vector = vectors.find((v) => v.name === vectorName)!;
+          const result = await client.callTool({ name: vector.tool, arguments: vector.arguments });
+          expect(successText(result, vectorName), vectorName).toBe(vector.text);
+        }
+        // Right after the fixture reset, in order: checkout's writes show in the later reads.
+        for (const [i, call] of ioCalls.entries()) {
+          const text = successText(await client.callTool(call), describeCall(call));
+          expect(text, `${describeCall(call)}: the contract's result on the fixtures`).toBe(expectedIo[i]);
+        }
+        const bad = { name: "fibonacci", arguments: { n: 36 } };
+        expect(await notRejected(client, bad), describeCall(bad)).toBe("");
+      } finally {
+        await client.close();
+      }
+    });
+
+    it("names its POST endpoint in the stream's first event and counts each stream as a session until it closes", async () => {
+      await expect.poll(sessions, { timeout: 5_000 }).toBe(0);
+      const first = await openSseStream(`${baseUrl}/sse`);
+      expect(first).toMatchObject({ status: 200, event: "endpoint" });
+      expect(first.contentType).toMatch(/^text\/event-stream\b/);
+      expect(first.data, "the endpoint carries the session id").toMatch(/[?&]sessionId=/);
+      const clients = await Promise.all([sseClient(), sseClient(), sseClient()]);
+      expect(await sessions(), "four open streams").toBe(4);
+      first.close();
+      await Promise.all(clients.map((c) => c.close()));
+      await expect.poll(sessions, { timeout: 5_000 }).toBe(0);
+      const ended = await post(new URL(first.data!, baseUrl).href, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+      });
+      expect(ended.status, "a POST for a session whose stream closed").toBeGreaterThanOrEqual(400);
+    });
+
+    it("exits 0 within 5 s on SIGTERM while a stream is open", async () => {
+      const stream = await openSseStream(`${baseUrl}/sse`);
+      expect(stream.event).toBe("endpoint");
+      try {
+        await stop(running);
+      } finally {
+        running = undefined;
+        stream.close();
+      }
     });
   });
 }

@@ -12,6 +12,7 @@ import { createApiToken } from "@perflab/db";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot, type Service } from "../../scripts/lib/services.ts";
 import { echoUploadOf, startPrivateLab, testDb, tokenInDb } from "./helpers.ts";
+import { ingested } from "./ingest-helpers.ts";
 
 type Problem = { status: number; detail?: string; errors?: { field: string; message: string }[] };
 type OpenApiDoc = { paths: Record<string, Record<string, unknown>> };
@@ -63,8 +64,10 @@ async function upload(ndjson: string, token: string, name: string): Promise<stri
     body: ndjson,
     token,
   });
-  expect(response.status, response.text).toBe(201);
-  return response.body.runId as string;
+  expect(response.status, response.text).toBe(202);
+  const runId = response.body.runId as string;
+  expect(await ingested(runId)).toMatchObject({ status: "succeeded" });
+  return runId;
 }
 
 async function share(runId: string, visibility: string, token: string): Promise<string> {

@@ -1,10 +1,11 @@
 /**
  * The web app's defences, against the suite's real web app (bound to 127.0.0.1, so it answers to
  * loopback names only): security headers on pages and the API, a request for another host refused
- * (DNS rebinding), changes a page of another site asks a browser to make refused with nothing
- * written (the cross-site form post that needs no preflight included), pages' scripts held to a nonce
- * drawn per request, and, in real Chromium, a run whose name and server carry markup shown as text
- * without running it, and a script injected into a page refused while the page's own run.
+ * (DNS rebinding), a method or path no route takes answered as a problem (API) or a 405 page (TRACE
+ * and dot segments included), changes a page of another site asks a browser to make refused with
+ * nothing written (the cross-site form post that needs no preflight included), pages' scripts held
+ * to a nonce drawn per request, and, in real Chromium, a run whose name and server carry markup
+ * shown as text without running it, and a script injected into a page refused while the page's own run.
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
@@ -12,6 +13,7 @@ import { deflateSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { echoUploadOf, launchChromium, pageOf, testDb } from "./helpers.ts";
+import { ingested } from "./ingest-helpers.ts";
 
 type Problem = { status: number; errors?: { field: string; message: string }[] };
 
@@ -61,8 +63,9 @@ async function uploadRun(fields: Record<string, string>): Promise<{ runId: strin
     body: ndjson,
   });
   const created = (await response.json()) as { runId: string };
-  expect(response.status, JSON.stringify(created)).toBe(201);
+  expect(response.status, JSON.stringify(created)).toBe(202);
   runIds.push(created.runId);
+  expect(await ingested(created.runId)).toMatchObject({ status: "succeeded" });
   return created;
 }
 
@@ -191,6 +194,74 @@ describe("a lab bound to 127.0.0.1", () => {
   });
 });
 
+describe("a method or path no route takes", () => {
+  const problemOf = (r: { headers: http.IncomingHttpHeaders; body: string }) => {
+    expect(r.headers["content-type"]).toContain("application/problem+json");
+    return JSON.parse(r.body) as Problem;
+  };
+  const expectPage405 = (r: Awaited<ReturnType<typeof rawRequest>>, what: string) => {
+    expect(r.status, what).toBe(405);
+    expect(r.headers["content-type"], what).toContain("text/html");
+    expect(r.headers.allow, what).toBe("GET, HEAD");
+    expect(r.body, what).toContain("Method not allowed");
+    expect(r.headers["x-frame-options"], what).toBe("DENY");
+    expect(r.headers["x-content-type-options"], what).toBe("nosniff");
+  };
+
+  it("answers TRACE with a 405 naming the methods allowed, a problem on the API and a page elsewhere", async () => {
+    // TRACE is a method the Fetch API refuses to represent: Next.js answered every one with a 500 page.
+    for (const [pathname, allow] of [
+      ["/api/v1/runs", "GET, HEAD, OPTIONS"],
+      ["/api/v1/runs/some-run/cancel", "OPTIONS, POST"],
+    ] as const) {
+      const r = await rawRequest(pathname, {}, "TRACE");
+      expect(r.status, pathname).toBe(405);
+      expect(r.headers.allow, pathname).toBe(allow);
+      expect(problemOf(r).errors).toEqual([{ field: "(method)", message: `must be one of ${allow}` }]);
+    }
+    const unknown = await rawRequest("/api/v1/nonexistent", {}, "TRACE");
+    expect(unknown.status).toBe(404);
+    expect(problemOf(unknown).errors?.[0]?.field).toBe("(path)");
+    for (const pathname of ["/", "/runs/new", "/no-such-page"]) {
+      expectPage405(await rawRequest(pathname, {}, "TRACE"), `TRACE ${pathname}`);
+    }
+  });
+
+  it("answers a page asked for by a method pages do not serve with a 405 page, an unknown API path with a 404 problem", async () => {
+    expectPage405(await rawRequest("/", {}, "PROPFIND"), "PROPFIND /");
+    expectPage405(await rawRequest("/runs/new", {}, "POST", "x=1"), "POST /runs/new");
+    expectPage405(await rawRequest("/compare", {}, "OPTIONS"), "OPTIONS /compare");
+    // A method the catch-all route lacks got Next.js's empty 400.
+    for (const method of ["PROPFIND", "MKCOL", "GET"]) {
+      const r = await rawRequest("/api/v2/nonexistent", {}, method);
+      expect(r.status, method).toBe(404);
+      expect(problemOf(r).errors?.[0]?.field, method).toBe("(path)");
+    }
+  });
+
+  it("answers an API path with a dot segment with a 400 problem naming the path, not the dashboard's 404 page", async () => {
+    // The middleware sees the path with "%2e%2e" resolved away; the router took it for a run id.
+    for (const pathname of [
+      "/api/v1/runs/%2e%2e",
+      "/api/v1/runs/..",
+      "/api/v1/runs/.",
+      "/api/v1/runs/%2E%2e/cancel",
+      "/api/v1/reports/.%2e",
+      "/api/%2e%2e/v1/runs",
+    ]) {
+      for (const method of ["GET", "POST"]) {
+        const r = await rawRequest(pathname, {}, method);
+        expect(r.status, `${method} ${pathname}`).toBe(400);
+        expect(problemOf(r).errors?.[0]?.field, `${method} ${pathname}`).toBe("(path)");
+      }
+    }
+    // Pages keep their HTML 404.
+    const page = await rawRequest("/runs/%2e%2e", {});
+    expect(page.status).toBe(404);
+    expect(page.headers["content-type"]).toContain("text/html");
+  });
+});
+
 describe("a change another site's page asks a browser to make", () => {
   it("is a 403 naming origin, and nothing is written; the lab's own pages and curl pass", async () => {
     const db = testDb();
@@ -270,6 +341,18 @@ describe("input the lab cannot store or should not believe", () => {
       headers: { "content-type": "application/x-ndjson" },
       body,
     });
+  /**
+   * An upload whose output the worker refuses: taken (202), then its run failed with the reason,
+   * which names the field; the run is removed after the file.
+   */
+  async function refusedRun(response: Response) {
+    const created = (await response.json()) as { runId: string };
+    expect(response.status, JSON.stringify(created)).toBe(202);
+    runIds.push(created.runId);
+    const run = await ingested(created.runId);
+    expect(run.status, JSON.stringify(run)).toBe("failed");
+    return run.error ?? "";
+  }
   /** The suite's real output with one interval line changed. */
   const tampered = (change: (line: Record<string, unknown>) => void) => {
     const lines = ndjson
@@ -313,8 +396,8 @@ describe("input the lab cannot store or should not believe", () => {
     expect(await counts()).toEqual(before);
   });
 
-  it("refuses k6 output whose numbers no k6 run makes, naming the line, and writes nothing", async () => {
-    const before = await counts();
+  it("refuses k6 output whose numbers no k6 run makes, naming the line, and writes no cell", async () => {
+    const [runsBefore, cellsBefore] = await counts();
     const cases: [string, (line: Record<string, unknown>) => void][] = [
       ["3e9 requests in a second", (l) => ((l.groups as Record<string, unknown>[])[0]!.requests = 3e9)],
       ["a second in the year 33658", (l) => (l.t = 1e12)],
@@ -322,18 +405,16 @@ describe("input the lab cannot store or should not believe", () => {
       ["1e30 bytes sent", (l) => (l.dataSent = 1e30)],
     ];
     for (const [what, change] of cases) {
-      const response = await upload(tampered(change));
-      expect(response.status, what).toBe(422);
-      const problem = (await response.json()) as Problem;
-      expect(problem.errors?.[0]?.field, what).toMatch(/^line \d+$/);
+      const error = await refusedRun(await upload(tampered(change)));
+      expect(error, what).toMatch(/\(line \d+: /);
     }
     const lines = ndjson.trim().split("\n");
     const start = JSON.parse(lines[0]!) as { t: number };
     start.t = 1e20;
     const badStart = await upload([JSON.stringify(start), ...lines.slice(1)].join("\n"));
-    expect(badStart.status).toBe(422);
-    expect(((await badStart.json()) as Problem).errors?.[0]?.field).toBe("line 1");
-    expect(await counts()).toEqual(before);
+    expect(await refusedRun(badStart)).toContain("(line 1: ");
+    // A failed run each, and not one cell.
+    expect(await counts()).toEqual([runsBefore! + cases.length + 1, cellsBefore]);
   });
 
   it("refuses a histogram that would inflate to gigabytes, at once and without the memory", async () => {
@@ -343,14 +424,12 @@ describe("input the lab cannot store or should not believe", () => {
     head.writeInt32BE(0x1c849304 | 0x10, 0);
     head.writeInt32BE(zeros.length, 4);
     const bomb = Buffer.concat([head, zeros]).toString("base64");
-    const before = await counts();
+    const [runsBefore, cellsBefore] = await counts();
     const started = Date.now();
     const response = await upload(tampered((l) => ((l.groups as Record<string, unknown>[])[0]!.hist = bomb)));
-    expect(response.status).toBe(422);
-    const problem = (await response.json()) as Problem;
-    expect(problem.errors?.[0]?.message).toMatch(/inflates past/);
+    expect(await refusedRun(response)).toMatch(/inflates past/);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(await counts()).toEqual(before);
+    expect(await counts()).toEqual([runsBefore! + 1, cellsBefore]);
   });
 });
 

@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { repoRoot, type Service } from "../../scripts/lib/services.ts";
 import { echoUploadOf, startTokenLab, testDb, tokenInDb, until } from "./helpers.ts";
+import { ingested } from "./ingest-helpers.ts";
 
 type Problem = { status: number; detail?: string; errors?: { field: string; message: string }[] };
 
@@ -37,13 +38,19 @@ async function request(base: string, pathname: string, init: RequestInit & { tok
   return { status: response.status, headers: response.headers, body, text };
 }
 
-const upload = (base: string, token?: string) =>
-  request(base, `/api/v1/uploads?${uploadQuery}`, {
+/** An upload, waited for while the worker ingests it when the lab took it (202). */
+async function upload(base: string, token?: string) {
+  const response = await request(base, `/api/v1/uploads?${uploadQuery}`, {
     method: "POST",
     headers: { "content-type": "application/x-ndjson" },
     body: ndjson,
     token,
   });
+  if (response.status === 202) {
+    expect(await ingested(response.body.runId as string)).toMatchObject({ status: "succeeded" });
+  }
+  return response;
+}
 
 async function tokenCli(...args: string[]) {
   return promisify(execFile)(process.execPath, ["--import", "tsx", "packages/db/src/token-cli.ts", ...args], {
@@ -172,7 +179,7 @@ describe("a lab with PERFLAB_ACCESS=token", () => {
     const { token, secret } = await tokenInDb("ci");
 
     const uploaded = await upload(lab, secret);
-    expect(uploaded.status, uploaded.text).toBe(201);
+    expect(uploaded.status, uploaded.text).toBe(202);
     const run = await testDb().run.findUniqueOrThrow({ where: { id: uploaded.body.runId as string } });
     expect(run).toMatchObject({ source: "api", apiTokenId: token.id, status: "succeeded" });
     const used = await testDb().apiToken.findUniqueOrThrow({ where: { id: token.id } });
@@ -288,15 +295,15 @@ describe("a token that is sent is checked, in an open lab too", () => {
     }
     expect(await testDb().run.count()).toBe(runsBefore);
     // Without a token an open lab takes the upload.
-    expect((await upload(open())).status).toBe(201);
+    expect((await upload(open())).status).toBe(202);
   });
 
   it("refuses a bad token on reads too, before reading; no token or a valid one reads", async () => {
     const created = await upload(open());
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(202);
     const runId = (created.body as { runId: string }).runId;
     const baseline = await upload(open());
-    expect(baseline.status).toBe(201);
+    expect(baseline.status).toBe(202);
     const baselineId = (baseline.body as { runId: string }).runId;
     const valid = await tokenInDb("reader");
     const revoked = await tokenInDb("gone");
@@ -400,7 +407,7 @@ describe("roles in a lab that needs tokens", () => {
 
     // A member's work: an upload is taken.
     const uploaded = await upload(lab, member.secret);
-    expect(uploaded.status, uploaded.text).toBe(201);
+    expect(uploaded.status, uploaded.text).toBe(202);
     await testDb().run.delete({ where: { id: uploaded.body.runId as string } });
 
     // Listing, creating and revoking other tokens: a 403 naming the header and the token; nothing made.

@@ -38,17 +38,30 @@ export async function mcpInitializeSucceeds(baseUrl: string, mcpPath: string): P
   }
 }
 
+/** One GET of a REST-only server's health path (no MCP to initialize); healthy means 200. */
+export async function healthPathAnswers(baseUrl: string, healthPath: string): Promise<number | null> {
+  try {
+    const res = await fetch(`${baseUrl}${healthPath}`, { signal: AbortSignal.timeout(2_000) });
+    await res.arrayBuffer();
+    return res.ok ? Date.now() : null;
+  } catch {
+    return null;
+  }
+}
+
 export class HealthTimeoutError extends Error {}
 export class ExitedBeforeHealthyError extends Error {}
 
 /**
- * Polls until the server answers an MCP initialize, it exits, the timeout passes or `signal` aborts
- * (rejecting with its reason). Returns the time at which it became healthy (for cold start =
- * healthy − spawned).
+ * Polls until the server answers an MCP initialize (or, for a REST-only server, whose `mcpPath` is
+ * null, a GET of `healthPath`), it exits, the timeout passes or `signal` aborts (rejecting with its
+ * reason). Returns the time at which it became healthy (for cold start = healthy − spawned).
  */
 export async function waitForHealthy(input: {
   baseUrl: string;
-  mcpPath: string;
+  mcpPath: string | null;
+  /** What a server without MCP answers (its manifest's healthPath); `/health` when left out. */
+  healthPath?: string | undefined;
   timeoutMs: number;
   exited: Promise<unknown>;
   signal?: AbortSignal;
@@ -61,9 +74,13 @@ export async function waitForHealthy(input: {
   while (Date.now() < deadline) {
     input.signal?.throwIfAborted();
     if (exited) throw new ExitedBeforeHealthyError("server exited before it became healthy");
-    const healthyAt = await mcpInitializeSucceeds(input.baseUrl, input.mcpPath);
+    const healthyAt =
+      input.mcpPath === null
+        ? await healthPathAnswers(input.baseUrl, input.healthPath ?? "/health")
+        : await mcpInitializeSucceeds(input.baseUrl, input.mcpPath);
     if (healthyAt !== null) return healthyAt;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new HealthTimeoutError(`server did not answer an MCP initialize within ${input.timeoutMs} ms`);
+  const what = input.mcpPath === null ? `GET ${input.healthPath ?? "/health"}` : "an MCP initialize";
+  throw new HealthTimeoutError(`server did not answer ${what} within ${input.timeoutMs} ms`);
 }

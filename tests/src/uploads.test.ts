@@ -1,8 +1,9 @@
 /**
  * CI uploads against the real stack: the real k6 with perflab's output loads the Go server, the
  * NDJSON it wrote is posted to /api/v1/uploads, and the stored run's summary is the one the worker's
- * aggregation gives for the same lines (k6's own count of measured requests included). Bad uploads
- * are refused with the line or parameter named, and leave no run behind.
+ * aggregation gives for the same lines (k6's own count of measured requests included). The lab answers
+ * 202 and its worker ingests the body: a bad query is refused at once and leaves no run behind; output
+ * the worker refuses fails the run with the line or parameter named, and leaves no cell behind.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -16,6 +17,7 @@ import {
   ROLLUP_LEVELS,
 } from "../../packages/metrics/src/index.ts";
 import { expectConforms, runK6ToFiles, startGoServer, testDb } from "./helpers.ts";
+import { ingested } from "./ingest-helpers.ts";
 
 type Problem = {
   type: string;
@@ -62,6 +64,37 @@ function upload(body: string, query: string, contentType = "application/x-ndjson
 
 const baseQuery = `server=go&warmupSec=${WARMUP}&durationSec=${DURATION}`;
 
+/**
+ * An upload the lab took (202) whose output its worker refused: the run failed, its reason naming
+ * `field` (the line, group or parameter) as a 422 named it when the web app judged the output.
+ */
+async function refusedByWorker(response: Response, field: string) {
+  const created = (await response.json()) as { runId: string };
+  expect(response.status, JSON.stringify(created)).toBe(202);
+  await expectConforms(created, "/api/v1/uploads", "post", 202, "application/json");
+  const run = await ingested(created.runId);
+  expect(run.status, JSON.stringify(run)).toBe("failed");
+  expect(run.error).toContain(`(${field}: `);
+  return { runId: created.runId, detail: run.error ?? "" };
+}
+
+/** Runs the worker refused hold no cell, summary or point, and their stored bodies are gone. */
+async function expectNothingStored(runIds: string[]) {
+  const db = testDb();
+  expect(await db.cell.count({ where: { runId: { in: runIds } } })).toBe(0);
+  expect(await db.upload.count({ where: { runId: { in: runIds } } })).toBe(0);
+  expect(await db.uploadChunk.count({ where: { runId: { in: runIds } } })).toBe(0);
+}
+
+/** An upload the lab took (202) and its worker stored: the created run, once ingested. */
+async function accepted(response: Response): Promise<{ runId: string; url: string }> {
+  const created = (await response.json()) as { runId: string; url: string };
+  expect(response.status, JSON.stringify(created)).toBe(202);
+  const run = await ingested(created.runId);
+  expect(run, JSON.stringify(run)).toMatchObject({ status: "succeeded" });
+  return created;
+}
+
 beforeAll(async () => {
   const go = await startGoServer("uploads-test");
   server = go.server;
@@ -92,11 +125,10 @@ describe("POST /api/v1/uploads", () => {
       `${baseQuery}&name=ci%20upload&gitRepo=acme%2Fmcp&gitBranch=main&gitCommit=abc123&gitPr=42` +
       `&k6Requests=${k6Measured}`;
     const response = await upload(ndjson, query);
-    const created = (await response.json()) as { runId: string; url: string };
-    expect(response.status, JSON.stringify(created)).toBe(201);
+    const created = await accepted(response.clone());
     expect(created.url).toMatch(new RegExp(`/runs/${created.runId}$`));
     expect(response.headers.get("location")).toBe(created.url);
-    await expectConforms(created, "/api/v1/uploads", "post", 201, "application/json");
+    await expectConforms(created, "/api/v1/uploads", "post", 202, "application/json");
 
     const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as RunDetail;
     await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
@@ -191,8 +223,7 @@ describe("POST /api/v1/uploads", () => {
 
     const output = await readFile(files.out, "utf8");
     const response = await upload(output, `server=go&warmupSec=0&durationSec=1&tool=fibonacci`);
-    const created = (await response.json()) as { runId: string };
-    expect(response.status, JSON.stringify(created)).toBe(201);
+    const created = await accepted(response);
     const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as {
       cells: { params: unknown; summary: { errors: number } }[];
     };
@@ -236,8 +267,7 @@ describe("POST /api/v1/uploads", () => {
     expect(Math.min(...measured.map((l) => l.t))).toBeGreaterThanOrEqual(windowFirst);
 
     const response = await upload(text, "server=go&warmupSec=1&durationSec=2&rate=20&maxVus=800");
-    const created = (await response.json()) as { runId: string };
-    expect(response.status, JSON.stringify(created)).toBe(201);
+    const created = await accepted(response);
     const cell = await testDb().cell.findFirstOrThrow({ where: { runId: created.runId } });
     expect(cell.measureStartedAt?.getTime()).toBe(run.t + 1_000);
     expect(cell.measureEndedAt?.getTime()).toBe(run.t + 3_000);
@@ -283,8 +313,7 @@ describe("POST /api/v1/uploads", () => {
     // The CLI sends k6's whole-test count; the lines' count of the measured window wins.
     const query = `server=go&warmupSec=2&durationSec=${DURATION}&rate=100&maxVus=2&droppedCalls=${wholeTest}`;
     const response = await upload(open, query);
-    const created = (await response.json()) as { runId: string };
-    expect(response.status, JSON.stringify(created)).toBe(201);
+    const created = await accepted(response);
     const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as RunDetail & {
       cells: {
         vus: number | null;
@@ -304,8 +333,7 @@ describe("POST /api/v1/uploads", () => {
     const older = ndjson.replace(/"dropped":\d+,/g, "");
     expect(older).not.toContain('"dropped"');
     const olderResponse = await upload(older, `${baseQuery}&rate=100&maxVus=2&droppedCalls=7`);
-    const olderRun = (await olderResponse.json()) as { runId: string };
-    expect(olderResponse.status, JSON.stringify(olderRun)).toBe(201);
+    const olderRun = await accepted(olderResponse);
     const olderDetail = (await (await fetch(url(`/api/v1/runs/${olderRun.runId}`))).json()) as {
       cells: { summary: { droppedCalls: number | null } }[];
     };
@@ -314,8 +342,7 @@ describe("POST /api/v1/uploads", () => {
     // The call named in full is stored as a lab run stores it: the same workload, so they compare.
     const args = encodeURIComponent(JSON.stringify({ message: "hello" }));
     const named = await upload(ndjson, `${baseQuery}&tool=echo&arguments=${args}&session=per-call`);
-    const namedRun = (await named.json()) as { runId: string };
-    expect(named.status, JSON.stringify(namedRun)).toBe(201);
+    const namedRun = await accepted(named);
     const stored = (await (await fetch(url(`/api/v1/runs/${namedRun.runId}`))).json()) as RunDetail;
     expect(stored.cells[0]!.params).toEqual({
       tool: "echo",
@@ -324,7 +351,7 @@ describe("POST /api/v1/uploads", () => {
     });
   });
 
-  it("refuses bad uploads with the line or parameter named, and stores nothing", async () => {
+  it("refuses bad uploads with the line or parameter named, and stores nothing of them", async () => {
     const db = testDb();
     const before = await db.run.count();
     const lines = ndjson.split("\n").filter(Boolean);
@@ -336,26 +363,30 @@ describe("POST /api/v1/uploads", () => {
       await expectConforms(problem, "/api/v1/uploads", "post", status, "application/problem+json");
       return problem;
     };
+    const failed: string[] = [];
+    const expectFailed = async (response: Response, field: string) => {
+      const refused = await refusedByWorker(response, field);
+      failed.push(refused.runId);
+      return refused;
+    };
 
     const garbage = [...lines.slice(0, 2), "{not json", ...lines.slice(2)].join("\n");
-    const bad = await expectProblem(await upload(garbage, baseQuery), 422, "line 3");
+    const bad = await expectFailed(await upload(garbage, baseQuery), "line 3");
     expect(bad.detail).toContain("Line 3");
 
     const wrongShape = [lines[0], '{"type":"interval","t":"soon"}', ...lines.slice(1)].join("\n");
-    await expectProblem(await upload(wrongShape, baseQuery), 422, "line 2");
+    await expectFailed(await upload(wrongShape, baseQuery), "line 2");
 
     await expectProblem(await upload(ndjson, `warmupSec=${WARMUP}&durationSec=${DURATION}`), 422, "server");
     await expectProblem(await upload(ndjson, "server=go&durationSec=soon"), 422, "durationSec");
 
     const noEnd = lines.filter((l) => !l.includes('"type":"end"')).join("\n");
-    expect((await expectProblem(await upload(noEnd, baseQuery), 422, "(body)")).detail).toMatch(
-      /no end line/,
-    );
+    expect((await expectFailed(await upload(noEnd, baseQuery), "(body)")).detail).toMatch(/no end line/);
     const noStart = lines.slice(1).join("\n");
-    await expectProblem(await upload(noStart, baseQuery), 422, "line 1");
+    await expectFailed(await upload(noStart, baseQuery), "line 1");
     await expectProblem(await upload("", baseQuery), 422, "(body)");
 
-    await expectProblem(await upload(ndjson, `${baseQuery}&k6Requests=${k6Measured + 1}`), 422, "k6Requests");
+    await expectFailed(await upload(ndjson, `${baseQuery}&k6Requests=${k6Measured + 1}`), "k6Requests");
     await expectProblem(await upload(ndjson, `${baseQuery}&arguments=%7Boops`), 422, "arguments");
     // Text Postgres cannot store: an unpaired surrogate, spelt in JSON, in the arguments or a line's tag.
     const lone = encodeURIComponent('{"message":"\\ud800"}');
@@ -363,11 +394,11 @@ describe("POST /api/v1/uploads", () => {
     const at = lines.findIndex((l) => l.includes('"type":"interval"'));
     const surrogate = lines.map((l, i) => (i === at ? l.replace(/"tool":"[^"]*"/, '"tool":"\\udc00"') : l));
     expect(surrogate[at]).toContain('"tool":"\\udc00"');
-    await expectProblem(await upload(surrogate.join("\n"), baseQuery), 422, `line ${at + 1}`);
+    await expectFailed(await upload(surrogate.join("\n"), baseQuery), `line ${at + 1}`);
     // A VU count is whole: 2.5 VUs is no load level.
     const fractional = lines.map((l, i) => (i === at ? l.replace(/"vus":\d+/, '"vus":2.5') : l));
     expect(fractional[at]).toContain('"vus":2.5');
-    await expectProblem(await upload(fractional.join("\n"), baseQuery), 422, `line ${at + 1}`);
+    await expectFailed(await upload(fractional.join("\n"), baseQuery), `line ${at + 1}`);
     await expectProblem(await upload(ndjson, `${baseQuery}&session=per-request`), 422, "session");
     // One load model per upload, and the open model's fields only with its rate.
     await expectProblem(await upload(ndjson, `${baseQuery}&vus=2&rate=100`), 422, "vus");
@@ -385,12 +416,13 @@ describe("POST /api/v1/uploads", () => {
       "warmupSec",
     );
 
-    expect(await db.run.count()).toBe(before);
+    // Refused at once: no run. Refused by the worker: a failed run, without a cell or its stored body.
+    expect(await db.run.count()).toBe(before + failed.length);
+    await expectNothingStored(failed);
     // A scenario the catalog does not have is a script of the uploader's own, even one named like a
     // property every JavaScript object has.
     const own = await upload(ndjson, `${baseQuery}&scenario=toString`);
-    expect(own.status, await own.clone().text()).toBe(201);
-    const { runId: ownRun } = (await own.json()) as { runId: string };
+    const { runId: ownRun } = await accepted(own);
     expect((await db.cell.findFirstOrThrow({ where: { runId: ownRun } })).scenario).toBe("toString");
   });
 
@@ -398,12 +430,11 @@ describe("POST /api/v1/uploads", () => {
     const db = testDb();
     const before = await db.run.count();
     const lines = ndjson.split("\n").filter(Boolean);
+    const failed: string[] = [];
     const expectProblem = async (response: Response, field: string) => {
-      const problem = (await response.json()) as Problem;
-      expect(response.status, JSON.stringify(problem)).toBe(422);
-      expect(problem.errors?.map((e) => e.field)).toEqual([field]);
-      await expectConforms(problem, "/api/v1/uploads", "post", 422, "application/problem+json");
-      return problem;
+      const refused = await refusedByWorker(response, field);
+      failed.push(refused.runId);
+      return refused;
     };
     /** The suite's output with the first measured tools/call group of a line changed. */
     const tampered = (change: (group: Record<string, unknown>) => void) => {
@@ -479,6 +510,7 @@ describe("POST /api/v1/uploads", () => {
     const short = await expectProblem(await upload(twenty, "server=go&durationSec=1"), "durationSec");
     expect(short.detail).toMatch(/iterations ended more than 3 s after the first measured second/);
 
-    expect(await db.run.count()).toBe(before);
+    expect(await db.run.count()).toBe(before + failed.length);
+    await expectNothingStored(failed);
   });
 });

@@ -770,6 +770,15 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await expect
         .poll(() => io.getByTestId("study-io-tools-load").textContent())
         .toContain("3 rounds · docker (2 vCPU / 2048 MB)");
+      // Every system the study printed is a row: those this lab runs, and the others with why not.
+      const rows = io.getByTestId("study-io-tools-rows").getByTestId("study-row");
+      expect(await rows.count()).toBeGreaterThanOrEqual(15);
+      expect(await io.getByTestId("study-io-tools-coverage").textContent()).toMatch(
+        /^\d+ of the study's 15 systems run here$/,
+      );
+      await expect
+        .poll(() => rows.filter({ hasText: "java-native" }).textContent())
+        .toMatch(/not run: .*GraalVM native-image/);
 
       // The variant toggle's radios are hidden: their label shows where the keyboard is, and only then.
       const quickLabel = card.locator("label", { hasText: "Quick" });
@@ -791,6 +800,14 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await card.getByTestId("study-trivial-route-queue").click();
       await page.waitForURL(/\/runs\/[^/]+$/);
       const runId = new URL(page.url()).pathname.split("/").pop()!;
+      // The run shows the study's own figures beside its cells, row by row, before any has run.
+      const beside = page.getByTestId("study-beside");
+      await expect.poll(() => beside.getByTestId("study-beside-table").count()).toBe(2);
+      const first = beside.getByTestId("study-beside-table").first();
+      expect(await first.getByTestId("study-beside-row").allTextContents()).toEqual([
+        expect.stringMatching(/^Nodenode12,90032\.7 %—/),
+        expect.stringMatching(/^Gogo39,500100\.0 %—/),
+      ]);
       // It need not run here: what was queued is the study's matrix.
       const cancel = await fetch(`${inject("webUrl")}/api/v1/runs/${runId}/cancel`, { method: "POST" });
       expect([202, 409]).toContain(cancel.status);

@@ -210,7 +210,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /** What tells a matrix's workloads apart: the scenario and its parsed parameters, in any key order. */
-const workloadKeyOf = (id: string, params: unknown) => `${id}\u0000${canonicalJson(params)}`;
+export const workloadKeyOf = (id: string, params: unknown) => `${id}\u0000${canonicalJson(params)}`;
 
 /** The catalog as the matrix checks it; a server without `protocols` answers both (DEFAULT_PROTOCOLS). */
 export type CatalogView = {

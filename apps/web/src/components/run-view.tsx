@@ -14,6 +14,7 @@ import { LiveCharts } from "./live-charts";
 import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
+import { StudyBesideSection } from "./study-beside";
 import { WorkersNotice } from "./workers-notice";
 
 /** At most one refresh per this many ms while cells end. */
@@ -152,6 +153,7 @@ export function RunView({
       />
       {/* A run that waits for a worker that is not running says so, instead of looking stuck. */}
       {!terminalRunStatuses.includes(state.run.status) && <WorkersNotice />}
+      <StudyBesideSection spec={state.run.spec} cells={state.cells} />
       {isComparable(state.cells) && (
         <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} catalog={catalog} />
       )}

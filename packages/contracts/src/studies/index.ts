@@ -18,9 +18,13 @@ export function findStudy(id: string): Study | undefined {
 }
 
 /** Every row of a study and the lab's extra servers, each with why this lab does not run it, if it does not. */
-export function studyRows(study: Study, available: readonly string[]): StudyRowPlan[] {
+export function studyRows(
+  study: Study,
+  available: readonly string[],
+  absent: (server: string) => string = (server) => `this lab has no server ${server}`,
+): StudyRowPlan[] {
   const have = new Set(available);
-  const missingReason = (server: string) => (have.has(server) ? null : `this lab has no server ${server}`);
+  const missingReason = (server: string) => (have.has(server) ? null : absent(server));
   const rows = study.rows.map((row) => ({
     label: row.label,
     system: row.system,

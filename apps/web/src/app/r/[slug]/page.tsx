@@ -8,6 +8,7 @@ import { ExportCsv } from "@/components/export-csv";
 import { OverlayCharts } from "@/components/overlay-charts";
 import { RunHeader } from "@/components/run-header";
 import { RunSummary } from "@/components/run-summary";
+import { StudyBesideSection } from "@/components/study-beside";
 import { link } from "@/components/ui";
 import { isComparable } from "@/lib/compare";
 import { formatDateTime } from "@/lib/format";
@@ -82,6 +83,7 @@ export default async function ReportPage({ params }: Props) {
         succeeded={succeededCells(cells)}
         actions={<ExportCsv href={`/api/v1/reports/${report.slug}/cells.csv`} />}
       />
+      <StudyBesideSection spec={run.spec} cells={cells} />
       {isComparable(cells) && (
         <ComparisonSection cells={cells} serverOrder={run.spec.servers ?? []} catalog={catalog} />
       )}

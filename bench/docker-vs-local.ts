@@ -10,12 +10,9 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { loadServerCatalog } from "@perflab/catalog";
 import type { DriverId } from "@perflab/contracts";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { createDockerDriver } from "../apps/worker/src/drivers/docker.ts";
-import { localDriver } from "../apps/worker/src/drivers/local.ts";
-import type { Driver } from "../apps/worker/src/drivers/types.ts";
-import { waitForHealthy } from "../apps/worker/src/stages/health.ts";
+import { createDockerDriver, type Driver, localDriver, waitForHealthy } from "@perflab/worker/testing";
 import { freePort, repoRoot } from "../scripts/lib/services.ts";
 import { bareK6Echo, machine, mean, sd } from "./lib.ts";
 

@@ -8,11 +8,15 @@
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { createDockerDriver, k6ImageTag } from "../apps/worker/src/drivers/docker.ts";
-import { localDriver } from "../apps/worker/src/drivers/local.ts";
-import { waitForHealthy } from "../apps/worker/src/stages/health.ts";
-import { createDockerK6Runner, createLocalK6Runner, type K6Runner } from "../apps/worker/src/stages/k6.ts";
+import { k6ImageTag, loadServerCatalog } from "@perflab/catalog";
+import {
+  createDockerDriver,
+  createDockerK6Runner,
+  createLocalK6Runner,
+  type K6Runner,
+  localDriver,
+  waitForHealthy,
+} from "@perflab/worker/testing";
 import { freePort, repoRoot } from "../scripts/lib/services.ts";
 import { machine, mean, sd } from "./lib.ts";
 

@@ -9,8 +9,8 @@
  * `--driver=docker` each server runs its image (build them first: scripts/docker/build-images.sh)
  * under the given limits, so on a small machine k6 keeps the cores the server may not use.
  */
+import { loadServerCatalog, withVariants } from "@perflab/catalog";
 import type { DriverId } from "@perflab/contracts";
-import { loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { machine, mean, startLab } from "./lib.ts";
 

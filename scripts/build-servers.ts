@@ -3,7 +3,7 @@
  * unchanged since their last successful build. Prints each build time as the build ends.
  *
  * While a server builds, `.perflab/build/<name>.building` holds this process's pid: the worker
- * waits for every build to end before it measures a cell (see @perflab/contracts/server-builds).
+ * waits for every build to end before it measures a cell (see @perflab/catalog).
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -11,12 +11,13 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
+  type CatalogEntry,
+  loadServerCatalog,
   markBuildFailed,
   markBuilding,
   unmarkBuildFailed,
   unmarkBuilding,
-} from "@perflab/contracts/server-builds";
-import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
+} from "@perflab/catalog";
 import { glob } from "tinyglobby";
 
 const root = path.resolve(import.meta.dirname, "..");

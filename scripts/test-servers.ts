@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { loadServerCatalog } from "@perflab/catalog";
 
 const root = path.resolve(import.meta.dirname, "..");
 const serversDir = process.env.PERFLAB_SERVERS_DIR ?? path.join(root, "servers");

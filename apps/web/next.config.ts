@@ -18,7 +18,7 @@ const SECURITY_HEADERS = [
 
 const config: NextConfig = {
   // Workspace packages ship TypeScript source (with .ts import extensions) and are compiled here.
-  transpilePackages: ["@perflab/contracts", "@perflab/scenarios", "@perflab/metrics", "@perflab/db"],
+  transpilePackages: ["@perflab/catalog", "@perflab/contracts", "@perflab/scenarios", "@perflab/metrics", "@perflab/db"],
   // Loaded from node_modules at run time rather than bundled: native/optional deps and Lua script loaders.
   serverExternalPackages: ["bullmq", "ioredis", "@prisma/client", "@prisma/adapter-pg", "pg"],
   poweredByHeader: false,

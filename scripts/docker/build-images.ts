@@ -26,8 +26,7 @@ import {
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { fixturesImageTag, k6ImageTag, serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
+import { fixturesImageTag, k6ImageTag, loadServerCatalog, serverImageTag } from "@perflab/catalog";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const basesDir = path.join(root, "docker/bases");

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
-import { processAlive, processStartTime } from "@perflab/contracts/processes";
+import { processAlive, processStartTime } from "@perflab/catalog";
 
 type Recorded = { name: string; pid: number; start: string | null };
 type StackFile = { bootId: string | null; stack: Recorded; services: Recorded[] };

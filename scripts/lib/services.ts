@@ -9,14 +9,14 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { migrate } from "@perflab/db";
 import { startEmbeddedPostgres } from "@perflab/db/embedded-postgres";
-import { waitForPort } from "../../apps/worker/src/host.ts";
+import { waitForPort } from "@perflab/worker/testing";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 
 export type Service = { name: string; stop: () => Promise<void> };
 
 // The worker's own helpers: one implementation of "free loopback port" and "wait until it listens".
-export { freePort, waitForPort } from "../../apps/worker/src/host.ts";
+export { freePort, waitForPort } from "@perflab/worker/testing";
 
 type ChildOptions = {
   name: string;

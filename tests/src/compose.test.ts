@@ -10,11 +10,10 @@
 import { execFile, spawnSync } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
+import { type CatalogEntry, loadServerCatalog, serverImageTag, withVariants } from "@perflab/catalog";
 import type { DriverId } from "@perflab/contracts";
-import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
 
 const exec = promisify(execFile);

@@ -21,7 +21,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
+import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/catalog";
 import { Fixtures, localDriver, type RunningServer, waitForHealthy } from "@perflab/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
@@ -41,6 +41,9 @@ const vectors = vectorFile.tools as Vector[];
 // Every server the worker can start as a process. One registered only as a prebuilt image (no
 // start.command) runs under the docker driver alone; server-images.test.ts checks it over MCP there.
 const catalog = loadServerCatalog().filter((s) => s.start.command.length > 0);
+/** Servers whose manifest's protocols include MCP; a REST-only one (`["http"]`) gets the plain-route checks alone. */
+const servesMcp = (s: CatalogEntry) => s.protocols.includes("mcp");
+const restOnly = catalog.filter((s) => !servesMcp(s));
 const silent = { info() {}, debug() {}, warn() {}, error() {} } as never;
 
 /** The first implementation; every other server is compared with it, so it runs first. */
@@ -49,7 +52,7 @@ const REFERENCE = "go";
 const REFERENCE_SERVERS = ["go", "node", "bun", "python", "rust", "java"];
 const ordered = [
   ...catalog.filter((s) => s.name === REFERENCE),
-  ...catalog.filter((s) => s.name !== REFERENCE),
+  ...catalog.filter((s) => s.name !== REFERENCE && servesMcp(s)),
 ];
 
 const MIB = 1_048_576;
@@ -604,7 +607,7 @@ function httpPost(
   url: string,
   body: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; contentType: string; body: string; reset?: boolean }> {
+): Promise<{ status: number; contentType: string; sessionId: string | null; body: string; reset?: boolean }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const request = http.request(
@@ -620,6 +623,7 @@ function httpPost(
           resolve({
             status: response.statusCode ?? 0,
             contentType: response.headers["content-type"] ?? "",
+            sessionId: (response.headers["mcp-session-id"] as string | undefined) ?? null,
             body: text,
           });
         response.on("end", done).on("error", done);
@@ -630,11 +634,32 @@ function httpPost(
     request.on("error", (error: NodeJS.ErrnoException) => {
       if (answered) return;
       if (error.code === "ECONNRESET" || error.code === "EPIPE")
-        resolve({ status: 0, contentType: "", body: "", reset: true });
+        resolve({ status: 0, contentType: "", sessionId: null, body: "", reset: true });
       else reject(error);
     });
     request.end(body);
   });
+}
+
+/**
+ * The MCP specification's guard for local servers against DNS rebinding: a page elsewhere whose name
+ * now resolves to 127.0.0.1 reaches the server under that name, often with its own Origin. Each such
+ * request is refused (403 or 421) before any method runs, so no session is opened and no tool listed.
+ */
+async function expectRefusesForeignHosts(mcpUrl: string, port: number) {
+  for (const message of [initialize(1, "2025-11-25"), { jsonrpc: "2.0", id: 2, method: "tools/list" }]) {
+    for (const headers of [
+      { host: `rebound.example:${port}` },
+      { host: "rebound.example" },
+      { host: `rebound.example:${port}`, origin: `http://rebound.example:${port}` },
+    ]) {
+      const what = `${message.method} with ${JSON.stringify(headers)}`;
+      const answer = await httpPost(mcpUrl, JSON.stringify(message), headers);
+      expect([403, 421], `${what}: ${answer.status} ${answer.body.slice(0, 200)}`).toContain(answer.status);
+      expect(answer.sessionId, what).toBeNull();
+      expect(answer.body, what).not.toMatch(/"(result|tools)"/);
+    }
+  }
 }
 
 /** A plain route: status, content type and the body as text (canonical JSON is compared byte for byte). */
@@ -680,7 +705,8 @@ it("finds every reference server's manifest with all ten tools, the Go reference
     ).toEqual(allTools);
   }
   for (const server of catalog) {
-    expect(server.tools.length).toBeGreaterThan(0);
+    if (servesMcp(server)) expect(server.tools.length).toBeGreaterThan(0);
+    else expect(server.tools, `servers/${server.base}/perflab.json: REST only, no tools`).toEqual([]);
     expect(manifestRuntimeName(server), `servers/${server.base}/perflab.json runtime`).toMatch(
       /^[a-z][a-z0-9-]*$/,
     );
@@ -698,11 +724,15 @@ async function start(server: CatalogEntry, cell: string, env: Record<string, str
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const running = await localDriver.start({ server, cellId: `conformance-${cell}`, port, env });
-  await waitForHealthy({ baseUrl, mcpPath: server.mcpPath, timeoutMs: 60_000, exited: running.exited }).catch(
-    (error) => {
-      throw new Error(`${cell} did not become healthy: ${error.message}\n${running.logTail()}`);
-    },
-  );
+  await waitForHealthy({
+    baseUrl,
+    mcpPath: servesMcp(server) ? server.mcpPath : null,
+    healthPath: server.healthPath,
+    timeoutMs: 60_000,
+    exited: running.exited,
+  }).catch((error) => {
+    throw new Error(`${cell} did not become healthy: ${error.message}\n${running.logTail()}`);
+  });
   return { running, baseUrl, port };
 }
 
@@ -787,7 +817,11 @@ async function stop(running: RunningServer | undefined) {
 /** Section 7: `runtime.name` is the first word of the manifest's `runtime` ("go 1.26" → "go"). */
 const manifestRuntimeName = (server: CatalogEntry) => server.runtime.trim().split(/\s+/)[0]!;
 
-function expectRuntime(server: CatalogEntry, body: Record<string, unknown>, mcp: Record<string, unknown>) {
+function expectRuntime(
+  server: CatalogEntry,
+  body: Record<string, unknown>,
+  mcp: Record<string, unknown> | null,
+) {
   expect(Object.keys(body)).toEqual(runtimeKeys);
   expect(body).toMatchObject({
     runtime: { name: expect.any(String), version: expect.any(String) },
@@ -886,6 +920,10 @@ for (const server of [...ordered, ...inProcessVariants]) {
       expect(client.getInstructions()).toBeUndefined();
     });
 
+    it("refuses a request that names another host, with a foreign Origin or without (DNS rebinding)", async () => {
+      await expectRefusesForeignHosts(mcpUrl, Number(new URL(baseUrl).port));
+    });
+
     it("lists the contract's tools with the same descriptions and input schemas as Go", async () => {
       const { tools } = await (await session()).listTools();
       const normalized = tools
@@ -975,41 +1013,8 @@ for (const server of [...ordered, ...inProcessVariants]) {
       }
     });
 
-    it("serves the plain routes: /health, /rest/time and /rest/users/:id", async () => {
-      const json = /^application\/json\b/;
-      const health = await route(`${baseUrl}/health`);
-      expect(health).toMatchObject({ status: 200, body: '{"status":"ok"}' });
-      expect(health.contentType).toMatch(json);
-
-      const before = Date.now();
-      const time = await route(`${baseUrl}/rest/time`);
-      expect(time.status).toBe(200);
-      expect(time.contentType).toMatch(json);
-      expect(time.body).toMatch(/^\{"now_ms":\d+\}$/);
-      const now = JSON.parse(time.body).now_ms as number;
-      expect(now).toBeGreaterThanOrEqual(before - 1_000);
-      expect(now).toBeLessThanOrEqual(Date.now() + 1_000);
-
-      const user = await route(`${baseUrl}/rest/users/42`);
-      expect(user).toMatchObject({ status: 200, body: user42 });
-      expect(user.contentType).toMatch(json);
-      sameAsReference(name, "GET /rest/users/42", user.body);
-
-      for (const id of ["100001", "999999999"]) {
-        const missing = await route(`${baseUrl}/rest/users/${id}`);
-        expect(missing, `GET /rest/users/${id}`).toMatchObject({
-          status: 404,
-          body: '{"error":"not found"}',
-        });
-        expect(missing.contentType).toMatch(json);
-      }
-      // "%201" and "%2B1" are " 1" and "+1" percent-encoded, as a client sends them.
-      for (const id of ["0", "abc", "01", "-1", "+1", "%2B1", "%201", "1e3", "1.5", "1234567890", "42x"]) {
-        const bad = await route(`${baseUrl}/rest/users/${id}`);
-        expect(bad, `GET /rest/users/${id}`).toMatchObject({ status: 400, body: '{"error":"invalid id"}' });
-        expect(bad.contentType).toMatch(json);
-      }
-    });
+    it("serves the plain routes: /health, /rest/time and /rest/users/:id", () =>
+      expectPlainRoutes(name, baseUrl));
 
     it("answers bad arguments with an error and stays up", async () => {
       const client = await session();
@@ -1133,6 +1138,100 @@ for (const server of [...ordered, ...inProcessVariants]) {
   });
 }
 
+/** Section 7's plain routes, byte for byte, /rest/users/42 as Go answers it. */
+async function expectPlainRoutes(name: string, baseUrl: string) {
+  const json = /^application\/json\b/;
+  const health = await route(`${baseUrl}/health`);
+  expect(health).toMatchObject({ status: 200, body: '{"status":"ok"}' });
+  expect(health.contentType).toMatch(json);
+
+  const before = Date.now();
+  const time = await route(`${baseUrl}/rest/time`);
+  expect(time.status).toBe(200);
+  expect(time.contentType).toMatch(json);
+  expect(time.body).toMatch(/^\{"now_ms":\d+\}$/);
+  const now = JSON.parse(time.body).now_ms as number;
+  expect(now).toBeGreaterThanOrEqual(before - 1_000);
+  expect(now).toBeLessThanOrEqual(Date.now() + 1_000);
+
+  const user = await route(`${baseUrl}/rest/users/42`);
+  expect(user).toMatchObject({ status: 200, body: user42 });
+  expect(user.contentType).toMatch(json);
+  sameAsReference(name, "GET /rest/users/42", user.body);
+
+  for (const id of ["100001", "999999999"]) {
+    const missing = await route(`${baseUrl}/rest/users/${id}`);
+    expect(missing, `GET /rest/users/${id}`).toMatchObject({
+      status: 404,
+      body: '{"error":"not found"}',
+    });
+    expect(missing.contentType).toMatch(json);
+  }
+  // "%201" and "%2B1" are " 1" and "+1" percent-encoded, as a client sends them.
+  for (const id of ["0", "abc", "01", "-1", "+1", "%2B1", "%201", "1e3", "1.5", "1234567890", "42x"]) {
+    const bad = await route(`${baseUrl}/rest/users/${id}`);
+    expect(bad, `GET /rest/users/${id}`).toMatchObject({ status: 400, body: '{"error":"invalid id"}' });
+    expect(bad.contentType).toMatch(json);
+  }
+}
+
+/**
+ * A REST-only server (manifest protocols ["http"], no tools): section 7's routes, /debug/runtime with
+ * `"mcp": null`, no MCP at its folder's mcpPath, section 1's refusals and a graceful SIGTERM.
+ */
+for (const server of restOnly) {
+  const name = server.name;
+  describe(`server ${name}, REST only`, () => {
+    let running: RunningServer | undefined;
+    let baseUrl: string;
+
+    beforeAll(async () => {
+      await fixtures.reset();
+      ({ running, baseUrl } = await start(server, name, backends));
+    });
+    afterAll(() => stop(running));
+
+    it("serves the plain routes: /health, /rest/time and /rest/users/:id", () =>
+      expectPlainRoutes(name, baseUrl));
+
+    it("answers no MCP initialize", async () => {
+      const init = await post(`${baseUrl}/mcp`, initialize(1, "2025-11-25"));
+      expect(init.status, `POST /mcp: ${init.status}`).toBeGreaterThanOrEqual(400);
+      expect(init.message?.result).toBeUndefined();
+    });
+
+    it("reports runtime memory in the common /debug/runtime shape, with mcp null", async () => {
+      const response = await fetch(`${baseUrl}/debug/runtime`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toMatch(/^application\/json\b/);
+      expectRuntime(server, await response.json(), null);
+    });
+
+    it("refuses to start when asked for an MCP mode it does not have", async () => {
+      for (const env of [{ MCP_STATELESS: "1" }, { MCP_JSON_RESPONSE: "yes" }] as Record<string, string>[]) {
+        await expectRefusedStart(server, `${name}-mcp-env`, env);
+      }
+    });
+
+    it("exits 0 on a SIGTERM sent the moment its start line is written, five times", async () => {
+      for (let i = 0; i < 5; i++) {
+        const exit = await signalAtStartLine(server, {});
+        expect(exit, `attempt ${i + 1}\n${exit.output}`).toMatchObject({
+          code: 0,
+          signal: null,
+          sawLine: true,
+        });
+      }
+    });
+
+    // Last: it stops the server.
+    it("on SIGTERM exits 0 within 5 s", async () => {
+      await stop(running);
+      running = undefined;
+    });
+  });
+}
+
 /**
  * Stateless mode: every server with MCP_STATELESS=1, and every variant that runs several processes
  * (Node's cluster, Python's workers), whose requests land on different processes and must agree.
@@ -1207,6 +1306,10 @@ for (const { server, name, env, variant } of statelessTargets) {
         const answer = await httpPost(mcpUrl, list, { host });
         expect(answer.status, `Host: ${host}`).toBe(200);
       }
+    });
+
+    it("refuses a request that names another host, with a foreign Origin or without (DNS rebinding)", async () => {
+      await expectRefusesForeignHosts(mcpUrl, port);
     });
 
     it("returns golden results and sleeps", async () => {

@@ -9,23 +9,22 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CatalogEntry, loadServerCatalog, serverImageTag } from "@perflab/catalog";
 import { runChannel, type TLiveEvent } from "@perflab/contracts";
-import { type CatalogEntry, loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { waitForHealthy } from "@perflab/worker";
-import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import {
   createDockerDriver,
   type DockerDriver,
   type DockerStartRequest,
+  hostCpuTimes,
   LABEL_CELL,
   LABEL_INSTANCE,
   LABEL_OWNER,
   LABEL_ROLE,
   resourcesFromStats,
-  serverImageTag,
-} from "../../apps/worker/src/drivers/docker.ts";
-import { hostCpuTimes } from "../../apps/worker/src/proc.ts";
+  waitForHealthy,
+} from "@perflab/worker/testing";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
 import { queueRun, testDb, waitForRun } from "./helpers.ts";
 

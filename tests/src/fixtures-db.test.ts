@@ -5,7 +5,7 @@
  * nothing else (not the lab's tables), which a reference server works with.
  */
 import path from "node:path";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { loadServerCatalog } from "@perflab/catalog";
 import { createDb, type Db } from "@perflab/db";
 import { Fixtures, localDriver, type RunningServer, waitForHealthy } from "@perflab/worker";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";

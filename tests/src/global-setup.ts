@@ -5,7 +5,7 @@
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { loadServerCatalog } from "@perflab/catalog";
 import type { TestProject } from "vitest/node";
 import {
   freePort,

@@ -2,15 +2,14 @@ import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { loadServerCatalog } from "@perflab/catalog";
 import { type DriverId, JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
 import { createApiToken, createDb, type Db, ensureDefaultWorkspace } from "@perflab/db";
+import { localDriver, waitForHealthy } from "@perflab/worker/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { Queue } from "bullmq";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { expect, inject } from "vitest";
-import { localDriver } from "../../apps/worker/src/drivers/local.ts";
-import { waitForHealthy } from "../../apps/worker/src/stages/health.ts";
 import { freePort, repoRoot, type Service, startRedis, startWeb } from "../../scripts/lib/services.ts";
 
 let db: Db | null = null;

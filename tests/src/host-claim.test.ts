@@ -4,9 +4,9 @@
  * Another machine is simulated by its boot id, the one thing that tells machines apart.
  */
 import { randomUUID } from "node:crypto";
+import { claimHostId, HostIdInUse, machineBootId } from "@perflab/worker/testing";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { claimHostId, HostIdInUse, machineBootId } from "../../apps/worker/src/host-claim.ts";
 import { startWorker } from "../../scripts/lib/services.ts";
 import { ownWorkerEnv, startOwnRedis, until } from "./helpers.ts";
 

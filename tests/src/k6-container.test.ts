@@ -1,5 +1,5 @@
+import { createDockerDriver, LABEL_CELL } from "@perflab/worker/testing";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createDockerDriver, LABEL_CELL } from "../../apps/worker/src/drivers/docker.ts";
 import { type Service, startWorker } from "../../scripts/lib/services.ts";
 import { ownWorkerEnv, queueRun, startOwnRedis, testDb, waitForRun } from "./helpers.ts";
 

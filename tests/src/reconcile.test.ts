@@ -1,11 +1,9 @@
 import path from "node:path";
 import { JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
+import { announceWorker, findCellOwner, logger, reconcileCells } from "@perflab/worker/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { logger } from "../../apps/worker/src/logger.ts";
-import { announceWorker, findCellOwner } from "../../apps/worker/src/presence.ts";
-import { reconcileCells } from "../../apps/worker/src/reconcile.ts";
 import { ROLLUP_LEVELS } from "../../packages/metrics/src/index.ts";
 import { freePort, type Service, startRedis, startWorker } from "../../scripts/lib/services.ts";
 import {

@@ -10,9 +10,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { loadServerCatalog, serverImageTag } from "@perflab/catalog";
+import { dockerAt, LABEL_CELL } from "@perflab/worker/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { dockerAt, LABEL_CELL, serverImageTag } from "../../apps/worker/src/drivers/docker.ts";
 import { repoRoot, type Service, startWorker } from "../../scripts/lib/services.ts";
 import { ownWorkerEnv, queueRun, startOwnRedis, testDb, waitForRun } from "./helpers.ts";
 

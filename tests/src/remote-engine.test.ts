@@ -9,18 +9,9 @@ import { execFile } from "node:child_process";
 import { connect } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
+import { fixturesImageTag, k6ImageTag, loadServerCatalog, serverImageTag } from "@perflab/catalog";
+import { BACKEND_IMAGES, dockerAt, LABEL_CELL, LABEL_OWNER, LABEL_ROLE } from "@perflab/worker/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  dockerAt,
-  fixturesImageTag,
-  k6ImageTag,
-  LABEL_CELL,
-  LABEL_OWNER,
-  LABEL_ROLE,
-  serverImageTag,
-} from "../../apps/worker/src/drivers/docker.ts";
-import { BACKEND_IMAGES } from "../../apps/worker/src/stages/engine-fixtures.ts";
 import { repoRoot, type Service, startWorker } from "../../scripts/lib/services.ts";
 import { ownWorkerEnv, queueRun, startOwnRedis, testDb, until, waitForRun } from "./helpers.ts";
 

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { markBuildFailed, markBuilding, unmarkBuildFailed } from "@perflab/catalog";
 import { QUEUE_CELLS, runChannel, type TLiveEvent } from "@perflab/contracts";
-import { markBuildFailed, markBuilding, unmarkBuildFailed } from "@perflab/contracts/server-builds";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, inject, it } from "vitest";

@@ -9,14 +9,9 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { loadServerCatalog } from "@perflab/contracts/server-catalog";
-import { waitForHealthy } from "@perflab/worker";
+import { loadServerCatalog, serverImageTag } from "@perflab/catalog";
+import { createDockerDriver, type DockerDriver, waitForHealthy } from "@perflab/worker/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDockerDriver,
-  type DockerDriver,
-  serverImageTag,
-} from "../../apps/worker/src/drivers/docker.ts";
 import { freePort, repoRoot } from "../../scripts/lib/services.ts";
 
 const catalog = loadServerCatalog(path.join(repoRoot, "servers"));

@@ -8,8 +8,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { ZK6OutputLine } from "@perflab/contracts";
+import type { RunningServer } from "@perflab/worker/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
 import {
   CellAggregator,
   createLatencyHistogram,

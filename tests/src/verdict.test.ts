@@ -7,8 +7,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import type { RunningServer } from "@perflab/worker/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { RunningServer } from "../../apps/worker/src/drivers/types.ts";
 import {
   expectConforms,
   perflab,

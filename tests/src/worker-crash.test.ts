@@ -1,8 +1,12 @@
 import { readFile } from "node:fs/promises";
+import {
+  createDockerDriver,
+  LABEL_CELL,
+  LABEL_OWNER,
+  ORPHANED_CELL,
+  processStartTime,
+} from "@perflab/worker/testing";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { createDockerDriver, LABEL_CELL, LABEL_OWNER } from "../../apps/worker/src/drivers/docker.ts";
-import { processStartTime } from "../../apps/worker/src/drivers/orphans.ts";
-import { ORPHANED_CELL } from "../../apps/worker/src/runtime.ts";
 import { type Service, startWorker } from "../../scripts/lib/services.ts";
 import {
   ownWorkerEnv,

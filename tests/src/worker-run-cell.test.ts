@@ -8,21 +8,27 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TK6IntervalLine, TK6OutputLine } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
-import { Redis } from "ioredis";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import type { Driver, ExitInfo, RunningServer, ServerObserver } from "../../apps/worker/src/drivers/types.ts";
-import type { WorkerEnv } from "../../apps/worker/src/env.ts";
-import { logger } from "../../apps/worker/src/logger.ts";
-import { announceWorker, findCellOwner } from "../../apps/worker/src/presence.ts";
 import {
+  announceWorker,
   CellCancelled,
   type CellDeps,
   CellNotStarted,
+  type Driver,
+  type ExitInfo,
+  findCellOwner,
   finishCell,
+  type K6Result,
+  type K6Run,
+  type K6Runner,
+  logger,
+  PointSink,
+  type RunningServer,
   runCell,
-} from "../../apps/worker/src/run-cell.ts";
-import type { K6Result, K6Run, K6Runner } from "../../apps/worker/src/stages/k6.ts";
-import { PointSink } from "../../apps/worker/src/stages/points.ts";
+  type ServerObserver,
+  type WorkerEnv,
+} from "@perflab/worker/testing";
+import { Redis } from "ioredis";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { createLatencyHistogram, encodeHistogram } from "../../packages/metrics/src/histogram.ts";
 import { CellAggregator } from "../../packages/metrics/src/index.ts";
 import { freePort } from "../../scripts/lib/services.ts";

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { markBuilding } from "@perflab/contracts/server-builds";
+import { markBuilding } from "@perflab/catalog";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { waitForServerBuilds } from "./wait-for-builds.ts";
 

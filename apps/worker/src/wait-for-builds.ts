@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { serversBuilding } from "@perflab/contracts/server-builds";
+import { serversBuilding } from "@perflab/catalog";
 
 /**
  * Holds a cell while servers are being built on this machine (the quick start serves the dashboard

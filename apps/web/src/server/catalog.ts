@@ -1,5 +1,5 @@
+import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/catalog";
 import type { CatalogView, TServerInfo } from "@perflab/contracts";
-import { type CatalogEntry, loadServerCatalog, withVariants } from "@perflab/contracts/server-catalog";
 import { env } from "../env";
 
 /**

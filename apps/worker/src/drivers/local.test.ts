@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { CatalogEntry } from "@perflab/contracts/server-catalog";
+import type { CatalogEntry } from "@perflab/catalog";
 import { describe, expect, it } from "vitest";
 import { localDriver } from "./local.ts";
 import { ownerAlive } from "./orphans.ts";

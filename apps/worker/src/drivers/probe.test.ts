@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dockerAt } from "./docker.ts";
+import { dockerAt } from "./docker-engine.ts";
 import { engineFingerprint } from "./probe.ts";
 
 describe("engineFingerprint", () => {

@@ -1,4 +1,4 @@
-import type { CatalogEntry } from "@perflab/contracts/server-catalog";
+import type { CatalogEntry } from "@perflab/catalog";
 
 export type DriverId = "local" | "docker";
 

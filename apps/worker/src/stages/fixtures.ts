@@ -4,9 +4,9 @@ import { connect } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { OWNER_ENV, ownerMarker } from "../drivers/orphans.ts";
 import { freePort, waitForPort } from "../host.ts";
 import type { Logger } from "../logger.ts";
+import { OWNER_ENV, ownerMarker } from "../owner.ts";
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
+import { serverBuildFailures, serversBuilding } from "@perflab/catalog";
 import { scenarioCatalog, scenarioIds } from "@perflab/contracts";
-import { serverBuildFailures, serversBuilding } from "@perflab/contracts/server-builds";
 import type { Metadata } from "next";
 import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
 import { PageTitle } from "@/components/page-title";

@@ -4,7 +4,8 @@ import path from "node:path";
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { TK6OutputLine } from "@perflab/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDockerK6Runner, createLocalK6Runner } from "./k6.ts";
+import { createDockerK6Runner } from "./k6-docker.ts";
+import { createLocalK6Runner } from "./k6-local.ts";
 
 describe("the local k6 runner's output", () => {
   let dir = "";

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { type TServerManifest, ZServerManifest } from "./server-manifest.ts";
+import { type TServerManifest, ZServerManifest } from "@perflab/contracts";
 
 /**
  * A server the worker can run: a manifest as found (`variant` null), or one of its variants, named

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
-import { requireImage } from "../drivers/attached.ts";
-import { LABEL_ROLE } from "../drivers/docker.ts";
-import { LogTail } from "../drivers/local.ts";
-import { enginePorts, engineWait } from "../drivers/probe.ts";
 import type { Logger } from "../logger.ts";
-import type { FixtureBackends } from "./fixtures.ts";
+import type { FixtureBackends } from "../stages/fixtures.ts";
+import { requireImage } from "./attached.ts";
+import { LABEL_ROLE } from "./docker-engine.ts";
+import { LogTail } from "./local.ts";
+import { enginePorts, engineWait } from "./probe.ts";
 
 const RESET_TIMEOUT_MS = 150_000;
 

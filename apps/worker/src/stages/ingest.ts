@@ -1,0 +1,188 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { TK6OutputLine } from "@perflab/contracts";
+import { CellAggregator } from "@perflab/metrics";
+import type { CellContext } from "../cell/context.ts";
+import { CellFailure, loadFailure } from "../cell/errors.ts";
+import type { ServerWatch } from "../drivers/placement.ts";
+import type { K6Result } from "./k6.ts";
+import type { CellScenario, StartedLoad } from "./load.ts";
+import { PointSink } from "./points.ts";
+import { startSampler } from "./sampler.ts";
+import type { StartedServer } from "./start.ts";
+
+export type Ingested = { aggregator: CellAggregator; k6Result: K6Result };
+
+/** k6's per-second output as it arrives: aggregated, written and published, and the measured window. */
+class LoadIngest {
+  readonly aggregator: CellAggregator;
+  readonly sink: PointSink;
+  private loadStartT: number | null = null;
+  /**
+   * The database did not take a second within PERFLAB_DB_RETRY_MS: the cell has failed, so its
+   * load stops now; the write's error, not k6's kill, is the reason given.
+   */
+  sinkFailed = false;
+  /** k6's start line (before VU initialisation): the window's origin only if no run line came. */
+  k6StartMs: number | null = null;
+  windowPlanned = false;
+  // Written beside the reading, not in its way: a database slow to answer must not stall k6's output.
+  windowWritten: Promise<unknown> = Promise.resolve(null);
+  private measuring = false;
+  sawEnd = false;
+
+  constructor(
+    private readonly ctx: CellContext,
+    scenario: CellScenario,
+    load: StartedLoad,
+  ) {
+    const { cell, deps } = ctx;
+    this.aggregator = new CellAggregator({
+      operationMethod: scenario.entry.operationMethod,
+      measuredSeconds: cell.durationSeconds,
+    });
+    this.sink = new PointSink(
+      { db: deps.db, publisher: deps.publisher, log: ctx.log, retryMs: deps.env.PERFLAB_DB_RETRY_MS },
+      { id: cell.id, runId: cell.runId },
+      () => this.loadStartT,
+      (error) => {
+        this.sinkFailed = true;
+        ctx.log.error({ err: error }, "the cell's seconds could not be written: stopping its load");
+        load.k6.kill();
+      },
+    );
+  }
+
+  // The measured window: the warm-up counts from the test run's start, as the script's phase tag does.
+  planWindow(runStartMs: number): Promise<unknown> {
+    const { cell, deps } = this.ctx;
+    this.windowPlanned = true;
+    const measureStart = runStartMs + cell.warmupSeconds * 1000;
+    this.aggregator.setMeasureStart(measureStart);
+    return this.ctx
+      .durable("the measured window", () =>
+        deps.db.cell.update({
+          where: { id: cell.id },
+          data: {
+            measureStartedAt: new Date(measureStart),
+            measureEndedAt: new Date(measureStart + cell.durationSeconds * 1000),
+          },
+        }),
+      )
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+  }
+
+  onLine(line: TK6OutputLine): void {
+    if (line.type === "start") {
+      this.loadStartT = Math.floor(line.t / 1000);
+      this.k6StartMs = line.t;
+    } else if (line.type === "run") {
+      this.windowWritten = this.planWindow(line.t);
+    } else if (line.type === "interval") {
+      this.aggregator.addInterval(line);
+      if (!this.measuring && line.groups.some((g) => g.phase === "measure")) {
+        this.measuring = true;
+        void this.ctx.stage("measuring");
+      }
+    } else if (line.type === "end") {
+      this.sawEnd = true;
+    }
+  }
+
+  flushReady(): void {
+    this.sink.push(this.aggregator.takeReadyPoints(Math.floor(Date.now() / 1000)));
+  }
+}
+
+/**
+ * Reads k6's output to its end while the sampler reads the server, k6 and the machine each second.
+ * Fails the cell when the load failed or its data is incomplete, naming the cause over its symptoms.
+ */
+export async function ingestLoad(
+  ctx: CellContext,
+  scenario: CellScenario,
+  started: StartedServer,
+  watch: ServerWatch,
+  load: StartedLoad,
+): Promise<Ingested> {
+  const ingest = new LoadIngest(ctx, scenario, load);
+  const sampler = startSampler({
+    server: started.running,
+    k6Resources: load.k6.resources,
+    runtime: watch.runtime,
+    ...(watch.hostCpu ? { hostCpu: watch.hostCpu } : {}),
+    onSample: (sample) => ingest.aggregator.addResources(sample),
+  });
+  const flushTimer = setInterval(() => ingest.flushReady(), 1000);
+  const read = await readOutput(load, ingest, async () => {
+    clearInterval(flushTimer);
+    await sampler.stop();
+  });
+  return settleIngest(ctx, load, ingest, read);
+}
+
+type ReadEnd = {
+  /** Reading failed (a line not in perflab's shape, the database): the reason, unless a better one. */
+  readError: unknown;
+  stoppedForReadError: boolean;
+};
+
+async function readOutput(load: StartedLoad, ingest: LoadIngest, stopSampling: () => Promise<void>) {
+  const { k6 } = load;
+  const end: ReadEnd = { readError: null, stoppedForReadError: false };
+  try {
+    for await (const line of k6.lines) ingest.onLine(line);
+  } catch (error) {
+    end.readError = error;
+  } finally {
+    await stopSampling();
+    load.detach();
+    if (end.readError) {
+      // k6 must not go on loading the host, or the port; its exit is then ours, not its failure.
+      end.stoppedForReadError = !load.k6Ended();
+      k6.kill();
+      const stopped = await Promise.race([k6.done.then(() => true), sleep(10_000).then(() => false)]);
+      if (!stopped) k6.kill(true);
+    }
+  }
+  return end;
+}
+
+async function settleIngest(ctx: CellContext, load: StartedLoad, ingest: LoadIngest, read: ReadEnd) {
+  const { k6 } = load;
+  const k6Result = await k6.done;
+  // No iteration began (k6 failed in its init, or was stopped before): the plan from its start.
+  if (!ingest.windowPlanned && ingest.k6StartMs !== null)
+    ingest.windowWritten = ingest.planWindow(ingest.k6StartMs);
+  const skipped = k6.skippedLines();
+  if (skipped.count > 0) ctx.log.warn({ skipped }, "skipped k6 output lines that were not JSON");
+  ingest.sink.push(ingest.aggregator.takeAllPoints());
+  const flushed = ingest.sink.flush().then(
+    () => null,
+    (error: unknown) => error,
+  );
+  // The cause wins over its symptoms: a stop, the server's exit or k6's own failure explain a
+  // broken or cut-off output better than the parse or write error it left.
+  const failure = loadFailure({
+    signal: ctx.signal,
+    serverExit: load.serverExit(),
+    k6: read.stoppedForReadError || ingest.sinkFailed ? null : k6Result,
+  });
+  const flushError = await flushed;
+  const windowError = await ingest.windowWritten;
+  if (failure) throw new CellFailure(failure);
+  // The load was stopped for the write that failed: a cut-off output is its symptom.
+  if (ingest.sinkFailed && flushError) throw flushError;
+  if (read.readError) throw read.readError;
+  if (flushError) throw flushError;
+  if (windowError) throw windowError;
+  // No result from a partial stream: k6's last line and its own count must both agree with the ingest.
+  if (!ingest.sawEnd) {
+    throw new CellFailure(
+      "k6's per-second output ended before k6 finished: the measurement is incomplete and was not kept",
+    );
+  }
+  return { aggregator: ingest.aggregator, k6Result };
+}

@@ -1,0 +1,4 @@
+export { fixturesImageTag, k6ImageTag, serverImageTag, sourceHash } from "./image-tags.ts";
+export { processAlive, processStartTime } from "./processes.ts";
+export * from "./server-builds.ts";
+export * from "./server-catalog.ts";

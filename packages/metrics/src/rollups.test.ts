@@ -94,7 +94,10 @@ describe("rollUpSeconds", () => {
     expect(r!.latencyP99Ms).toBe(second(0).latencyP99Ms);
   });
 
-  it("gives every level the same rollups when coarser levels are merged from finer buckets as from the seconds", () => {
+  // Decodes and merges ~1,400 histograms: about a second alone, past vitest's 5 s on a loaded 2-core machine.
+  it("gives every level the same rollups when coarser levels are merged from finer buckets as from the seconds", {
+    timeout: 60_000,
+  }, () => {
     // Unordered, a gap, the warm-up, and a second with requests but no histogram (in 60–89 s).
     const seconds = Array.from({ length: 200 }, (_, s) =>
       second(s, {

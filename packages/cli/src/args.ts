@@ -1,15 +1,21 @@
 import { parseArgs } from "node:util";
 import {
   type CliFlag,
-  type CliHelp,
   defaultScenarioId,
   driverIds,
   findStudy,
   type Study,
   type StudyVariant,
-  scenarioModules,
   studies,
 } from "@perflab/contracts";
+import {
+  pickedScenario,
+  scenarioHelp,
+  scenarioOptions,
+  scenarioParams,
+  scenarioPicks,
+  uploadCall,
+} from "./scenario-flags.ts";
 
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -29,20 +35,6 @@ const git = {
   "git-commit": { type: "string" },
   "git-pr": { type: "string" },
 } as const;
-
-/** Every scenario's own flags (its module's `cli`), in the registry's order. */
-const scenarioFlags: readonly (CliFlag & { scenario: string })[] = scenarioModules.flatMap((m) =>
-  m.cli.map((flag) => ({ ...flag, scenario: m.id })),
-);
-
-/** The scenarios' flags as options: every one for `run`, those an upload's query takes for `upload`. */
-function scenarioOptions(command: "run" | "upload") {
-  const flags = scenarioFlags.filter((f) => command === "run" || f.upload !== undefined);
-  return Object.fromEntries(flags.map((f) => [f.flag, { type: "string" }])) as Record<
-    string,
-    { type: "string" }
-  >;
-}
 
 /** What was (or is to be) measured, and against what: the flags `run` and `upload` share. */
 const measured = {
@@ -134,39 +126,15 @@ function num(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
-type Flags = (flag: string) => string | undefined;
-
-/** The scenario a flag of its own picks (--route: http-route) when --scenario names none. */
-const pickedScenario = (str: Flags) =>
-  scenarioFlags.find((f) => f.picksScenario && str(f.flag) !== undefined)?.scenario;
-
-/** The scenario parameters of `perflab run`'s flags, each as its flag's value kind reads. */
-function scenarioParams(str: Flags): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const f of scenarioFlags) {
-    const text = str(f.flag);
-    if (text === undefined || f.param in params) continue;
-    if (f.value === "number") params[f.param] = num(f.flag, text);
-    else if (f.value === "text") params[f.param] = text;
-    else {
-      try {
-        params[f.param] = JSON.parse(text);
-      } catch {
-        throw new UsageError(`--${f.flag} must be JSON, got ${text}`);
-      }
-    }
+/** A scenario flag's value as its kind reads: text as given, a number, or JSON. */
+function readFlag(flag: CliFlag, text: string): unknown {
+  if (flag.value === "number") return num(flag.flag, text);
+  if (flag.value === "text") return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`--${flag.flag} must be JSON, got ${text}`);
   }
-  return params;
-}
-
-/** The call an upload measured, as its query says it: the first flag given for each key wins. */
-function uploadCall(str: Flags): Record<string, string> {
-  const query: Record<string, string> = {};
-  for (const f of scenarioFlags) {
-    const text = str(f.flag);
-    if (f.upload !== undefined && text !== undefined) query[f.upload] ??= text;
-  }
-  return query;
 }
 
 /**
@@ -267,7 +235,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       if (str("vus") !== undefined && str("rate") !== undefined)
         throw new UsageError("give --vus or --rate, not both");
       if (str("vus") === undefined && str("rate") === undefined) throw new UsageError("give --vus or --rate");
-      const params = scenarioParams(str);
+      const params = scenarioParams(str, readFlag);
       if (str("max-vus") !== undefined && str("rate") === undefined)
         throw new UsageError(
           "--max-vus is the VU pool of an open-model level: give it with --rate, not --vus",
@@ -407,26 +375,6 @@ export function countsFromK6Summary(summary: unknown): { k6Requests?: string; dr
     droppedCalls: count("dropped_iterations"),
   });
 }
-
-/** A help line: the flag as typed in a column of 24, what it does after (further lines under it). */
-function helpLine({ synopsis, text }: CliHelp): string {
-  const [first, ...more] = text.split("\n");
-  return [`  ${synopsis.padEnd(21)}   ${first}`, ...more.map((line) => `${" ".repeat(26)}${line}`)].join(
-    "\n",
-  );
-}
-
-/** The scenarios' lines of a command's help, in the registry's order. */
-function scenarioHelp(command: "run" | "upload"): string {
-  return scenarioFlags.flatMap((f) => (f.help?.[command] ? [helpLine(f.help[command])] : [])).join("\n");
-}
-
-/** "http-route with --route": the scenarios a flag of their own picks. */
-const scenarioPicks = () =>
-  scenarioFlags
-    .filter((f) => f.picksScenario)
-    .map((f) => `${f.scenario} with --${f.flag}`)
-    .join("; ");
 
 export const usage: Record<CommandName | "main", string> = {
   main: `perflab — queue benchmarks, upload k6 results and judge runs against a baseline, from a shell or CI

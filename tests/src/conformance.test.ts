@@ -1960,17 +1960,18 @@ async function openSseStream(sseUrl: string) {
   const abort = new AbortController();
   const stream = await fetch(sseUrl, { headers: { accept: "text/event-stream" }, signal: abort.signal });
   const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  // SSE lines may end in CRLF (mcp-go writes them so), LF or CR; an empty line ends the event.
   let text = "";
   while (!text.includes("\n\n")) {
     const { value, done } = await reader.read();
     if (done) break;
-    text += value;
+    text = (text + value).replace(/\r\n?/g, "\n");
   }
   return {
     status: stream.status,
     contentType: stream.headers.get("content-type") ?? "",
-    event: /^event: (.*)$/m.exec(text)?.[1],
-    data: /^data: (.*)$/m.exec(text)?.[1],
+    event: /^event: ?(.*)$/m.exec(text)?.[1],
+    data: /^data: ?(.*)$/m.exec(text)?.[1],
     close: () => abort.abort(),
   };
 }

@@ -10,13 +10,7 @@ import { machineBootId } from "./host-claim.ts";
 
 type Engine = Pick<TWorkerPresence["docker"], "reachable" | "version" | "error">;
 
-/**
- * Announces this worker in Redis (see WORKER_PRESENCE_PREFIX): rewritten every `intervalMs` with a
- * time to live, the Docker engine checked every `engineIntervalMs` (a bounded `version` call: an
- * engine that does not answer in 3 s is unreachable), the current cell set as it changes. A Redis
- * that does not answer only delays the next rewrite; `stop` deletes the key.
- */
-export async function announceWorker(input: {
+type AnnounceInput = {
   redis: Redis;
   hostId: string;
   k6: TWorkerPresence["k6"];
@@ -25,7 +19,15 @@ export async function announceWorker(input: {
   intervalMs?: number;
   engineIntervalMs?: number;
   ttlMs?: number;
-}) {
+};
+
+/**
+ * Announces this worker in Redis (see WORKER_PRESENCE_PREFIX): rewritten every `intervalMs` with a
+ * time to live, the Docker engine checked every `engineIntervalMs` (a bounded `version` call: an
+ * engine that does not answer in 3 s is unreachable), the current cell set as it changes. A Redis
+ * that does not answer only delays the next rewrite; `stop` deletes the key.
+ */
+export async function announceWorker(input: AnnounceInput) {
   const id = `${input.hostId}:${process.pid}:${machineBootId().slice(0, 8)}`;
   const key = `${WORKER_PRESENCE_PREFIX}${id}`;
   const ttlMs = input.ttlMs ?? WORKER_PRESENCE_TTL_MS;
@@ -42,20 +44,7 @@ export async function announceWorker(input: {
   let inflight: Promise<unknown> = Promise.resolve();
 
   const checkEngine = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const found: Engine = await Promise.race([
-      input.dockerVersion().then((v) => ({ reachable: true, version: v.Version ?? "unknown", error: null })),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error("the engine did not answer within 3 s")), 3_000);
-      }),
-    ])
-      .catch((error: unknown) => ({
-        reachable: false,
-        version: null,
-        error: String((error as Error | undefined)?.message ?? error),
-      }))
-      .finally(() => clearTimeout(timer));
-    docker = { engine: input.engine, ...found, checkedAt: new Date().toISOString() };
+    docker = await engineState(input.engine, input.dockerVersion);
   };
   // Never throws: a presence that cannot be written (Redis away, an odd engine error) waits for the
   // next rewrite; it must not take the worker down with an unhandled rejection.
@@ -113,6 +102,27 @@ export async function announceWorker(input: {
       ]).finally(() => clearTimeout(timer));
     },
   };
+}
+
+/** The Docker engine as the presence shows it: its version, or why it did not answer within 3 s. */
+async function engineState(
+  engine: TWorkerPresence["docker"]["engine"],
+  dockerVersion: () => Promise<{ Version?: string }>,
+): Promise<TWorkerPresence["docker"]> {
+  let timer: NodeJS.Timeout | undefined;
+  const found: Engine = await Promise.race([
+    dockerVersion().then((v) => ({ reachable: true, version: v.Version ?? "unknown", error: null })),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("the engine did not answer within 3 s")), 3_000);
+    }),
+  ])
+    .catch((error: unknown) => ({
+      reachable: false,
+      version: null,
+      error: String((error as Error | undefined)?.message ?? error),
+    }))
+    .finally(() => clearTimeout(timer));
+  return { engine, ...found, checkedAt: new Date().toISOString() };
 }
 
 /**

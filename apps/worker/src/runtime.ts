@@ -25,13 +25,12 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   // Before anything is swept or taken: a second machine under the same host id stops here, named.
   const hostClaim = await claimHost(env, log, { db, workerConnection, publisher }, () => worker);
   const placements = await createWorkerPlacements(env, log, db);
-  const { docker, remoteEngine } = placements;
   const sweeps = await startOrphanSweeps({
     db,
     publisher,
     log,
     hostId: env.PERFLAB_HOST_ID,
-    removeOrphanContainers: () => docker.removeOrphans(),
+    removeOrphanContainers: placements.removeOrphanContainers,
   });
   const shutdown = new AbortController();
   // A run cancelled in the web app: its running cell here is stopped at once (see cancel-run.ts).
@@ -43,8 +42,8 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     redis: publisher,
     hostId: env.PERFLAB_HOST_ID,
     k6: { version: placements.k6Version, runner: placements.k6.kind },
-    engine: remoteEngine ? "remote" : "local",
-    dockerVersion: () => docker.docker.version(),
+    engine: placements.engineKind,
+    dockerVersion: placements.dockerVersion,
   });
   await backfillLongCells(db, env, log);
   worker = new Worker(
@@ -80,7 +79,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       hostId: env.PERFLAB_HOST_ID,
       k6: placements.k6Version,
       k6Runner: placements.k6.kind,
-      dockerEngine: remoteEngine ? "remote" : "local",
+      dockerEngine: placements.engineKind,
     },
     "worker ready",
   );

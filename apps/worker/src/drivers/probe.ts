@@ -126,44 +126,61 @@ export async function engineWait(options: ProbeOptions, url: string, timeoutMs: 
   await probeOnce(options, ["wait", url], timeoutMs);
 }
 
-/**
- * Watches a server from the engine's machine. Resolves once the probe polls (before the server
- * starts), so a cold start is seen from its first moment. Health times are the worker's clock when
- * the probe's line arrived, comparable with the worker's own start time; samples carry the engine
- * machine's CPU times, so host CPU % is that machine's.
- */
-export async function watchServer(
-  options: ProbeOptions,
-  urls: { mcp: string; runtime: string },
-): Promise<ServerObserver & { cpuModel: string | null }> {
-  // The probe's own limit is wide; the worker applies the cell's health timeout itself.
-  const probe = await startProbe(options, ["watch", urls.mcp, urls.runtime], 30 * 60_000);
-  let healthyAt: number | null = null;
-  let failure: string | null = null;
-  let host: { busy: number; total: number } | null = null;
+/** What the probe has reported so far, and a wait for its next line. */
+class ProbeReadings {
+  healthyAt: number | null = null;
+  failure: string | null = null;
+  host: { busy: number; total: number } | null = null;
   /** Counts CPU readings, so each of the sampler's seconds takes a fresh one. */
-  let hostSeq = 0;
-  let hostServed = 0;
-  let runtime: unknown;
-  let sampled = false;
-  const listeners = new Set<() => void>();
-  const notify = () => {
-    for (const listener of listeners) listener();
-  };
-  const changed = (timeoutMs: number) =>
-    new Promise<void>((resolve) => {
+  hostSeq = 0;
+  hostServed = 0;
+  runtime: unknown;
+  sampled = false;
+  private readonly listeners = new Set<() => void>();
+
+  notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  changed(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
-        listeners.delete(done);
+        this.listeners.delete(done);
         resolve();
       };
       const timer = setTimeout(done, timeoutMs);
-      listeners.add(done);
+      this.listeners.add(done);
     });
+  }
 
-  let cpuModel: string | null = null;
-  const iterator = probe.lines[Symbol.asyncIterator]();
-  // The first line says the probe runs (or why it could not).
+  /** Reads the probe's lines to their end; its end or a broken output is the failure from then on. */
+  async follow(iterator: AsyncIterator<ProbeLine>): Promise<void> {
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) break;
+        const line = next.value;
+        if (line.type === "healthy") this.healthyAt ??= Date.now();
+        else if (line.type === "cpu") {
+          this.host = { busy: line.busy, total: line.total };
+          this.hostSeq++;
+        } else if (line.type === "runtime") {
+          this.runtime = line.runtime ?? undefined;
+          this.sampled = true;
+        } else if (line.type === "error") this.failure = line.message;
+        this.notify();
+      }
+    } catch (error) {
+      this.failure = `the probe's output broke: ${(error as Error).message}`;
+    }
+    this.failure ??= "the probe on the Docker engine stopped";
+    this.notify();
+  }
+}
+
+/** The probe's first line says it runs (or why it could not): the machine's CPU model, or an error. */
+async function probeReady(probe: ProbeProcess, iterator: AsyncIterator<ProbeLine>): Promise<string | null> {
   let timer: NodeJS.Timeout | undefined;
   let first: IteratorResult<ProbeLine, unknown>;
   try {
@@ -181,62 +198,57 @@ export async function watchServer(
     const reason = !first.done && first.value.type === "error" ? first.value.message : probe.output();
     throw new Error(`the probe on the Docker engine did not start: ${reason || "no output"}`);
   }
-  cpuModel = first.value.cpuModel ?? null;
-  void (async () => {
-    try {
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) break;
-        const line = next.value;
-        if (line.type === "healthy") healthyAt ??= Date.now();
-        else if (line.type === "cpu") {
-          host = { busy: line.busy, total: line.total };
-          hostSeq++;
-        } else if (line.type === "runtime") {
-          runtime = line.runtime ?? undefined;
-          sampled = true;
-        } else if (line.type === "error") failure = line.message;
-        notify();
-      }
-    } catch (error) {
-      failure = `the probe's output broke: ${(error as Error).message}`;
-    }
-    failure ??= "the probe on the Docker engine stopped";
-    notify();
-  })();
+  return first.value.cpuModel ?? null;
+}
 
+/**
+ * Watches a server from the engine's machine. Resolves once the probe polls (before the server
+ * starts), so a cold start is seen from its first moment. Health times are the worker's clock when
+ * the probe's line arrived, comparable with the worker's own start time; samples carry the engine
+ * machine's CPU times, so host CPU % is that machine's.
+ */
+export async function watchServer(
+  options: ProbeOptions,
+  urls: { mcp: string; runtime: string },
+): Promise<ServerObserver & { cpuModel: string | null }> {
+  // The probe's own limit is wide; the worker applies the cell's health timeout itself.
+  const probe = await startProbe(options, ["watch", urls.mcp, urls.runtime], 30 * 60_000);
+  const iterator = probe.lines[Symbol.asyncIterator]();
+  const cpuModel = await probeReady(probe, iterator);
+  const r = new ProbeReadings();
+  void r.follow(iterator);
   return {
     cpuModel,
     async waitHealthy({ timeoutMs, exited }) {
       let serverExited = false;
       void exited.then(() => {
         serverExited = true;
-        notify();
+        r.notify();
       });
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        if (healthyAt !== null) return healthyAt;
+        if (r.healthyAt !== null) return r.healthyAt;
         if (serverExited) throw new Error("server exited before it became healthy");
-        if (failure) throw new Error(failure);
+        if (r.failure) throw new Error(r.failure);
         const left = deadline - Date.now();
         if (left <= 0) throw new Error(`server did not answer an MCP initialize within ${timeoutMs} ms`);
-        await changed(left);
+        await r.changed(left);
       }
     },
     async firstRuntime() {
       const deadline = Date.now() + 2_000;
-      while (!sampled && !failure && Date.now() < deadline) await changed(deadline - Date.now());
-      return runtime ?? null;
+      while (!r.sampled && !r.failure && Date.now() < deadline) await r.changed(deadline - Date.now());
+      return r.runtime ?? null;
     },
-    runtime: async () => runtime,
+    runtime: async () => r.runtime,
     async hostCpu() {
       // The probe reads its machine a few ms after each second, as the worker's sampler does: wait a
       // little for that reading rather than take the last second's twice (clocks and links differ).
       const deadline = Date.now() + 400;
-      while (hostSeq === hostServed && !failure && Date.now() < deadline)
-        await changed(deadline - Date.now());
-      hostServed = hostSeq;
-      return host;
+      while (r.hostSeq === r.hostServed && !r.failure && Date.now() < deadline)
+        await r.changed(deadline - Date.now());
+      r.hostServed = r.hostSeq;
+      return r.host;
     },
     close: () => probe.stop(),
   };

@@ -38,9 +38,12 @@ export function withoutImageOnly(driver: Driver): Driver {
 export type WorkerPlacements = PlacementResources & {
   /** The worker's own k6's version (a missing binary or image fails the start, naming its fix). */
   k6Version: string;
-  /** Whether docker cells run on an engine on another machine. */
-  remoteEngine: boolean;
-  docker: DockerDriver;
+  /** Where docker cells run: this machine's engine, or one on another machine. */
+  engine: RemoteEngine | null;
+  engineKind: "local" | "remote";
+  /** Removes containers left by dead workers of this host; returns the cells they ran. */
+  removeOrphanContainers: () => Promise<string[]>;
+  dockerVersion: () => Promise<{ Version?: string }>;
   /**
    * The machine a cell loads, for the host lock: a cell on a remote engine runs on the engine's
    * machine, which workers on other hosts may share.
@@ -93,8 +96,9 @@ export async function createWorkerPlacements(env: WorkerEnv, log: Logger, db: Db
     k6,
     k6Version,
     engine,
-    remoteEngine,
-    docker,
+    engineKind: remoteEngine ? "remote" : "local",
+    removeOrphanContainers: () => docker.removeOrphans(),
+    dockerVersion: () => docker.docker.version(),
     lockHostFor: engineLockHost(env.PERFLAB_HOST_ID, remoteEngine, docker, db),
     async close() {
       await fixtures.close();

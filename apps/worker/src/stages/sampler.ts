@@ -46,32 +46,7 @@ export function startSampler(input: {
   const tick = async () => {
     const current = await read();
     const runtime = input.runtime ? await input.runtime() : undefined;
-    if (previous) {
-      // A rate over the times the counters were read: the source's own when it gives one (an
-      // engine's stats sample), else when they were asked for. The same sample twice is no reading,
-      // and neither is a counter that went back (a source that is not one counter any more): a 0
-      // would pass for an idle second.
-      const pct = (a: TimedCpu | null, b: TimedCpu | null) => {
-        if (!a || !b || b.cpuSeconds < a.cpuSeconds) return null;
-        const seconds =
-          (a.at !== undefined && b.at !== undefined ? b.at - a.at : current.at - previous!.at) / 1000;
-        return seconds > 0 ? ((b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
-      };
-      const hostTotal = current.host && previous.host ? current.host.total - previous.host.total : 0;
-      input.onSample({
-        // Readings are taken just after each wall-clock second: the sample describes the second that ended.
-        t: Math.floor(current.at / 1000) - 1,
-        cpuPct: pct(previous.server, current.server),
-        rssBytes: current.server?.rssBytes ?? null,
-        k6CpuPct: pct(previous.k6, current.k6),
-        k6RssBytes: current.k6?.rssBytes ?? null,
-        hostCpuPct:
-          current.host && previous.host && hostTotal > 0
-            ? ((current.host.busy - previous.host.busy) / hostTotal) * 100
-            : null,
-        runtime,
-      });
-    }
+    if (previous) input.onSample(sampleOf(previous, current, runtime));
     previous = current;
   };
 
@@ -98,6 +73,34 @@ export function startSampler(input: {
       clearTimeout(timer);
       await inFlight;
     },
+  };
+}
+
+/** The second that ended between two readings: rates over the times the counters were read. */
+function sampleOf(previous: Reading, current: Reading, runtime: unknown): ResourceSample {
+  // A rate over the times the counters were read: the source's own when it gives one (an
+  // engine's stats sample), else when they were asked for. The same sample twice is no reading,
+  // and neither is a counter that went back (a source that is not one counter any more): a 0
+  // would pass for an idle second.
+  const pct = (a: TimedCpu | null, b: TimedCpu | null) => {
+    if (!a || !b || b.cpuSeconds < a.cpuSeconds) return null;
+    const seconds =
+      (a.at !== undefined && b.at !== undefined ? b.at - a.at : current.at - previous.at) / 1000;
+    return seconds > 0 ? ((b.cpuSeconds - a.cpuSeconds) / seconds) * 100 : null;
+  };
+  const hostTotal = current.host && previous.host ? current.host.total - previous.host.total : 0;
+  return {
+    // Readings are taken just after each wall-clock second: the sample describes the second that ended.
+    t: Math.floor(current.at / 1000) - 1,
+    cpuPct: pct(previous.server, current.server),
+    rssBytes: current.server?.rssBytes ?? null,
+    k6CpuPct: pct(previous.k6, current.k6),
+    k6RssBytes: current.k6?.rssBytes ?? null,
+    hostCpuPct:
+      current.host && previous.host && hostTotal > 0
+        ? ((current.host.busy - previous.host.busy) / hostTotal) * 100
+        : null,
+    runtime,
   };
 }
 

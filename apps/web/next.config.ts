@@ -1,24 +1,15 @@
 import type { NextConfig } from "next";
-import { BASE_CSP } from "./src/server/csp";
-
-/**
- * On every response. Permalinks are capabilities (whoever has the slug reads the report), so no page
- * tells another site where it was (Referrer-Policy); no site frames the dashboard to trick a click
- * on Queue run or Revoke (frame-ancestors, X-Frame-Options for older browsers); no response is
- * sniffed into another type; plugins and foreign <base> or form targets are off. Pages get the
- * same policy with a nonce'd script-src from the middleware (src/server/csp.ts).
- */
-const SECURITY_HEADERS = [
-  { key: "Referrer-Policy", value: "same-origin" },
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "X-Content-Type-Options", value: "nosniff" },
-  { key: "Content-Security-Policy", value: BASE_CSP },
-  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
-];
+import { SECURITY_HEADERS } from "./src/server/security-headers";
 
 const config: NextConfig = {
   // Workspace packages ship TypeScript source (with .ts import extensions) and are compiled here.
-  transpilePackages: ["@perflab/catalog", "@perflab/contracts", "@perflab/scenarios", "@perflab/metrics", "@perflab/db"],
+  transpilePackages: [
+    "@perflab/catalog",
+    "@perflab/contracts",
+    "@perflab/scenarios",
+    "@perflab/metrics",
+    "@perflab/db",
+  ],
   // Loaded from node_modules at run time rather than bundled: native/optional deps and Lua script loaders.
   serverExternalPackages: ["bullmq", "ioredis", "@prisma/client", "@prisma/adapter-pg", "pg"],
   poweredByHeader: false,

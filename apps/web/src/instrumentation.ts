@@ -9,4 +9,6 @@ export async function register() {
     // createEnv has already printed which variables are missing or invalid.
     process.exit(1);
   }
+  // Requests Next.js cannot answer itself (TRACE, dot segments) are answered before it sees them.
+  if (process.env.NEXT_RUNTIME === "nodejs") (await import("./server/http-gate")).installHttpGate();
 }

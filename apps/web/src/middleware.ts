@@ -1,8 +1,9 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
-import { refuseMethod, refuseUndecodablePath } from "@/server/api-routes";
+import { refuseUndecodablePath } from "@/server/api-routes";
 import { newNonce, pageCsp } from "@/server/csp";
 import { refusedHost } from "@/server/hosts";
+import { isApiPath, PAGE_METHODS, pageMethodNotAllowed, refuseApiRequest } from "@/server/refusals";
 
 // Node.js, not the edge runtime: it reads the lab's settings when it starts, not when it is built.
 export const config = { runtime: "nodejs" };
@@ -13,8 +14,6 @@ export const config = { runtime: "nodejs" };
  * browser gets the same policy. The API and static files keep the base policy of next.config.ts.
  */
 function withPageCsp(request: NextRequest): NextResponse {
-  const { pathname } = request.nextUrl;
-  if (pathname.startsWith("/api/") || pathname.startsWith("/_next/")) return NextResponse.next();
   const nonce = newNonce();
   const csp = pageCsp(nonce, { dev: process.env.NODE_ENV === "development" });
   const headers = new Headers(request.headers);
@@ -26,22 +25,32 @@ function withPageCsp(request: NextRequest): NextResponse {
 }
 
 /**
+ * Every answer under /api is a problem when no route serves the request: a path Next.js cannot
+ * decode (its HTML 400 page otherwise), one no route has (404, whatever the method: Next.js would
+ * answer an empty 400 to a method the catch-all route lacks), a method the route does not serve
+ * (405 with `Allow`, which Next.js leaves out). Pages answer GET and HEAD, any other method a 405 page.
+ */
+function routeRefusal(request: NextRequest): Response | null {
+  const { pathname } = request.nextUrl;
+  if (isApiPath(pathname)) return refuseUndecodablePath(request) ?? refuseApiRequest(request);
+  if (pathname.startsWith("/_next/") || PAGE_METHODS.includes(request.method)) return null;
+  return pageMethodNotAllowed(request.method);
+}
+
+/**
  * With PERFLAB_ALLOWED_HOSTS set, a request for any other host is refused before it reaches a page
  * or the API: a page that rebinds its own name to 127.0.0.1 reaches the lab under that name and is
- * turned away. A request of an API route by a method the route does not serve gets a 405 problem
- * with an `Allow` header here, since Next.js answers one without either.
+ * turned away. What Next.js cannot even hand to this function (TRACE, dot segments) is answered
+ * by src/server/http-gate.ts.
  */
 export function middleware(request: NextRequest) {
   const allowed = env.PERFLAB_ALLOWED_HOSTS;
   const refused = allowed?.length ? refusedHost(request.headers, allowed) : null;
   if (!refused) {
-    // An API route asked for a method it does not serve: a problem naming the ones it does.
-    if (request.nextUrl.pathname.startsWith("/api/")) {
-      const undecodable = refuseUndecodablePath(request);
-      if (undecodable) return undecodable;
-      const wrongMethod = refuseMethod(request);
-      if (wrongMethod) return wrongMethod;
-    }
+    const refusal = routeRefusal(request);
+    if (refusal) return refusal;
+    const { pathname } = request.nextUrl;
+    if (isApiPath(pathname) || pathname.startsWith("/_next/")) return NextResponse.next();
     return withPageCsp(request);
   }
   const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;

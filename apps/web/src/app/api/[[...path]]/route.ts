@@ -1,18 +1,10 @@
-import { AppError } from "@/server/errors";
-import { problemResponse, requestIdOf } from "@/server/http";
+import { apiPathNotFound } from "@/server/refusals";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-/** Every path under /api that no route has, by any method: a problem+json 404, not the HTML page. */
-async function notFound(request: Request): Promise<Response> {
-  const { pathname } = new URL(request.url);
-  const error = new AppError(
-    "not_found",
-    `No API route has the path ${pathname}; the routes are listed in /api/v1/openapi.json.`,
-  );
-  return problemResponse(error.toProblem(requestIdOf(request)));
-}
+/** Every path under /api that no route has (the middleware answers these first): its 404 problem. */
+const notFound = async (request: Request): Promise<Response> => apiPathNotFound(request);
 
 export const GET = notFound;
 export const HEAD = notFound;

@@ -98,7 +98,11 @@ async function runWithHost(
         db,
         publisher,
         env,
-        ...placements,
+        drivers: placements.drivers,
+        fixtures: placements.fixtures,
+        k6: placements.k6,
+        k6Version: placements.k6Version,
+        engine: placements.engine,
         log,
         // A live owner rewrites its presence every 5 s: one that lapsed while Redis was away is back by then.
         cellOwner: (id) =>

@@ -1,6 +1,7 @@
 import type { CatalogEntry } from "@perflab/catalog";
+import type { DriverId } from "@perflab/contracts";
 
-export type DriverId = "local" | "docker";
+export type { DriverId };
 
 /** Resource limits asked for by the cell; drivers that cannot enforce them record none. */
 export type CellLimits = { cpus?: number; memoryMb?: number; cpuset?: string };

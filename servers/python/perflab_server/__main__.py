@@ -13,9 +13,9 @@ from uvicorn.supervisors import Multiprocess
 from .config import Config, ConfigError
 
 
-def _start_line(cfg: Config) -> str:
+def _start_line(cfg: Config, name: str) -> str:
     return (
-        f"perflab python server listening on http://127.0.0.1:{cfg.port} "
+        f"perflab {name} server listening on http://127.0.0.1:{cfg.port} "
         f"(stateless={str(cfg.stateless).lower()} json_response={str(cfg.json_response).lower()} "
         f"workers={cfg.workers})"
     )
@@ -59,7 +59,8 @@ class _Supervisor(Multiprocess):
             self.should_exit.set()
 
 
-def main() -> int:
+def main(app: str = "perflab_server.app:create_app", name: str = "python") -> int:
+    """Serves `app` (an app factory's import path); servers/fastmcp runs its own app through it too."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         cfg = Config.from_env()
@@ -68,7 +69,7 @@ def main() -> int:
         return 2
 
     config = uvicorn.Config(
-        "perflab_server.app:create_app",
+        app,
         factory=True,
         host="127.0.0.1",
         port=cfg.port,
@@ -97,13 +98,13 @@ def main() -> int:
     signal.signal(signal.SIGINT, lambda *_: None)
 
     if cfg.workers == 1:
-        server = _Server(config, _start_line(cfg))
+        server = _Server(config, _start_line(cfg, name))
         server.run(sockets=[sock])
         return 0 if server.started else 1
 
     # Stateless only (Config enforces it): the workers share the bound socket and
     # the kernel spreads connections across them.
-    supervisor = _Supervisor(config, [sock], _start_line(cfg))
+    supervisor = _Supervisor(config, [sock], _start_line(cfg, name))
     supervisor.run()
     return 1 if supervisor.failed else 0
 

@@ -3,8 +3,9 @@
  * TypeScript SDK client over Streamable HTTP: the contract's tools and schemas, the golden vectors,
  * every tool and plain route, clean errors for bad arguments, 100 concurrent sessions counted in
  * /debug/runtime and ended with DELETE, GET stream and DELETE, the common /debug/runtime shape, a
- * graceful SIGTERM, a second pass in stateless mode (MCP_STATELESS=1, without backends), JSON
- * responses (MCP_JSON_RESPONSE=1) stateless and stateful, and the multi-process variants' I/O tools
+ * request naming another host refused (DNS rebinding, a foreign Origin or not), a graceful SIGTERM,
+ * a second pass in stateless mode (MCP_STATELESS=1, without backends), JSON responses
+ * (MCP_JSON_RESPONSE=1) stateless and stateful, and the multi-process variants' I/O tools
  * with backends, each process answering its share. The I/O tools' results are derived from the fixture generators of
  * CONTRACT.md section 5, themselves checked against vectors.json's `fixtures` samples. The Go server
  * is the reference: it runs first, and every other server's tool list and non-golden results (I/O
@@ -647,12 +648,13 @@ function httpPost(
  * request is refused (403 or 421) before any method runs, so no session is opened and no tool listed.
  */
 async function expectRefusesForeignHosts(mcpUrl: string, port: number) {
+  const foreign: Record<string, string>[] = [
+    { host: `rebound.example:${port}` },
+    { host: "rebound.example" },
+    { host: `rebound.example:${port}`, origin: `http://rebound.example:${port}` },
+  ];
   for (const message of [initialize(1, "2025-11-25"), { jsonrpc: "2.0", id: 2, method: "tools/list" }]) {
-    for (const headers of [
-      { host: `rebound.example:${port}` },
-      { host: "rebound.example" },
-      { host: `rebound.example:${port}`, origin: `http://rebound.example:${port}` },
-    ]) {
+    for (const headers of foreign) {
       const what = `${message.method} with ${JSON.stringify(headers)}`;
       const answer = await httpPost(mcpUrl, JSON.stringify(message), headers);
       expect([403, 421], `${what}: ${answer.status} ${answer.body.slice(0, 200)}`).toContain(answer.status);

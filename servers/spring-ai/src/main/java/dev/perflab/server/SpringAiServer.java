@@ -1,0 +1,70 @@
+package dev.perflab.server;
+
+import java.util.Map;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.web.server.context.WebServerInitializedEvent;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * perflab's Spring AI MCP server (servers/CONTRACT.md): Spring Boot 4 + Spring AI's MCP server
+ * starter on Spring MVC, with the tools, backends and canonical JSON of servers/java.
+ */
+@SpringBootApplication
+public class SpringAiServer {
+
+  public static void main(String[] args) {
+    // Read once by the JDK HTTP client when it loads: idle upstream connections live 90 s.
+    System.setProperty("jdk.httpclient.keepalive.timeout", "90");
+    Config cfg;
+    try {
+      cfg = Config.fromEnv(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.out.println("fatal: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    SpringApplication app = new SpringApplication(SpringAiServer.class);
+    app.setDefaultProperties(Map.of(
+        "server.port", cfg.port(),
+        "spring.ai.mcp.server.protocol", cfg.stateless() ? "STATELESS" : "STREAMABLE"));
+    // Our own hook closes the context, then exits 0 instead of the JVM's 143 for SIGTERM.
+    app.setRegisterShutdownHook(false);
+    app.addInitializers(ctx -> ctx.getBeanFactory().registerSingleton("perflabConfig", cfg));
+    app.addListeners((WebServerInitializedEvent e) -> announce(cfg, e.getWebServer().getPort()));
+    ConfigurableApplicationContext ctx;
+    try {
+      ctx = app.run(args);
+    } catch (RuntimeException e) {
+      System.out.println("fatal: cannot start: " + e);
+      System.exit(1);
+      return;
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      System.out.println("shutting down: finishing in-flight requests");
+      ctx.close();
+      System.out.println("stopped");
+      System.out.flush();
+      Runtime.getRuntime().halt(0);
+    }, "shutdown"));
+  }
+
+  private static void announce(Config cfg, int port) {
+    System.out.printf(
+        "perflab spring-ai server listening on http://127.0.0.1:%d (stateless=%b json_response=%b processors=%d jdk=%s virtual_threads=%s)%n",
+        port, cfg.stateless(), cfg.jsonResponse(), Runtime.getRuntime().availableProcessors(), Runtime.version(),
+        System.getProperty("spring.threads.virtual.enabled", System.getenv().getOrDefault("SPRING_THREADS_VIRTUAL_ENABLED", "false")));
+    System.out.flush();
+  }
+
+  @Bean(destroyMethod = "close")
+  Backends backends() {
+    return new Backends(System.getenv());
+  }
+
+  @Bean
+  Tools tools(Backends backends) {
+    return new Tools(backends, new DocumentValidator());
+  }
+}

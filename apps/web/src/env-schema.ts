@@ -1,6 +1,10 @@
 import { ZDriverId } from "@perflab/contracts";
 import { z } from "zod";
 
+/** A rate limit: how many requests a minute, 1 or more. */
+const perMinute = (fallback: number, description: string) =>
+  z.coerce.number().int().positive().default(fallback).describe(description);
+
 /**
  * The web app's environment, each variable with its meaning. Kept apart from its validation (env.ts)
  * so the configuration page's generator (scripts/docs/configuration.ts) can read it without an
@@ -43,6 +47,39 @@ export const webEnvSchema = {
     .default(1000)
     .describe(
       "live run streams (the run page's server-sent events) one web process serves at once; one more gets a 503 until one closes. They share one Redis subscription per process, so viewers cost memory, not Redis connections",
+    ),
+  PERFLAB_RATE_LIMIT_MATRICES: perMinute(
+    60,
+    "matrices one API token, and one client address, may queue per minute (`POST /api/v1/matrices`); one more gets a 429 with `Retry-After` (see [Rate limits](security.md#rate-limits))",
+  ),
+  PERFLAB_RATE_LIMIT_UPLOADS: perMinute(
+    60,
+    "uploads one API token, and one client address, may send per minute (`POST /api/v1/uploads`); one more gets a 429 with `Retry-After`",
+  ),
+  PERFLAB_RATE_LIMIT_REPORTS: perMinute(
+    60,
+    "reports one API token, and one client address, may create per minute (`POST /api/v1/reports`: each freezes a snapshot of its run); one more gets a 429 with `Retry-After`",
+  ),
+  PERFLAB_RATE_LIMIT_TOKENS: perMinute(
+    30,
+    "requests to the tokens API (list, mint, revoke) one API token, and one client address, may make per minute; one more gets a 429 with `Retry-After`",
+  ),
+  PERFLAB_LIVE_STREAMS_PER_CLIENT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(20)
+    .describe(
+      "live run streams one API token, and one client address, may hold open at once across every web process (PERFLAB_MAX_LIVE_STREAMS caps each process); one more gets a 429 until one closes",
+    ),
+  PERFLAB_IDEMPOTENCY_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(24 * 30)
+    .default(24)
+    .describe(
+      "how long the lab remembers an `Idempotency-Key` and the answer it got: a repeat within this time returns that answer and creates nothing (see [Idempotent retries](security.md#idempotent-retries))",
     ),
   PERFLAB_ROLLUP_MIN_SECONDS: z.coerce
     .number()

@@ -36,6 +36,7 @@ export {
   DEFAULT_WORKSPACE_SLUG,
   ensureDefaultWorkspace,
   hashToken,
+  keepApiToken,
   newTokenSecret,
   tokenShownPart,
 } from "./tokens.ts";

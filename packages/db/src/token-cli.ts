@@ -1,14 +1,15 @@
-// pnpm -s token create --name <name> [--expires-in-days <n>] [--role admin|member] | list | revoke <id>
+// pnpm -s token create --name <name> [--expires-in-days <n>] [--role admin|member] | list | revoke <id> | keep <id>
 // Token administration on the lab's own machine, straight in its database (DATABASE_URL, else the
 // embedded quick start's Postgres). This is how a lab with PERFLAB_ACCESS=token gets its first
 // token, an admin by default (whoever runs this owns the lab's database anyway); later ones can be
 // made in the dashboard (Tokens) with an admin token in hand.
 import { parseArgs } from "node:util";
-import { createApiToken, createDb, ensureDefaultWorkspace } from "./index.ts";
+import { createApiToken, createDb, ensureDefaultWorkspace, keepApiToken } from "./index.ts";
 
 const USAGE = `usage: pnpm -s token create --name <name> [--expires-in-days <1-365>] [--role admin|member]
        pnpm -s token list
-       pnpm -s token revoke <id>`;
+       pnpm -s token revoke <id>
+       pnpm -s token keep <id>     (a token minted anonymously in an open lab: valid in every mode)`;
 
 function fail(message: string): never {
   console.error(`perflab token: ${message}\n${USAGE}`);
@@ -74,7 +75,7 @@ try {
           t.id,
           t.prefix,
           t.role,
-          state,
+          t.mintedAnonymously ? `${state} (minted anonymously: open lab only)` : state,
           t.name,
           t.lastUsedAt ? `last used ${t.lastUsedAt.toISOString()}` : "never used",
         ].join("\t"),
@@ -89,6 +90,11 @@ try {
     });
     if (!count && !(await db.apiToken.findUnique({ where: { id } }))) fail(`no token has the id "${id}"`);
     console.error(count ? `Revoked token ${id}.` : `Token ${id} was already revoked.`);
+  } else if (command === "keep") {
+    const id = rest[0];
+    if (!id || rest.length > 1) fail("keep takes one token id");
+    if (!(await keepApiToken(db, id))) fail(`no token has the id "${id}"`);
+    console.error(`Kept token ${id}: it authenticates whatever the lab's access mode.`);
   } else {
     fail(command ? `unknown command "${command}"` : "a command is required");
   }

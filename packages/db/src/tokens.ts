@@ -43,7 +43,14 @@ export async function ensureDefaultWorkspace(db: Pick<PrismaClient, "workspace">
 /** Creates a token in a workspace; the secret is returned here and never stored. */
 export async function createApiToken(
   db: TokenDb,
-  input: { workspaceId: string; name: string; expiresAt?: Date | null; role?: "admin" | "member" },
+  input: {
+    workspaceId: string;
+    name: string;
+    expiresAt?: Date | null;
+    role?: "admin" | "member";
+    /** Minted without an admin token (an open lab's anyone): valid only while the lab stays open. */
+    mintedAnonymously?: boolean;
+  },
 ) {
   const secret = newTokenSecret();
   const token = await db.apiToken.create({
@@ -54,7 +61,17 @@ export async function createApiToken(
       prefix: tokenShownPart(secret),
       expiresAt: input.expiresAt ?? null,
       role: input.role ?? "member",
+      mintedAnonymously: input.mintedAnonymously ?? false,
     },
   });
   return { token, secret };
+}
+
+/**
+ * Keeps a token an open lab's anyone minted: it then authenticates in a lab that needs tokens too.
+ * False when no token has the id.
+ */
+export async function keepApiToken(db: TokenDb, id: string): Promise<boolean> {
+  const { count } = await db.apiToken.updateMany({ where: { id }, data: { mintedAnonymously: false } });
+  return count > 0;
 }

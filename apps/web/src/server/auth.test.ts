@@ -9,6 +9,7 @@ import {
   credentialOf,
   readScope,
   refuseCrossSite,
+  reportMember,
   requireAdmin,
   TOKEN_COOKIE,
   tokenState,
@@ -121,26 +122,43 @@ describe("a change asked for by another site", () => {
 });
 
 describe("managing tokens", () => {
-  const caller = (role: Caller["role"]): Caller => ({ tokenId: "t", workspaceId: "w", name: "ci", role });
+  const caller = (role: Caller["role"], mintedAnonymously = false): Caller => ({
+    tokenId: "t",
+    workspaceId: "w",
+    name: "ci",
+    role,
+    mintedAnonymously,
+  });
 
-  it("takes an admin token in a lab that needs tokens: a member's is a 403 naming it", () => {
-    const error = thrown(() => requireAdmin(caller("member"), "token"));
+  it("takes an admin token: a member's is a 403 naming it", () => {
+    const error = thrown(() => requireAdmin(caller("member")));
     expect(error?.status).toBe(403);
     expect(error?.errors?.[0]).toMatchObject({ field: "authorization" });
     expect(error?.errors?.[0]?.message).toContain('"ci" is a member token');
-    expect(thrown(() => requireAdmin(caller("admin"), "token"))).toBeNull();
-    expect(thrown(() => requireAdmin(caller("member"), "private"))?.status).toBe(403);
-    expect(thrown(() => requireAdmin(caller("admin"), "private"))).toBeNull();
+    expect(thrown(() => requireAdmin(caller("admin")))).toBeNull();
   });
 
-  it("is anyone's in an open lab", () => {
-    expect(thrown(() => requireAdmin(caller("member"), "open"))).toBeNull();
-    expect(thrown(() => requireAdmin(null, "open"))).toBeNull();
+  it("is no one's without a token, in an open lab too: a 401 naming authorization", () => {
+    const error = thrown(() => requireAdmin(null));
+    expect(error?.status).toBe(401);
+    expect(error?.errors?.[0]?.message).toMatch(/needs an admin token: send Authorization: Bearer/);
+  });
+
+  it("a token minted anonymously is no member for private reports", () => {
+    expect(reportMember(caller("member", true))).toBeNull();
+    expect(reportMember(caller("member"))).toMatchObject({ workspaceId: "w" });
+    expect(reportMember(null)).toBeNull();
   });
 });
 
 describe("reading", () => {
-  const caller: Caller = { tokenId: "t", workspaceId: "w", name: "ci", role: "member" };
+  const caller: Caller = {
+    tokenId: "t",
+    workspaceId: "w",
+    name: "ci",
+    role: "member",
+    mintedAnonymously: false,
+  };
   // Without a credential nothing is looked up: no database is needed.
   const noDb = {} as Db;
   const refusal = (access: "open" | "token" | "private") =>

@@ -7,8 +7,9 @@ import { requestOrigin } from "./http";
 export { TOKEN_COOKIE };
 
 /**
- * Who may do what: `open`, anyone; `token`, changes need a token; `private`, reads too, each token
- * seeing its own workspace (report permalinks that are public or unlisted stay open).
+ * Who may do what (docs/security.md): `open`, anyone but for managing tokens (one person on their own
+ * machine); `token`, changes need a token; `private`, reads too, each token seeing its own workspace
+ * (report permalinks that are public or unlisted stay open).
  */
 export type Access = "open" | "token" | "private";
 
@@ -21,6 +22,8 @@ export interface Caller {
   workspaceId: string;
   name: string;
   role: TTokenRole;
+  /** Minted by an open lab's anyone: it works only while the lab is open, and opens no private report. */
+  mintedAnonymously: boolean;
 }
 
 /** lastUsedAt is written at most this often per token, not on every request. */
@@ -80,6 +83,7 @@ export async function verifySecret(
   db: Db,
   secret: string,
   field: string,
+  access: Access,
   now = new Date(),
 ): Promise<ApiToken> {
   // The dashboard's cookie outlived its token: say how to get out of it.
@@ -90,6 +94,13 @@ export async function verifySecret(
   const state = tokenState(token, now);
   if (state === "revoked") throw unauthorized(`token "${token.name}" was revoked${hint}`, field);
   if (state === "expired") throw unauthorized(`token "${token.name}" expired${hint}`, field);
+  if (token.mintedAnonymously && tokensRequired(access)) {
+    const keep = `; an admin can keep it (pnpm -s token keep ${token.id}) or give you another`;
+    throw unauthorized(
+      `token "${token.name}" was minted without a token while the lab was open${keep}`,
+      field,
+    );
+  }
   if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
     // Conditional, so concurrent requests write it once; a failure here must not fail the request.
     await db.apiToken
@@ -112,8 +123,8 @@ export async function verifySecret(
  * Who is asking: the token's caller, or null for a request without a credential. A credential that
  * is sent is always checked, in either access mode.
  */
-export async function authenticate(db: Db, request: Request): Promise<Caller | null> {
-  const token = await authenticatedToken(db, request);
+export async function authenticate(db: Db, request: Request, access: Access): Promise<Caller | null> {
+  const token = await authenticatedToken(db, request, access);
   return token && callerOf(token);
 }
 
@@ -124,11 +135,11 @@ export async function authenticate(db: Db, request: Request): Promise<Caller | n
  * report's JSON or CSV into a 401. A bad Authorization header is still refused: a CI job should
  * hear that its token no longer works.
  */
-export async function authenticateReader(db: Db, request: Request): Promise<Caller | null> {
+export async function authenticateReader(db: Db, request: Request, access: Access): Promise<Caller | null> {
   const credential = credentialOf(request);
   if (!credential) return null;
   try {
-    return callerOf(await verifySecret(db, credential.secret, credential.field));
+    return callerOf(await verifySecret(db, credential.secret, credential.field, access));
   } catch (error) {
     if (credential.field === "cookie" && error instanceof AppError && error.code === "unauthorized")
       return null;
@@ -137,9 +148,9 @@ export async function authenticateReader(db: Db, request: Request): Promise<Call
 }
 
 /** The stored token a request authenticated with, or null without a credential. */
-export async function authenticatedToken(db: Db, request: Request): Promise<ApiToken | null> {
+export async function authenticatedToken(db: Db, request: Request, access: Access): Promise<ApiToken | null> {
   const credential = credentialOf(request);
-  return credential ? verifySecret(db, credential.secret, credential.field) : null;
+  return credential ? verifySecret(db, credential.secret, credential.field, access) : null;
 }
 
 export const callerOf = (token: ApiToken): Caller => ({
@@ -147,7 +158,15 @@ export const callerOf = (token: ApiToken): Caller => ({
   workspaceId: token.workspaceId,
   name: token.name,
   role: token.role,
+  mintedAnonymously: token.mintedAnonymously,
 });
+
+/**
+ * The caller as a member of its workspace for private reports: a token an open lab's anyone
+ * minted reads as no one there, or minting one would open them to anyone.
+ */
+export const reportMember = (caller: Caller | null): Caller | null =>
+  caller && !caller.mintedAnonymously ? caller : null;
 
 /**
  * Refuses a change that a page of another site asked a browser to make: a form or `fetch` a browser
@@ -184,7 +203,7 @@ export function refuseCrossSite(request: Request): void {
  */
 export async function authorizeWrite(db: Db, request: Request, access: Access): Promise<Caller | null> {
   refuseCrossSite(request);
-  const caller = await authenticate(db, request);
+  const caller = await authenticate(db, request, access);
   if (!caller && tokensRequired(access)) {
     const message =
       "this lab needs an API token: send Authorization: Bearer <token>, or sign in on the dashboard";
@@ -196,18 +215,24 @@ export async function authorizeWrite(db: Db, request: Request, access: Access): 
 }
 
 /**
- * For managing tokens: in a lab that needs tokens (`token` or `private`), an admin token (401 without a token,
- * 403 with a member's); in an open lab, as any write.
+ * For listing and revoking tokens, in every lab: an admin token (401 without a token, 403 with a
+ * member's). An open lab's anyone may mint member tokens (operations/tokens.ts), no more.
  */
-export async function authorizeAdmin(db: Db, request: Request, access: Access): Promise<Caller | null> {
+export async function authorizeAdmin(db: Db, request: Request, access: Access): Promise<Caller> {
   const caller = await authorizeWrite(db, request, access);
-  requireAdmin(caller, access);
-  return caller;
+  return requireAdmin(caller);
 }
 
-/** The 403 of a member token where a lab that needs tokens wants an admin's. */
-export function requireAdmin(caller: Caller | null, access: Access): void {
-  if (tokensRequired(access) && caller && caller.role !== "admin") {
+/** The caller when it holds an admin token: a 401 without a token, a 403 with a member's. */
+export function requireAdmin(caller: Caller | null): Caller {
+  if (!caller) {
+    const message =
+      "managing tokens needs an admin token: send Authorization: Bearer <token>, or sign in on the dashboard (the first comes from pnpm -s token create on the lab's machine)";
+    throw new AppError("unauthorized", "Managing tokens needs an admin token.", [
+      { field: "authorization", message },
+    ]);
+  }
+  if (caller.role !== "admin") {
     throw new AppError("forbidden", "Managing tokens needs an admin token.", [
       {
         field: "authorization",
@@ -215,6 +240,7 @@ export function requireAdmin(caller: Caller | null, access: Access): void {
       },
     ]);
   }
+  return caller;
 }
 
 /**
@@ -223,7 +249,7 @@ export function requireAdmin(caller: Caller | null, access: Access): void {
  * is refused with the 401 a change without a token gets, before anything is read.
  */
 export async function authorizeRead(db: Db, request: Request, access: Access): Promise<Caller | null> {
-  const caller = await authenticateReader(db, request);
+  const caller = await authenticateReader(db, request, access);
   if (!caller && access === "private") {
     const message =
       "this lab's results are private: send Authorization: Bearer <token>, or sign in on the dashboard";

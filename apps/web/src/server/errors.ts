@@ -10,6 +10,7 @@ export type AppErrorCode =
   | "conflict"
   | "too_large"
   | "unsupported_media_type"
+  | "too_many_requests"
   | "unavailable"
   | "internal";
 
@@ -23,6 +24,7 @@ const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
   conflict: { status: 409, title: "Conflict" },
   too_large: { status: 413, title: "Content too large" },
   unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  too_many_requests: { status: 429, title: "Too many requests" },
   unavailable: { status: 503, title: "Service unavailable" },
   internal: { status: 500, title: "Internal server error" },
 };
@@ -31,12 +33,20 @@ const statusOf: Record<AppErrorCode, { status: number; title: string }> = {
 export class AppError extends Error {
   readonly code: AppErrorCode;
   readonly errors: TProblem["errors"];
+  /** Headers the answer carries besides the problem's own (a 429's Retry-After). */
+  readonly headers: Record<string, string>;
 
-  constructor(code: AppErrorCode, message: string, errors?: TProblem["errors"]) {
+  constructor(
+    code: AppErrorCode,
+    message: string,
+    errors?: TProblem["errors"],
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = "AppError";
     this.code = code;
     this.errors = errors;
+    this.headers = headers;
   }
 
   get status(): number {

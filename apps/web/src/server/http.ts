@@ -234,7 +234,7 @@ export function withProblems<C>(handler: Handler<C>): (request: Request, context
     try {
       return await handler(request, context, requestId);
     } catch (error) {
-      if (error instanceof AppError) return problemResponse(error.toProblem(requestId));
+      if (error instanceof AppError) return problemResponse(error.toProblem(requestId), error.headers);
       if (isUnstorableText(error)) {
         return problemResponse(
           new AppError("invalid", "The request holds a NUL character (\\u0000), which cannot be stored.", [

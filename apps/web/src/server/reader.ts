@@ -32,7 +32,7 @@ export function withReader<C>(
   return withProblems<C>(async (request, context, requestId) => {
     const access = env.PERFLAB_ACCESS;
     const caller = anyone
-      ? await authenticateReader(getDb(), request)
+      ? await authenticateReader(getDb(), request, access)
       : await authorizeRead(getDb(), request, access);
     return handler(request, context, requestId, { caller, workspaceId: readScope(caller, access) });
   });

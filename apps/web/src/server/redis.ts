@@ -14,6 +14,22 @@ export function createProducerConnection(url: string = env.REDIS_URL): Redis {
   });
 }
 
+const globalForCounters = globalThis as unknown as { perflabCountersRedis?: Redis };
+
+/**
+ * The process's connection for rate-limit counters and idempotency keys. Unlike the producer's it
+ * queues commands while it connects (a limit counted right after start-up must not be skipped),
+ * and a command gives up after a second rather than holding a request.
+ */
+export function getCountersConnection(): Redis {
+  globalForCounters.perflabCountersRedis ??= new Redis(env.REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+    commandTimeout: 1_000,
+  });
+  return globalForCounters.perflabCountersRedis;
+}
+
 /** A connection for subscribing only (a subscribed connection can run no other command). */
 export function createSubscriberConnection(url: string = env.REDIS_URL): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, connectTimeout: 3_000 });

@@ -18,7 +18,7 @@ export const pageCaller = cache(async (): Promise<Caller | null> => {
   const secret = (await cookies()).get(TOKEN_COOKIE)?.value;
   if (!secret) return null;
   try {
-    return callerOf(await verifySecret(getDb(), secret, "cookie"));
+    return callerOf(await verifySecret(getDb(), secret, "cookie", env.PERFLAB_ACCESS));
   } catch (error) {
     if (error instanceof AppError && error.code === "unauthorized") return null;
     throw error;

@@ -3,8 +3,10 @@ import { authorizeWrite } from "@/server/auth";
 import { getServerCatalog, toCatalogView } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { jsonResponse, readJsonBody, withProblems } from "@/server/http";
+import { idempotent } from "@/server/idempotency";
 import { createRun } from "@/server/operations/create-run";
 import { getCellQueue } from "@/server/queue";
+import { rateLimit } from "@/server/rate-limit";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -14,14 +16,24 @@ const CLIENT_HEADER = "x-perflab-client";
 
 export const POST = withProblems(async (request, _context, requestId) => {
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
+  await rateLimit("matrices", request, caller);
   const input = await readJsonBody(request);
-  const created = await createRun({
-    db: getDb(),
+  const source = request.headers.get(CLIENT_HEADER) === "web" ? "ui" : "api";
+  return idempotent({
+    request,
     caller,
-    queue: getCellQueue(),
-    catalog: toCatalogView(getServerCatalog()),
-    input,
-    source: request.headers.get(CLIENT_HEADER) === "web" ? "ui" : "api",
+    requestId,
+    fingerprint: JSON.stringify({ input, source }),
+    run: async () => {
+      const created = await createRun({
+        db: getDb(),
+        caller,
+        queue: getCellQueue(),
+        catalog: toCatalogView(getServerCatalog()),
+        input,
+        source,
+      });
+      return jsonResponse(created, { status: 201, requestId });
+    },
   });
-  return jsonResponse(created, { status: 201, requestId });
 });

@@ -3,8 +3,10 @@ import { parseQuery } from "@/server/api-spec";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { jsonResponse, queryOf, readJsonBody, requestOrigin, withProblems } from "@/server/http";
+import { idempotent } from "@/server/idempotency";
 import { createReport } from "@/server/operations/create-report";
 import { listReports } from "@/server/operations/list-reports";
+import { rateLimit } from "@/server/rate-limit";
 import { withReader } from "@/server/reader";
 import * as schema from "./schema";
 
@@ -13,17 +15,22 @@ export const dynamic = "force-dynamic";
 
 export const POST = withProblems(async (request, _context, requestId) => {
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
+  await rateLimit("reports", request, caller);
   const input = await readJsonBody(request);
-  const { report, created } = await createReport({
-    db: getDb(),
-    input,
-    origin: requestOrigin(request),
+  const origin = requestOrigin(request);
+  return idempotent({
+    request,
     caller,
-  });
-  // 200 when the same share already has a report: its permalink, not a second one.
-  return Response.json(report, {
-    status: created ? 201 : 200,
-    headers: { "x-request-id": requestId, location: report.url },
+    requestId,
+    fingerprint: JSON.stringify({ input, origin }),
+    run: async () => {
+      const { report, created } = await createReport({ db: getDb(), input, origin, caller });
+      // 200 when the same share already has a report: its permalink, not a second one.
+      return Response.json(report, {
+        status: created ? 201 : 200,
+        headers: { "x-request-id": requestId, location: report.url },
+      });
+    },
   });
 });
 

@@ -20,7 +20,7 @@ const SESSION_MAX_SECONDS = 30 * 86_400;
 
 /** The lab's access mode and the token this request authenticated with, if any. */
 export const GET = withProblems(async (request, _context, requestId) => {
-  const token = await authenticatedToken(getDb(), request);
+  const token = await authenticatedToken(getDb(), request, env.PERFLAB_ACCESS);
   const session: TSession = { access: env.PERFLAB_ACCESS, token: token ? serializeToken(token) : null };
   return jsonResponse(session, { requestId });
 });
@@ -33,7 +33,7 @@ export const POST = withProblems(async (request, _context, requestId) => {
   // Another site must not sign this browser in with a token of its choosing.
   refuseCrossSite(request);
   const signIn = parseJsonBody(schema.POST, await readJsonBody(request), "The sign-in request is invalid.");
-  const token = await verifySecret(getDb(), signIn.token, "token");
+  const token = await verifySecret(getDb(), signIn.token, "token", env.PERFLAB_ACCESS);
   const untilExpiry = token.expiresAt
     ? Math.floor((token.expiresAt.getTime() - Date.now()) / 1000)
     : Infinity;

@@ -14,7 +14,8 @@ type Context = { params: Promise<{ slug: string }> };
 
 export const GET = withProblems<Context>(async (request, context, requestId) => {
   const { slug } = parseParams(schema.GET, await context.params);
-  const report = await getReport({ db: getDb(), slug, caller: await authenticateReader(getDb(), request) });
+  const caller = await authenticateReader(getDb(), request, env.PERFLAB_ACCESS);
+  const report = await getReport({ db: getDb(), slug, caller });
   return jsonResponse(report, { requestId });
 });
 

@@ -1,3 +1,4 @@
+import { env } from "@/env";
 import { parseParams } from "@/server/api-spec";
 import { authenticateReader } from "@/server/auth";
 import { csvResponse } from "@/server/cells-csv";
@@ -16,7 +17,7 @@ export const GET = withProblems<Context>(async (request, context, requestId) => 
   const csv = await exportReportCsv({
     db: getDb(),
     slug,
-    caller: await authenticateReader(getDb(), request),
+    caller: await authenticateReader(getDb(), request, env.PERFLAB_ACCESS),
   });
   return csvResponse(csv, `perflab-report-${slug}.csv`, requestId);
 });

@@ -69,6 +69,42 @@ export const notAdmin = problem(
 );
 export const badJson = problem("The body is not valid JSON.");
 
+const retryAfter = headers.extend({
+  "retry-after": z.string().describe("Seconds to wait before trying again."),
+});
+
+/** The 429 of a rate limit (server/rate-limit.ts). */
+export const rateLimited: ResponseConfig = {
+  ...problem(
+    "Too many requests from this token or client address (`errors[].field` is `authorization` or " +
+      "`(client address)`; the message names the limit, e.g. `uploads`). The limits are settings " +
+      "(docs/configuration.md).",
+  ),
+  headers: retryAfter,
+};
+
+/** The header a creating request may send to be retried safely (server/idempotency.ts). */
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+export const idempotencyHeaders = z.object({
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .optional()
+    .describe(
+      "A key of the caller's choosing (1-255 printable ASCII characters, a UUID say): a repeat with the " +
+        "same key returns the first answer and creates nothing, for PERFLAB_IDEMPOTENCY_TTL_HOURS. The " +
+        "same key with another body is a 422 naming `idempotency-key`.",
+    ),
+});
+
+/** The 409 of a repeat that arrives while its first request is still being answered. */
+export const idempotencyInFlight: ResponseConfig = {
+  ...problem(
+    "A request with this `Idempotency-Key` is still being answered (`errors[].field` is " +
+      "`idempotency-key`); retry after `Retry-After` seconds to get its answer.",
+  ),
+  headers: retryAfter,
+};
+
 /** The path of every /api/v1/runs/{id}/… route. */
 export const ZRunParams = z.object({
   id: z.string().describe("The run id, as returned by POST /api/v1/matrices."),

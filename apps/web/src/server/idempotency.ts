@@ -1,13 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { z } from "zod";
 import { env } from "../env";
-import { headers, problem } from "./api-spec";
+import { IDEMPOTENCY_HEADER } from "./api-spec";
 import type { Caller } from "./auth";
 import { AppError } from "./errors";
 import { clientAddress } from "./rate-limit";
 import { getCountersConnection } from "./redis";
 
-export const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Printable ASCII without spaces, as a UUID or a CI job's own id is. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a first request may take before a repeat may run again (a crashed process frees its keys). */
@@ -159,24 +157,3 @@ function openAnswer(text: string, key: Buffer): Answer {
   decipher.setAuthTag(raw.subarray(12, 28));
   return JSON.parse(Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8"));
 }
-
-/** The request header every creating operation declares. */
-export const idempotencyHeaders = z.object({
-  [IDEMPOTENCY_HEADER]: z
-    .string()
-    .optional()
-    .describe(
-      "A key of the caller's choosing (1-255 printable ASCII characters, a UUID say): a repeat with the " +
-        "same key returns the first answer and creates nothing, for PERFLAB_IDEMPOTENCY_TTL_HOURS. The " +
-        "same key with another body is a 422 naming `idempotency-key`.",
-    ),
-});
-
-/** The 409 of a repeat that arrives while its first request is still being answered. */
-export const idempotencyInFlight = {
-  ...problem(
-    "A request with this `Idempotency-Key` is still being answered (`errors[].field` is " +
-      "`idempotency-key`); retry after `Retry-After` seconds to get its answer.",
-  ),
-  headers: headers.extend({ "retry-after": z.string().describe("Seconds to wait before trying again.") }),
-};

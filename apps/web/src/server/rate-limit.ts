@@ -1,7 +1,5 @@
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { z } from "zod";
 import { env } from "../env";
-import { headers, problem } from "./api-spec";
 import type { Caller } from "./auth";
 import { AppError } from "./errors";
 import { getCountersConnection } from "./redis";
@@ -112,6 +110,37 @@ export async function holdLiveStream(request: Request, caller: Caller | null): P
   return release;
 }
 
+/** `stream` as it is, calling `release` once when it ends, fails or its reader cancels it. */
+export function releasedWhenEnded(
+  stream: ReadableStream<Uint8Array>,
+  release: () => void,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  let held = true;
+  const end = () => {
+    if (held) release();
+    held = false;
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        end();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+}
+
 /**
  * A consumed point, or the limiter's answer when none is left. Redis failing lets the request
  * through: a limit protects the lab, and the request itself says when Redis is needed.
@@ -126,15 +155,3 @@ async function consume(counter: RateLimiterRedis, key: string): Promise<RateLimi
     return null;
   }
 }
-
-/** The 429 every limited operation declares. */
-export const rateLimited = {
-  ...problem(
-    "Too many requests from this token or client address (`errors[].field` is `authorization` or " +
-      "`(client address)`; the message names the limit, e.g. `uploads`). The limits are settings " +
-      "(docs/configuration.md).",
-  ),
-  headers: headers.extend({
-    "retry-after": z.string().describe("Seconds to wait before trying again."),
-  }),
-};

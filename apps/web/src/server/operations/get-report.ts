@@ -1,7 +1,7 @@
 import { heldSessions, REPORT_SLUG, rssPerSession } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { ReportDto, ReportSnapshotDto } from "../../lib/report-dto";
-import type { Caller } from "../auth";
+import { type Caller, reportMember } from "../auth";
 import { AppError } from "../errors";
 
 /**
@@ -24,7 +24,9 @@ export async function getReport({
   if (!REPORT_SLUG.test(slug)) throw notFound;
   const report = await db.report.findUnique({ where: { slug } });
   if (!report) throw notFound;
-  if (report.visibility === "private" && caller?.workspaceId !== report.workspaceId) throw notFound;
+  if (report.visibility === "private" && reportMember(caller)?.workspaceId !== report.workspaceId) {
+    throw notFound;
+  }
   if (report.expiresAt && report.expiresAt <= now) throw notFound;
   const selection = report.selection as { runId?: unknown } | null;
   const snapshot = report.snapshot as unknown as ReportSnapshotDto;

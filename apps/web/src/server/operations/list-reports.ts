@@ -1,17 +1,18 @@
 import type { TReportListQuery } from "@perflab/contracts";
 import type { Db, Prisma, ReportVisibility } from "@perflab/db";
 import type { ListedReportDto } from "../../lib/report-dto";
-import type { Access, Caller } from "../auth";
+import { type Access, type Caller, reportMember } from "../auth";
 
 /**
- * Which reports a caller sees in lists: every report of its workspace with a token; without one,
- * public reports, and unlisted ones too in an open lab (where anyone may queue and share, so anyone
- * is a member). Private reports are listed only to token holders of their workspace, as they open
- * only for them. A private lab lists a token's own workspace only, as it does runs: another
- * workspace's public reports still open from their permalinks.
+ * Which reports a caller sees in lists: every report of its workspace with a token; public reports
+ * otherwise, in every lab. Unlisted reports are found only by those given the link, and private ones
+ * open only for their workspace's tokens (not one an open lab's anyone minted: `reportMember`). A
+ * private lab lists a token's own workspace only, as it does runs: another workspace's public
+ * reports still open from their permalinks.
  */
-export function listableReports(caller: Caller | null, access: Access): Prisma.ReportWhereInput {
-  const shared: ReportVisibility[] = access === "open" ? ["public", "unlisted"] : ["public"];
+export function listableReports(reader: Caller | null, access: Access): Prisma.ReportWhereInput {
+  const caller = reportMember(reader);
+  const shared: ReportVisibility[] = ["public"];
   if (!caller) return { visibility: { in: shared } };
   if (access === "private") return { workspaceId: caller.workspaceId };
   return { OR: [{ workspaceId: caller.workspaceId }, { visibility: { in: shared } }] };

@@ -1,13 +1,14 @@
 import { REPORT_SLUG } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
-import type { Access, Caller } from "../auth";
+import { type Access, type Caller, reportMember } from "../auth";
 import { AppError } from "../errors";
 
 /**
  * Takes a report's permalink down for good: the row goes, so its address answers 404 like one that
  * never existed (sharing the run again makes a new slug; the old link stays dead). Who may: a token
  * of the report's workspace, or in an open lab anyone, for the reports anyone there can open (not a
- * private one). A report the caller may not revoke is "not found", as it is when opened.
+ * private one); a token an open lab's anyone minted counts as anyone. A report the caller may not
+ * revoke is "not found", as it is when opened.
  */
 export async function revokeReport({
   db,
@@ -29,8 +30,8 @@ export async function revokeReport({
     select: { id: true, workspaceId: true, visibility: true },
   });
   if (!report) throw notFound;
-  const member = caller?.workspaceId === report.workspaceId;
-  const anyoneInOpenLab = !caller && access === "open" && report.visibility !== "private";
+  const member = reportMember(caller)?.workspaceId === report.workspaceId;
+  const anyoneInOpenLab = !reportMember(caller) && access === "open" && report.visibility !== "private";
   if (!member && !anyoneInOpenLab) throw notFound;
   // deleteMany: a second revoke racing this one finds nothing and is a 404, not an error.
   const { count } = await db.report.deleteMany({ where: { id: report.id } });

@@ -3,9 +3,12 @@ import {
   badJson,
   crossSite,
   declareOperation,
+  idempotencyHeaders,
+  idempotencyInFlight,
   json,
   named,
   problem,
+  rateLimited,
   refused,
   serverError,
   writer,
@@ -23,6 +26,7 @@ export const POST = declareOperation({
     "Validates the matrix against the server catalog, stores the run and its cells and queues one job per cell. " +
     "Send `x-perflab-client: web` only from the dashboard; every other run is recorded with source `api`.",
   request: {
+    headers: idempotencyHeaders,
     body: {
       required: true,
       content: { "application/json": { schema: named("MatrixSpec", ZMatrixSpecInput) } },
@@ -34,11 +38,16 @@ export const POST = declareOperation({
     413: problem("The body is larger than 1 MiB."),
     422: problem(
       "The matrix is invalid; `errors` names each field, e.g. `loadLevels.0.vus` or " +
-        "`scenarios.0.params.arguments` (tool arguments are at most 64 KiB as JSON).",
+        "`scenarios.0.params.arguments` (tool arguments are at most 64 KiB as JSON), or " +
+        "`idempotency-key` was malformed or used for another request.",
     ),
+    409: idempotencyInFlight,
+    429: rateLimited,
     401: refused,
     403: crossSite,
     500: serverError,
-    503: problem("The job queue is unavailable; the run was not created."),
+    503: problem(
+      "The job queue (or, with an `Idempotency-Key`, Redis) is unavailable; the run was not created.",
+    ),
   },
 });

@@ -9,9 +9,12 @@ import {
   badJson,
   crossSite,
   declareOperation,
+  idempotencyHeaders,
+  idempotencyInFlight,
   json,
   named,
   problem,
+  rateLimited,
   readRefused,
   refused,
   serverError,
@@ -29,6 +32,7 @@ export const POST = declareOperation({
     "with a token of its workspace, so creating one needs a token too (a 401 names `visibility`). " +
     "Sharing a run again alike returns the existing report (200) rather than a new permalink.",
   request: {
+    headers: idempotencyHeaders,
     body: {
       required: true,
       content: { "application/json": { schema: named("CreateReport", ZCreateReport) } },
@@ -43,8 +47,19 @@ export const POST = declareOperation({
     400: badJson,
     404: problem("The run does not exist."),
     413: problem("The body is larger than 1 MiB."),
-    409: problem("The run has not finished yet."),
-    422: problem("The request is invalid; `errors` names each field."),
+    409: {
+      ...idempotencyInFlight,
+      description:
+        "The run has not finished yet, or a request with this `Idempotency-Key` is still being " +
+        "answered (`errors[].field` is `idempotency-key`; retry after `Retry-After` seconds).",
+    },
+    422: problem(
+      "The request is invalid; `errors` names each field (`idempotency-key` when it was malformed or used for another request).",
+    ),
+    429: rateLimited,
+    503: problem(
+      "With an `Idempotency-Key`: Redis, which keeps the keys, did not answer; nothing was created.",
+    ),
     401: refused,
     403: crossSite,
     500: serverError,

@@ -1,6 +1,7 @@
 import { env } from "@/env";
 import { parseParams } from "@/server/api-spec";
 import { getDb } from "@/server/db";
+import { holdLiveStream, releasedWhenEnded } from "@/server/rate-limit";
 import { withReader } from "@/server/reader";
 import { getLiveHub } from "@/server/redis";
 import { checkRunEventStream, EVENT_STREAM_HEADERS, openRunEventStream } from "@/server/run-events";
@@ -11,17 +12,28 @@ export const dynamic = "force-dynamic";
 
 type Context = { params: Promise<{ id: string }> };
 
-export const GET = withReader<Context>(async (request, context, requestId, { workspaceId }) => {
+/** A stream holds one of its caller's PERFLAB_LIVE_STREAMS_PER_CLIENT slots until it ends. */
+export const GET = withReader<Context>(async (request, context, requestId, { caller, workspaceId }) => {
   const { id } = parseParams(schema.GET, await context.params);
-  const stream = await openRunEventStream({
-    db: getDb(),
-    runId: id,
-    workspaceId,
-    hub: getLiveHub(),
-    maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
-    signal: request.signal,
+  const release = await holdLiveStream(request, caller);
+  let stream: ReadableStream<Uint8Array>;
+  try {
+    stream = await openRunEventStream({
+      db: getDb(),
+      runId: id,
+      workspaceId,
+      hub: getLiveHub(),
+      maxStreams: env.PERFLAB_MAX_LIVE_STREAMS,
+      signal: request.signal,
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  request.signal.addEventListener("abort", release, { once: true });
+  return new Response(releasedWhenEnded(stream, release), {
+    headers: { ...EVENT_STREAM_HEADERS, "x-request-id": requestId },
   });
-  return new Response(stream, { headers: { ...EVENT_STREAM_HEADERS, "x-request-id": requestId } });
 });
 
 /**

@@ -6,6 +6,7 @@ import {
   named,
   noRun,
   problem,
+  rateLimited,
   reader,
   readRefused,
   serverError,
@@ -39,6 +40,12 @@ export const GET = declareOperation({
     },
     401: readRefused,
     404: noRun,
+    429: {
+      ...rateLimited,
+      description:
+        "This token or client address already holds PERFLAB_LIVE_STREAMS_PER_CLIENT open streams " +
+        "(`errors[].field` is `authorization` or `(client address)`); close one first.",
+    },
     500: serverError,
     503: problem(
       "Live updates are unavailable: Redis did not answer, or this web process already serves " +

@@ -1,14 +1,16 @@
 /**
  * How does perflab itself cope with long cells? Against a real embedded Postgres (durable, as the
- * quick start runs it), Redis and the built web app (`next start`; no worker is needed), it uploads
+ * quick start runs it), Redis and the built web app (`next start`; the worker's part of an upload,
+ * ingestUpload, runs in this process), it uploads
  * synthetic but valid perflab k6 output — one line per second, histograms made with the same HDR
  * encoder the lab decodes, ~`rate` tool calls per second at 2–5 ms — of several lengths, then reads
  * each run back the way the dashboard does:
  *
- *   upload     POST /api/v1/uploads: wall time, lines/s, body MiB, RSS of the web app's processes
- *              (VmRSS from /proc, sampled every 20 ms) before, at its peak and 3 s after, rows
+ *   upload     POST /api/v1/uploads (the body stored, answered 202): wall time, lines/s, body MiB,
+ *              RSS of the web app's processes (VmRSS from /proc, sampled every 20 ms) before, at its
+ *              peak and 3 s after; then the ingest a worker does (ingestUpload): wall time, rows
  *              stored, and the rollups' share (re-run here with writeCellRollups, the code the
- *              upload ends with);
+ *              ingest ends with);
  *   read       GET /api/v1/runs/:id, the first (snapshot) frame of GET /api/v1/runs/:id/events —
  *              the run page's series — with its points per cell, and the HTML of /runs/:id;
  *   report     POST /api/v1/reports (time, frozen snapshot size and points), then /r/:slug;
@@ -35,6 +37,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { createDb, writeCellRollups } from "@perflab/db";
 import { UPLOAD_MAX_BYTES } from "../apps/web/src/server/operations/create-upload.ts";
+import { ingestUpload } from "../apps/worker/src/ingest/ingest-upload.ts";
 import { freePort, repoRoot, startPostgres, startRedis, startWeb } from "../scripts/lib/services.ts";
 import { machine } from "./lib.ts";
 import { body, END_LINE, type Output, synthesize, VUS, WARMUP_SEC } from "./synthetic-output.ts";
@@ -368,9 +371,10 @@ try {
   };
   // The route's first request loads its code: a 60 s upload nobody times.
   const warmed = await upload(warm);
-  if (warmed.reply.status !== 201) throw new Error(`upload: ${warmed.reply.status} ${warmed.reply.text}`);
+  if (warmed.reply.status !== 202) throw new Error(`upload: ${warmed.reply.status} ${warmed.reply.text}`);
   warm.runId = JSON.parse(warmed.reply.text).runId;
   runIds.push(warm.runId!);
+  await ingestUpload({ db, runId: warm.runId! });
 
   /** The web app's RSS growth per line in the largest upload so far: what a longer one would need. */
   let bytesPerLine = 0;
@@ -384,7 +388,11 @@ try {
     if (rssBytes(webPids()) > 512 * MiB) {
       await restartWeb();
       const again = await upload(cellOf("warm-up", short, 60, rate));
-      if (again.reply.status === 201) runIds.push(JSON.parse(again.reply.text).runId);
+      if (again.reply.status === 202) {
+        const runId = JSON.parse(again.reply.text).runId as string;
+        runIds.push(runId);
+        await ingestUpload({ db, runId });
+      }
     }
     const base = rssBytes(webPids());
     const predicted = base + bytesPerLine * lines;
@@ -409,7 +417,7 @@ try {
       await restartWeb();
       continue;
     }
-    if (reply.status !== 201) {
+    if (reply.status !== 202) {
       c.col.set("upload wall time", `${reply.status || reply.error} after ${msOrS(reply.ms)}†`);
       notes.push(`${c.label}: POST /api/v1/uploads answered ${reply.status || reply.error}: ${reply.text}`);
       continue;
@@ -418,6 +426,13 @@ try {
     runIds.push(c.runId);
     c.col.set("upload wall time", msOrS(reply.ms));
     c.col.set("upload lines / s", n0(lines / (reply.ms / 1000)));
+    const ti = performance.now();
+    const ingested = await ingestUpload({ db, runId: c.runId });
+    c.col.set("ingest wall time (worker's, here)", msOrS(performance.now() - ti));
+    if (ingested.status !== "succeeded") {
+      notes.push(`${c.label}: the ingest ended ${JSON.stringify(ingested)}`);
+      continue;
+    }
     const cell = await db.cell.findFirstOrThrow({ where: { runId: c.runId }, select: { id: true } });
     const [stored] = await db.$queryRaw<{ points: bigint; rollups: bigint; bytes: bigint }[]>`
       SELECT (SELECT count(*) FROM metric_points WHERE cell_id = ${cell.id}) AS points,

@@ -10,9 +10,9 @@
  *            snapshot built again and compared with the stored one).
  * Then whether either transaction would have outlived Prisma's default (5 s).
  *
- * The run is built quickly and like a lab matrix's: a few cells uploaded with createUpload (synthetic
- * k6 outputs of bench/synthetic-output.ts, different servers and load levels; their rollups too when
- * longer than ROLLUP_MIN_SECONDS), then copied by SQL into one run (indexes 0…N−1, rounds
+ * The run is built quickly and like a lab matrix's: a few cells uploaded with createUpload, then
+ * ingested with ingestUpload as the worker does (synthetic k6 outputs of bench/synthetic-output.ts,
+ * different servers and load levels; their rollups too when longer than ROLLUP_MIN_SECONDS), then copied by SQL into one run (indexes 0…N−1, rounds
  * interleaved, each cell's times after the previous one's, run counts N of N). Their per-second
  * CPU and RSS, which an upload lacks and a lab cell has, are filled in, as are the cell's host
  * fingerprint and server build. Prints figures; asserts only that the report exists and holds every
@@ -25,6 +25,7 @@ import { createDb, type Db, Prisma } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
 import { createReport } from "../apps/web/src/server/operations/create-report.ts";
 import { createUpload } from "../apps/web/src/server/operations/create-upload.ts";
+import { ingestUpload } from "../apps/worker/src/ingest/ingest-upload.ts";
 import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 
@@ -79,9 +80,13 @@ async function buildRun(db: Db): Promise<string> {
         warmupSec: String(WARMUP_SEC),
         vus: String(LOAD_LEVELS[Math.floor(k / SERVERS.length) % LOAD_LEVELS.length]),
       },
-      body: body(synthesize(seconds, PER_SECOND, k + 1)),
+      body: new Blob([body(synthesize(seconds, PER_SECOND, k + 1))]).stream(),
       origin: "http://127.0.0.1",
+      enqueue: async () => undefined,
     });
+    // What the worker does with the stored body, here in this process.
+    const ingest = await ingestUpload({ db, runId });
+    if (ingest.status !== "succeeded") throw new Error(`ingest: ${JSON.stringify(ingest)}`);
     templates.push(runId);
   }
   const runId = `cbenchrun${"0".repeat(16)}`;

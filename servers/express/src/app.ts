@@ -1,5 +1,5 @@
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { hostHeaderValidation } from "@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -101,6 +101,7 @@ export async function startApp(config: AppConfig): Promise<App> {
   app.use(bodyErrors);
 
   const server = await listen(app, config.port);
+  const sockets = openConnections(server);
   return {
     port: (server.address() as AddressInfo).port,
     sessions,
@@ -109,7 +110,12 @@ export async function startApp(config: AppConfig): Promise<App> {
       streamable.closeEventStreams();
       await sse?.closeSessions();
       // Connections become idle as their in-flight responses finish; close them as they do.
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const sweep = setInterval(() => {
+        server.closeIdleConnections();
+        // Node counts a connection that has not sent a byte as busy, and waits for it: an SSE
+        // client's HTTP pool opens such connections and holds them 4 s.
+        for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+      }, 50);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, 4_500).unref());
       await Promise.race([closed, deadline]);
       clearInterval(sweep);
@@ -118,6 +124,16 @@ export async function startApp(config: AppConfig): Promise<App> {
       await Promise.race([backends.close(), new Promise((r) => setTimeout(r, 300).unref())]);
     },
   };
+}
+
+/** Every open connection, tracked once per connection (nothing per request). */
+function openConnections(server: Server): Set<Socket> {
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  return sockets;
 }
 
 function listen(app: Express, port: number): Promise<Server> {

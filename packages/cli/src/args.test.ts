@@ -365,7 +365,9 @@ describe("perflab study against a lab", () => {
     const result = await perflab("study", "trivial-route", "--quick", "--no-wait");
     expect(result.code, result.err).toBe(0);
     expect(result.out).toBe(`run${posted.length}`);
-    expect(result.err).toMatch(/trivial-route is queued without this row:\n {2}Node \(node\): this lab has no server node\n/);
+    expect(result.err).toMatch(
+      /trivial-route is queued without this row:\n {2}Node \(node\): this lab has no server node\n/,
+    );
     expect(result.err).toMatch(/trivial-route --quick: go · 2 cells, about 36 s/);
     expect(posted.at(-1)).toEqual({
       name: "A trivial HTTP route as connections grow (quick)",
@@ -549,6 +551,35 @@ describe("the command", () => {
       'perflab: no help on "verdcit": the commands are run, upload, study, verdict, export, report',
     );
   });
+
+  it("sends a request that creates with one Idempotency-Key, and asks again on a 5xx or a 409 naming it", async () => {
+    const keys: (string | undefined)[] = [];
+    const lab = createServer((request: IncomingMessage, response: ServerResponse) => {
+      keys.push(request.headers["idempotency-key"] as string | undefined);
+      request.resume();
+      const problem = (status: number, field: string) => {
+        response.writeHead(status, { "content-type": "application/problem+json" });
+        response.end(JSON.stringify({ status, detail: "not yet", errors: [{ field, message: "later" }] }));
+      };
+      if (keys.length === 1) return problem(503, "(lab)");
+      if (keys.length === 2) return problem(409, "idempotency-key");
+      response.writeHead(201, { "content-type": "application/json" });
+      response.end(JSON.stringify({ slug: "s1", url: "http://lab/r/s1" }));
+    });
+    await new Promise<void>((resolve) => lab.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(lab.address() as AddressInfo).port}`;
+    const lines: string[] = [];
+    const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
+    try {
+      expect(await run(["report", "r1", "--url", url], io, { PERFLAB_RETRY: "30" })).toBe(0);
+    } finally {
+      lab.close();
+    }
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(new Set(keys).size).toBe(1);
+    expect(lines.at(-1)).toBe("http://lab/r/s1");
+  }, 20_000);
 
   it("says where perflab could not be reached, with exit 2", async () => {
     const lines: string[] = [];

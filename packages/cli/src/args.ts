@@ -142,7 +142,7 @@ function readFlag(flag: CliFlag, text: string): unknown {
  * job's long run), by default (PERFLAB_RETRY sets it; 0 gives up at once): a wait's failed polls,
  * and reads (the verdict, an export), are asked again every 2 s for this long in a row, then the
  * command gives up (a wait with the run's address). A request that queues, uploads or shares is
- * never repeated, as it might have been taken.
+ * asked again too, with the Idempotency-Key of its first try, so the lab creates it once.
  */
 export const DEFAULT_RETRY_SEC = 120;
 
@@ -397,7 +397,8 @@ every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --js
               gets at least 300, a report 250) is an error;
               while a run is waited for, and for a verdict or an export, a lab that is unreachable, times out or
               answers 5xx is asked again every 2 s for up to $PERFLAB_RETRY seconds in a row (default ${DEFAULT_RETRY_SEC};
-              0 gives up at once); a queue, upload or share is never sent twice
+              0 gives up at once); a queue, upload or share is asked again alike, with the Idempotency-Key
+              of its first try, so the lab creates it once
 exit codes: 0 done / pass · 1 regression, or the run did not succeed · 2 usage or API error · 3 inconclusive
             · 130 Ctrl-C (or SIGTERM) stopped the waiting: the run goes on, its id on stderr`,
   run: `usage: perflab run --server <name> [--server <name>…] (--vus 10,50 | --rate 100,500 [--max-vus N])

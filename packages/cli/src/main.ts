@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
@@ -81,6 +82,9 @@ async function request(
   }
 }
 
+/** Sent with every request that creates, so asking it again creates nothing more. */
+const IDEMPOTENCY_HEADER = "idempotency-key";
+
 /** Seconds an upload may take at least: up to 50 MiB sent and stored for a worker to read. */
 const UPLOAD_TIMEOUT_SEC = 300;
 /** Seconds a share may take at least: the lab gives each of its two transactions two minutes. */
@@ -101,9 +105,12 @@ async function call<T>(global: Global, path: string, init?: RequestInit, timeout
       errors?: { field: string; message: string }[];
     } | null;
     const fields = (problem?.errors ?? []).map((e) => `\n  ${e.field}: ${e.message}`).join("");
+    // A 409 naming the key: the first try of this request is still being answered; asking again gets its answer.
+    const inFlight =
+      response.status === 409 && (problem?.errors ?? []).some((e) => e.field === IDEMPOTENCY_HEADER);
     throw new ApiError(
       `${init?.method ?? "GET"} ${path} → ${response.status} ${problem?.detail ?? problem?.title ?? text.slice(0, 200)}${fields}`,
-      response.status >= 500,
+      response.status >= 500 || inFlight,
     );
   }
   if (body === null) throw new ApiError(`${path} answered ${response.status} without JSON`, true);
@@ -277,6 +284,23 @@ function labAway(io: Io, global: Global, about: { going?: string; gaveUp?: strin
 }
 
 /**
+ * A request that creates (queues, uploads, shares), sent with one Idempotency-Key however often it
+ * is asked again: the lab answers a repeat with the first answer and creates nothing, so it is
+ * retried as a read is when the lab is away, times out or answers 5xx.
+ */
+async function createRetrying<T>(
+  io: Io,
+  global: Global,
+  path: string,
+  init: RequestInit,
+  timeoutSec?: number,
+): Promise<T> {
+  const headers = new Headers(init.headers);
+  headers.set(IDEMPOTENCY_HEADER, randomUUID());
+  return readRetrying(io, global, () => call<T>(global, path, { ...init, headers }, timeoutSec));
+}
+
+/**
  * A read (GET: asking twice changes nothing) that rides out a lab that is away for a moment as the
  * wait's polls do, asking again every 2 s. A CI job whose 20-minute run is done should not fail on
  * its last read because the lab restarted just then.
@@ -357,7 +381,7 @@ async function queueAndWait(
   options: { wait: boolean; tolerance?: number },
 ): Promise<number> {
   await warnAboutWorkers(io, global, spec);
-  const created = await call<{ runId: string }>(global, "/api/v1/matrices", {
+  const created = await createRetrying<{ runId: string }>(io, global, "/api/v1/matrices", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(spec),
@@ -556,7 +580,8 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
           ...(counts.k6Requests ? { k6Requests: counts.k6Requests } : {}),
           ...(counts.droppedCalls && parsed.query.rate ? { droppedCalls: counts.droppedCalls } : {}),
         });
-        const created = await call<{ runId: string; url: string }>(
+        const created = await createRetrying<{ runId: string; url: string }>(
+          io,
           global,
           `/api/v1/uploads?${query}`,
           { method: "POST", headers: { "content-type": "application/x-ndjson" }, body },
@@ -602,7 +627,8 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         return EXIT.ok;
       }
       case "report": {
-        const created = await call<{ slug: string; url: string }>(
+        const created = await createRetrying<{ slug: string; url: string }>(
+          io,
           parsed.global,
           "/api/v1/reports",
           {

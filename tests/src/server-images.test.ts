@@ -1,9 +1,10 @@
 /**
  * Every server's image runs under the docker driver as perflab runs it: 1 vCPU / 512 MB, read-only
  * root, no capabilities, host networking. Each must become healthy, list its manifest's tools and
- * answer echo. The set is the catalog's: a folder with a perflab.json and a Dockerfile is built by
- * scripts/test.sh (scripts/docker/build-images.sh with no names), one that registers a prebuilt
- * `image` must have it on the engine. A server the docker driver could not run fails here by name.
+ * answer echo (a REST-only server, without MCP: its /rest/time). The set is the catalog's: a folder
+ * with a perflab.json and a Dockerfile is built by scripts/test.sh (scripts/docker/build-images.sh
+ * with no names), one that registers a prebuilt `image` must have it on the engine. A server the
+ * docker driver could not run fails here by name.
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -54,23 +55,22 @@ describe.each(WITH_IMAGE)("the %s image", (name) => {
       expect(started.image).toBe(image);
       expect(started.imageId).toMatch(/^sha256:[0-9a-f]{64}$/);
       const baseUrl = `http://127.0.0.1:${port}`;
+      const mcp = server.protocols.includes("mcp");
       await waitForHealthy({
         baseUrl,
-        mcpPath: server.mcpPath,
+        mcpPath: mcp ? server.mcpPath : null,
+        healthPath: server.healthPath,
         timeoutMs: 60_000,
         exited: started.exited,
       }).catch((error: Error) => {
         throw new Error(`${name} did not become healthy: ${error.message}\n${started.logTail()}`);
       });
-      const client = new Client({ name: "perflab-image-tests", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${server.mcpPath}`)));
-      try {
-        const tools = await client.listTools();
-        expect(tools.tools.map((t) => t.name).sort()).toEqual([...server.tools].sort());
-        const echo = await client.callTool({ name: "echo", arguments: { message: "from a container" } });
-        expect(echo.content).toEqual([{ type: "text", text: "from a container" }]);
-      } finally {
-        await client.close();
+      if (mcp) await expectToolsAndEcho(baseUrl, server);
+      else {
+        // A REST-only server (manifest protocols ["http"]) answers its trivial route instead.
+        const time = await fetch(`${baseUrl}/rest/time`);
+        expect(time.status).toBe(200);
+        expect(await time.text()).toMatch(/^\{"now_ms":\d+\}$/);
       }
       const resources = await started.resources();
       expect(resources?.rssBytes ?? 0).toBeGreaterThan(0);
@@ -85,3 +85,17 @@ describe.each(WITH_IMAGE)("the %s image", (name) => {
     expect(left).toEqual([]);
   }, 120_000);
 });
+
+/** Over MCP: the manifest's tools are listed and echo answers. */
+async function expectToolsAndEcho(baseUrl: string, server: (typeof catalog)[number]) {
+  const client = new Client({ name: "perflab-image-tests", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}${server.mcpPath}`)));
+  try {
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name).sort()).toEqual([...server.tools].sort());
+    const echo = await client.callTool({ name: "echo", arguments: { message: "from a container" } });
+    expect(echo.content).toEqual([{ type: "text", text: "from a container" }]);
+  } finally {
+    await client.close();
+  }
+}

@@ -23,7 +23,7 @@ export const webEnvSchema = {
     .enum(["open", "token", "private"])
     .default("open")
     .describe(
-      "who may change things, and read: `open` (the embedded default): anyone who reaches the lab; a token, when sent, must be valid and is recorded on what it creates. `token` (a shared lab): queueing, uploading, cancelling, sharing and managing tokens need an API token; reading stays open. `private`: as `token`, and reading needs one too, each token seeing its own workspace's runs, report permalinks that are public or unlisted staying open (see [API tokens](security.md#api-tokens-and-a-lab-that-needs-them))",
+      "who may change things, and read: `open` (the embedded default: one person on their own machine): anyone who reaches the lab, but listing and revoking tokens and minting admin tokens take an admin token, and tokens minted without one stop working in the other modes; a token, when sent, must be valid and is recorded on what it creates. `token` (a shared lab, docker-compose.yml's default): queueing, uploading, cancelling, sharing and managing tokens need an API token; reading stays open. `private`: as `token`, and reading needs one too, each token seeing its own workspace's runs, report permalinks that are public or unlisted staying open (see [Access model](security.md#access-model))",
     ),
   PERFLAB_ALLOWED_HOSTS: z
     .string()

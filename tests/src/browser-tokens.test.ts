@@ -1,7 +1,7 @@
 /**
  * API tokens in the dashboard, in real Chromium: a lab with PERFLAB_ACCESS=token refuses the run
  * form until the browser signs in with a token; the settings page creates a token (its secret shown
- * once) and revokes it, after which the API refuses it. An open lab manages tokens without a sign-in.
+ * once) and revokes it, after which the API refuses it. An open lab mints member tokens without a sign-in and lists tokens to an admin.
  * A private lab (PERFLAB_ACCESS=private) shows its runs only after a sign-in, its workspace's only.
  */
 import { randomBytes } from "node:crypto";
@@ -206,10 +206,16 @@ describe("API tokens in the dashboard (real Chromium)", () => {
     });
   }, 120_000);
 
-  it("in an open lab: lists the workspace's tokens and creates one without a sign-in", async () => {
+  it("in an open lab: lists tokens to an admin only, and mints a member token without a sign-in", async () => {
     const webUrl = inject("webUrl");
     const listed = await madeToken(`listed-${unique()}`);
-    await withPage("tokens-open", async (page) => {
+    const admin = await madeToken(`open-admin-${unique()}`);
+    await withPage("tokens-open-admin", async (page) => {
+      await page
+        .context()
+        .addCookies([
+          { name: "perflab_token", value: admin.secret, url: webUrl, httpOnly: true, sameSite: "Strict" },
+        ]);
       await page.goto(`${webUrl}/settings/tokens`);
       const row = tokenRow(page, listed.token.prefix);
       await row.waitFor();
@@ -217,6 +223,11 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       expect(await row.getByTestId("token-state").getAttribute("data-state")).toBe("active");
       // Last used and expires: both never.
       expect((await row.textContent())?.match(/never/g)).toHaveLength(2);
+    });
+    await withPage("tokens-open", async (page) => {
+      await page.goto(`${webUrl}/settings/tokens`);
+      await page.getByTestId("tokens-anonymous").waitFor();
+      expect(await tokenRow(page, listed.token.prefix).count()).toBe(0);
       // An open lab needs no sign-in, but offers one (for private reports), coming back here.
       expect(await page.getByTestId("session").getByTestId("sign-in-link").getAttribute("href")).toBe(
         "/sign-in?next=%2Fsettings%2Ftokens",
@@ -241,6 +252,7 @@ describe("API tokens in the dashboard (real Chromium)", () => {
       const stored = await testDb().apiToken.findFirstOrThrow({ where: { prefix: secret.slice(0, 12) } });
       tokenIds.push(stored.id);
       expect(stored.name).toBe(name);
+      expect(stored).toMatchObject({ role: "member", mintedAnonymously: true });
       const days = (stored.expiresAt!.getTime() - Date.now()) / 86_400_000;
       expect(days).toBeGreaterThan(29.9);
       expect(days).toBeLessThanOrEqual(30);

@@ -3,6 +3,7 @@
  * again alike gives the same permalink, and neither renaming the run nor deleting its cells (or the
  * run) changes what the permalink shows.
  */
+import { createApiToken } from "@perflab/db";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { expectConforms, queueRun, testDb, waitForRun } from "./helpers.ts";
 
@@ -285,7 +286,7 @@ describe("reports", () => {
     expect((stored.selection as { cellIds: string[] }).cellIds).toHaveLength(2);
   });
 
-  it("lists a run's reports newest first without private ones, and revokes one for good", async () => {
+  it("lists a run's reports newest first, unlisted and private ones to their workspace only, and revokes one for good", async () => {
     const made: string[] = [];
     for (const body of [
       { runId, title: "listed unlisted" },
@@ -326,8 +327,18 @@ describe("reports", () => {
     const { name: runName } = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
     expect(body.reports.every((r) => r.runName === runName)).toBe(true);
     const slugs = body.reports.map((r) => r.slug);
-    expect(slugs.slice(0, 2)).toEqual([made[1], made[0]]);
+    // Unlisted reports are found only by those given the link, in an open lab too.
+    expect(slugs[0]).toBe(made[1]);
+    expect(slugs).not.toContain(made[0]);
     expect(slugs).not.toContain(hidden.slug);
+    const member = await createApiToken(testDb(), { workspaceId: run.workspaceId, name: "reports-lister" });
+    const mine = (await (
+      await fetch(url(`/api/v1/reports?runId=${runId}`), {
+        headers: { authorization: `Bearer ${member.secret}` },
+      })
+    ).json()) as typeof body;
+    expect(mine.reports.map((r) => r.slug).slice(0, 3)).toEqual([hidden.slug, made[1], made[0]]);
+    await testDb().apiToken.delete({ where: { id: member.token.id } });
     expect(body.reports.every((r) => r.runId === runId && r.visibility !== "private")).toBe(true);
     expect(body.reports[0]).toMatchObject({
       title: "listed public",

@@ -346,6 +346,7 @@ describe("a token that is sent is checked, in an open lab too", () => {
 
 describe("the tokens API", () => {
   it("creates a token (its secret once), lists tokens without secrets, revokes; bad input names the field", async () => {
+    const admin = await tokenInDb("api-admin", null, "admin");
     const invalid: [unknown, string][] = [
       [{ name: "" }, "name"],
       [{ name: "x".repeat(101) }, "name"],
@@ -363,6 +364,7 @@ describe("the tokens API", () => {
     const created = await request(open(), "/api/v1/tokens", {
       method: "POST",
       body: JSON.stringify({ name: "nightly", expiresInDays: 90, role: "admin" }),
+      token: admin.secret,
     });
     expect(created.status).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
@@ -378,7 +380,7 @@ describe("the tokens API", () => {
       role: "admin",
     });
 
-    const listed = await request(open(), "/api/v1/tokens");
+    const listed = await request(open(), "/api/v1/tokens", { token: admin.secret });
     expect(listed.status).toBe(200);
     expect(listed.text).not.toContain(secret.slice(12));
     expect((listed.body.tokens as { id: string }[]).map((t) => t.id)).toContain(token.id);
@@ -392,10 +394,111 @@ describe("the tokens API", () => {
       else expect(revoked.status).toBe(401);
     }
     // Revoking again (with another token) changes nothing; an unknown id is a 404.
-    const again = await request(open(), `/api/v1/tokens/${token.id}`, { method: "DELETE" });
+    const again = await request(open(), `/api/v1/tokens/${token.id}`, {
+      method: "DELETE",
+      token: admin.secret,
+    });
     expect(again.body).toMatchObject({ state: "revoked" });
-    expect((await request(open(), "/api/v1/tokens/nope", { method: "DELETE" })).status).toBe(404);
+    expect(
+      (await request(open(), "/api/v1/tokens/nope", { method: "DELETE", token: admin.secret })).status,
+    ).toBe(404);
   });
+
+  it("in an open lab, anyone mints member tokens only, and lists or revokes none", async () => {
+    const before = await testDb().apiToken.count();
+    const adminAsked = await request(open(), "/api/v1/tokens", {
+      method: "POST",
+      body: JSON.stringify({ name: "grab", role: "admin" }),
+    });
+    expect(adminAsked.status).toBe(403);
+    expect((adminAsked.body as Problem).errors?.[0]).toMatchObject({ field: "role" });
+    expect(await testDb().apiToken.count()).toBe(before);
+
+    const minted = await request(open(), "/api/v1/tokens", {
+      method: "POST",
+      body: JSON.stringify({ name: "anon-member" }),
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const { token, secret } = minted.body as { token: { id: string; role: string }; secret: string };
+    expect(token.role).toBe("member");
+    const row = await testDb().apiToken.findUniqueOrThrow({ where: { id: token.id } });
+    expect(row.mintedAnonymously).toBe(true);
+
+    const other = await tokenInDb("anon-victim");
+    for (const [pathname, method] of [
+      ["/api/v1/tokens", "GET"],
+      [`/api/v1/tokens/${other.token.id}`, "DELETE"],
+    ] as const) {
+      const anonymous = await request(open(), pathname, { method });
+      expect(anonymous.status, `${method} ${pathname}`).toBe(401);
+      expect((anonymous.body as Problem).errors?.[0]?.message).toMatch(/needs an admin token/);
+      const member = await request(open(), pathname, { method, token: secret });
+      expect(member.status, `${method} ${pathname} with a member token`).toBe(403);
+    }
+    expect(
+      (await testDb().apiToken.findUniqueOrThrow({ where: { id: other.token.id } })).revokedAt,
+    ).toBeNull();
+    // It works in the open lab, and revokes itself.
+    expect((await request(open(), "/api/v1/session", { token: secret })).body).toMatchObject({
+      token: { name: "anon-member" },
+    });
+  });
+});
+
+describe("a token minted anonymously in an open lab", () => {
+  it("stops working where the lab needs tokens unless an admin keeps it, and opens no private report", async () => {
+    const minted = await request(open(), "/api/v1/tokens", {
+      method: "POST",
+      body: JSON.stringify({ name: "anon-laptop" }),
+    });
+    expect(minted.status, minted.text).toBe(201);
+    const { token, secret } = minted.body as { token: { id: string }; secret: string };
+
+    const refused = await request(lab, "/api/v1/session", { token: secret });
+    expect(refused.status).toBe(401);
+    expect((refused.body as Problem).errors?.[0]?.message).toMatch(
+      /token "anon-laptop" was minted without a token while the lab was open; an admin can keep it/,
+    );
+    const signIn = await request(lab, "/api/v1/session", {
+      method: "POST",
+      body: JSON.stringify({ token: secret }),
+    });
+    expect(signIn.status).toBe(401);
+    expect((await upload(lab, secret)).status).toBe(401);
+
+    // A private report, shared with a token an admin made, is not the anonymous token's to open.
+    const kept = await tokenInDb("private-owner");
+    const uploaded = await upload(open(), kept.secret);
+    const runId = uploaded.body.runId as string;
+    const privateReport = await request(open(), "/api/v1/reports", {
+      method: "POST",
+      token: kept.secret,
+      body: JSON.stringify({ runId, visibility: "private" }),
+    });
+    expect(privateReport.status, privateReport.text).toBe(201);
+    const slug = privateReport.body.slug as string;
+    expect((await request(open(), `/api/v1/reports/${slug}`, { token: secret })).status).toBe(404);
+    expect(
+      (await request(open(), `/api/v1/reports/${slug}`, { method: "DELETE", token: secret })).status,
+    ).toBe(404);
+    const listed = await request(open(), `/api/v1/reports?runId=${runId}`, { token: secret });
+    expect((listed.body.reports as { slug: string }[]).map((r) => r.slug)).not.toContain(slug);
+    const own = await request(open(), "/api/v1/reports", {
+      method: "POST",
+      token: secret,
+      body: JSON.stringify({ runId, visibility: "private" }),
+    });
+    expect(own.status).toBe(401);
+    expect((own.body as Problem).errors?.[0]?.field).toBe("visibility");
+    expect((await request(open(), `/api/v1/reports/${slug}`, { token: kept.secret })).status).toBe(200);
+
+    // Kept by an admin on the lab's machine, it works in every mode.
+    const keep = await tokenCli("keep", token.id);
+    expect(keep.code, keep.stderr).toBe(0);
+    expect((await request(lab, "/api/v1/session", { token: secret })).body).toMatchObject({
+      token: { name: "anon-laptop" },
+    });
+  }, 60_000);
 });
 
 describe("roles in a lab that needs tokens", () => {
@@ -450,8 +553,9 @@ describe("roles in a lab that needs tokens", () => {
     const session = await request(lab, "/api/v1/session", { token: admin.secret });
     expect(session.body.token).toMatchObject({ name: "roles-admin", role: "admin" });
 
-    // In an open lab roles do not limit anyone: the member-only token lists tokens there.
-    expect((await request(open(), "/api/v1/tokens", { token: other.secret })).status).toBe(200);
+    // In an open lab too, listing tokens takes an admin's: a member token's is a 403.
+    expect((await request(open(), "/api/v1/tokens", { token: other.secret })).status).toBe(403);
+    expect((await request(open(), "/api/v1/tokens", { token: admin.secret })).status).toBe(200);
   });
 });
 
@@ -533,8 +637,9 @@ describe("the dashboard's sign-in and private reports", () => {
       ).map((r) => r.slug);
     expect(await listed(lab)).toEqual([]);
     expect(await listed(lab, secret)).toEqual([unlisted.body.slug, slug]);
-    // An open lab lists the unlisted one to anyone, the private one only with the token.
-    expect(await listed(open())).toEqual([unlisted.body.slug]);
+    // An open lab lists neither to anyone: the unlisted one only to those given its link.
+    expect(await listed(open())).toEqual([]);
+    expect(await listed(open(), secret)).toEqual([unlisted.body.slug, slug]);
     expect((await request(lab, "/reports")).text).not.toContain(slug);
     expect((await request(lab, "/reports", { headers: { cookie } })).text).toContain(slug);
 

@@ -61,7 +61,7 @@ export const webEnvSchema = {
     "reports one API token, and one client address, may create per minute (`POST /api/v1/reports`: each freezes a snapshot of its run); one more gets a 429 with `Retry-After`",
   ),
   PERFLAB_RATE_LIMIT_TOKENS: perMinute(
-    30,
+    60,
     "requests to the tokens API (list, mint, revoke) one API token, and one client address, may make per minute; one more gets a 429 with `Retry-After`",
   ),
   PERFLAB_LIVE_STREAMS_PER_CLIENT: z.coerce

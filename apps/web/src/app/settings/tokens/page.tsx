@@ -37,11 +37,11 @@ export default async function TokensPage() {
       </div>
     );
   }
-  // A member of a lab that needs tokens manages nothing but itself: it sees its own token only.
+  // Listing tokens takes an admin token in every lab: anyone else sees its own token only. An open
+  // lab's anyone still mints member tokens here (docs/security.md, "Access model").
+  const admin = caller?.role === "admin";
   const member = tokensRequired(env.PERFLAB_ACCESS) && caller?.role === "member";
-  const tokens = (await listTokens({ db: getDb(), caller })).filter(
-    (t) => !member || t.id === caller?.tokenId,
-  );
+  const tokens = (await listTokens({ db: getDb(), caller })).filter((t) => admin || t.id === caller?.tokenId);
   return (
     <div>
       <PageTitle title="API tokens" />
@@ -56,6 +56,15 @@ export default async function TokensPage() {
         >
           You are signed in with “{caller?.name}”, a member token: it queues, uploads, cancels and shares. An
           admin token creates and revokes the lab&apos;s tokens; you can revoke your own.
+        </p>
+      )}
+      {!caller && (
+        <p
+          className={`${panel} mb-6 max-w-3xl px-4 py-3 text-sm text-zinc-700 dark:text-zinc-300`}
+          data-testid="tokens-anonymous"
+        >
+          Sign in with an admin token to list and revoke this lab&apos;s tokens. Without one, you can make
+          member tokens, which work while this lab stays open.
         </p>
       )}
       <TokenManager initialTokens={tokens} currentTokenId={caller?.tokenId ?? null} canManage={!member} />

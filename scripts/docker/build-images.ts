@@ -481,6 +481,8 @@ const rootContext = () =>
     "./node_modules",
     "./*/*/node_modules",
     "./servers/*/target",
+    "./servers/*/.venv",
+    "./servers/*/bin",
     "./apps/web/.next",
     "./coverage",
   ]

@@ -4,8 +4,10 @@ import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
 import { queryOf, requestOrigin, withProblems } from "@/server/http";
+import { idempotent } from "@/server/idempotency";
 import { createUpload } from "@/server/operations/create-upload";
 import { enqueueIngest, getIngestQueue } from "@/server/queue";
+import { rateLimit } from "@/server/rate-limit";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -24,18 +26,28 @@ export const POST = withProblems(async (request, _context, requestId) => {
     ]);
   }
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
+  await rateLimit("uploads", request, caller);
   const declared = Number(request.headers.get("content-length") ?? "");
-  const created = await createUpload({
-    db: getDb(),
-    query: queryOf(request),
-    body: request.body,
-    ...(Number.isFinite(declared) && declared > 0 ? { declaredBytes: declared } : {}),
-    origin: requestOrigin(request),
-    enqueue: (job) => enqueueIngest(getIngestQueue(), job),
+  // A repeat is known by its query and declared length: the body streams into storage, never held.
+  return idempotent({
+    request,
     caller,
-  });
-  return Response.json(created, {
-    status: 202,
-    headers: { "x-request-id": requestId, location: created.url },
+    requestId,
+    fingerprint: `content-length ${declared}`,
+    run: async () => {
+      const created = await createUpload({
+        db: getDb(),
+        query: queryOf(request),
+        body: request.body,
+        ...(Number.isFinite(declared) && declared > 0 ? { declaredBytes: declared } : {}),
+        origin: requestOrigin(request),
+        enqueue: (job) => enqueueIngest(getIngestQueue(), job),
+        caller,
+      });
+      return Response.json(created, {
+        status: 202,
+        headers: { "x-request-id": requestId, location: created.url },
+      });
+    },
   });
 });

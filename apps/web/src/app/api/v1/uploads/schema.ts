@@ -3,9 +3,12 @@ import { z } from "zod";
 import {
   crossSite,
   declareOperation,
+  idempotencyHeaders,
+  idempotencyInFlight,
   json,
   named,
   problem,
+  rateLimited,
   refused,
   serverError,
   writer,
@@ -26,6 +29,7 @@ export const POST = declareOperation({
     "its `error`.",
   request: {
     query: ZUploadQuery,
+    headers: idempotencyHeaders,
     body: {
       required: true,
       // NDJSON by its registered and common names (each line is JSON, so application/json too).
@@ -51,7 +55,13 @@ export const POST = declareOperation({
       "A query parameter is invalid (`errors[].field` names it; `baselineRunId` when no run has that id), " +
         "or the body is empty (`(body)`). Output the worker refuses fails the run instead: its `error` names " +
         "the parameter (`durationSec` when the output's seconds contradict it), the line as `line <n>` " +
-        '(1-based), or a group as `group {"phase":…,"method":…,"tool":…}`.',
+        '(1-based), or a group as `group {"phase":…,"method":…,"tool":…}`. `idempotency-key` when it was ' +
+        "malformed or used for another upload (a repeat is known by its query and `content-length`).",
+    ),
+    409: idempotencyInFlight,
+    429: rateLimited,
+    503: problem(
+      "With an `Idempotency-Key`: Redis, which keeps the keys, did not answer; nothing was stored.",
     ),
     401: refused,
     403: crossSite,

@@ -1,8 +1,10 @@
 /** The embedded perflab: Postgres, Redis, worker and web on this machine, until Ctrl-C. */
 import { readFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { backfillRollups, createDb } from "@perflab/db";
+import { reapOrphanProcesses } from "@perflab/worker/testing";
 import { recordServices, stopLeftovers } from "./lib/leftovers.ts";
 import {
   repoRoot,
@@ -11,8 +13,10 @@ import {
   startRedis,
   startWeb,
   startWorker,
+  stopGroup,
   waitForPort,
 } from "./lib/services.ts";
+import { supervise } from "./lib/supervise.ts";
 
 const port = Number(process.env.PERFLAB_PORT ?? 3000);
 const host = process.env.PERFLAB_HOST ?? "127.0.0.1";
@@ -66,10 +70,28 @@ function postmasterPid(dir: string): number | null {
     return null;
   }
 }
+let recording: Promise<void> = Promise.resolve();
+/** Records a service's pid, one write at a time; a restarted one takes its predecessor's place. */
 async function started(name: string, pid: number | null | undefined) {
-  if (pid) pids.push({ name, pid });
-  await recordServices(stackFile, pids);
+  const entry = pid ? { name, pid } : null;
+  const index = pids.findIndex((p) => p.name === name);
+  if (entry && index >= 0) pids[index] = entry;
+  else if (entry) pids.push(entry);
+  const write = recording.then(() => recordServices(stackFile, pids));
+  recording = write.catch(() => undefined);
+  await write;
   recorded = true;
+}
+
+/**
+ * What a worker that died left running goes at once, not when a restarted worker sweeps for it:
+ * k6 and the fixtures in its process group, its servers (groups of their own) by the owner marker
+ * they carry. The cell it ran ends `failed` when its job comes back to the restarted worker.
+ */
+async function reapDeadWorker(worker: ReturnType<typeof startWorker>) {
+  stopGroup(worker.child);
+  const cells = await reapOrphanProcesses(process.env.PERFLAB_HOST_ID ?? os.hostname());
+  if (cells.length) log(`» stopped the processes a dead worker left for cell(s) ${cells.join(", ")}`);
 }
 
 try {
@@ -91,31 +113,32 @@ try {
   const rollups = await backfillRollups(db).finally(() => db.$disconnect());
   if (rollups.rolledUp) console.log(`» rolled up ${rollups.rolledUp} long cell(s) that lacked rollups`);
   for (const f of rollups.failed) console.warn(`» could not roll up cell ${f.cellId}: ${f.error}`);
-  const worker = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
-  services.push(worker);
-  await started("worker", worker.child.pid);
-  // Recorded as soon as it exists: a stack killed while Next.js starts leaves it to the next start.
-  let webRecorded: Promise<void> = Promise.resolve();
-  await startWeb({
-    databaseUrl: pg.url,
-    redisUrl: redis.url,
-    port,
-    host,
-    log,
-    // In the services at once too: a stop while Next.js starts stops it with the rest.
-    onSpawn: (child) => {
-      services.push(child);
-      webRecorded = started("web", child.child.pid);
+  // Worker and web are restarted if they die: a crash of one is no reason to stop the others.
+  const worker = supervise({
+    name: "worker",
+    start: async (spawned) => {
+      const child = startWorker({ databaseUrl: pg.url, redisUrl: redis.url, log });
+      spawned(child);
+      return child;
     },
+    onSpawn: (child) => started("worker", child.child.pid),
+    cleanUp: reapDeadWorker,
+    log,
   });
-  await webRecorded;
+  services.push(worker);
+  await worker.started;
+  // In the services and recorded as soon as it exists: a stop or a kill -9 while Next.js starts
+  // stops it with the rest, or leaves it to the next start.
+  const web = supervise({
+    name: "web",
+    start: (spawned) =>
+      startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port, host, log, onSpawn: spawned }),
+    onSpawn: (child) => started("web", child.child.pid),
+    log,
+  });
+  services.push(web);
+  await web.started;
   await waitForPort(port, 5_000);
-  worker.child.once("exit", () => {
-    if (!stopping) {
-      console.error("the worker stopped; shutting perflab down");
-      void stopAll(1);
-    }
-  });
   console.log(
     `\n  perflab is running: http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}\n  (Ctrl-C stops it; data stays in ${path.relative(process.cwd(), dataDir) || dataDir})\n`,
   );

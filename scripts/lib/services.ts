@@ -9,7 +9,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { migrate } from "@perflab/db";
 import { startEmbeddedPostgres } from "@perflab/db/embedded-postgres";
-import { waitForPort } from "@perflab/worker/testing";
+import { OWN_PROCESS_GROUP, waitForPort } from "@perflab/worker/testing";
 
 export const repoRoot = path.resolve(import.meta.dirname, "../..");
 
@@ -25,13 +25,18 @@ type ChildOptions = {
   cwd?: string;
   env?: Record<string, string>;
   log?: (line: string) => void;
+  /** In a process group of its own, its session kept (see drivers/local.ts): `stopGroup` ends it all. */
+  ownGroup?: boolean;
 };
 
 /** A child process whose output is prefixed and kept, and which dies with its parent's stop(). */
 export function startChild(
   options: ChildOptions,
 ): Service & { child: ChildProcess; output: () => string; exitReason: () => string | null } {
-  const child = spawn(options.command, options.args, {
+  const [command, ...args] = options.ownGroup
+    ? [...OWN_PROCESS_GROUP, options.command, ...options.args]
+    : [options.command, ...options.args];
+  const child = spawn(command!, args, {
     cwd: options.cwd ?? repoRoot,
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -123,6 +128,17 @@ export async function startPostgres(input: {
   return { name: "postgres", url: pg.url, stop: pg.stop };
 }
 
+/** SIGKILL to every process left in the group of a child started with `ownGroup`, once it has exited. */
+export function stopGroup(child: ChildProcess): void {
+  // A pid stays reserved while a group of that id has members, so this reaches no other process.
+  if (child.pid === undefined || (child.exitCode === null && child.signalCode === null)) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // The group is empty.
+  }
+}
+
 export function startWorker(input: {
   databaseUrl: string;
   redisUrl: string;
@@ -130,7 +146,11 @@ export function startWorker(input: {
   log?: (line: string) => void;
 }) {
   // Plain node with tsx's loader: one process, so signals and CPU accounting hit the worker itself.
+  // Its own process group holds what it starts outside its servers' groups (k6, the fixtures), so
+  // they can be stopped if it dies: the fixture Redis rewrites its environment for its process
+  // title, so no owner marker finds it.
   return startChild({
+    ownGroup: true,
     name: "worker",
     command: process.execPath,
     args: [

@@ -4,54 +4,14 @@
  * SIGTERM stops every service it started, and after a kill -9 the next start stops what the dead one
  * left running (Postgres's lock, Redis's and the web's ports) and comes up in the same place.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { alive, recordServices, stopLeftovers } from "../../scripts/lib/leftovers.ts";
-import { freePort, repoRoot } from "../../scripts/lib/services.ts";
-import { ownWorkerEnv, until } from "./helpers.ts";
-
-type Recorded = { name: string; pid: number; start: string | null };
-
-const started: ChildProcess[] = [];
-
-function startStack(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/stack.ts"], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  started.push(child);
-  let output = "";
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const running = until(
-    async () => output.includes("perflab is running") || child.exitCode !== null || child.signalCode !== null,
-    120_000,
-    "the stack to start",
-  ).then(() => {
-    if (!output.includes("perflab is running")) throw new Error(`the stack did not start:\n${output}`);
-  });
-  // A test that stops the stack while it starts never awaits this: its rejection is no error then.
-  running.catch(() => undefined);
-  return { child, output: () => output, exited, running };
-}
-
-async function stackEnv(name: string) {
-  return {
-    ...ownWorkerEnv(`stack-${name}`),
-    PERFLAB_DATA_DIR: path.join(inject("tmpDir"), `stack-${name}`),
-    PERFLAB_PORT: String(await freePort()),
-    PERFLAB_PG_PORT: String(await freePort()),
-    PERFLAB_REDIS_PORT: String(await freePort()),
-  };
-}
-
-const servicesOf = (dataDir: string): Recorded[] =>
-  (JSON.parse(readFileSync(path.join(dataDir, "stack.json"), "utf8")) as { services: Recorded[] }).services;
+import { recordServices, stopLeftovers } from "../../scripts/lib/leftovers.ts";
+import { until } from "./helpers.ts";
+import { aliveOnes, type Recorded, servicesOf, stackEnv, started, startStack } from "./stack-process.ts";
 
 /** The services a starting stack has recorded, once the web app is among them (before it listens). */
 const untilWebRecorded = (dataDir: string) =>
@@ -63,9 +23,6 @@ const untilWebRecorded = (dataDir: string) =>
     120_000,
     "the stack to record the web app",
   );
-
-// Orphans of a killed stack are reaped by whatever adopts them, maybe late: a zombie has exited.
-const aliveOnes = (services: Recorded[]) => services.filter(alive).map((s) => s.name);
 
 /** SIGTERM to a running stack: it exits 0 and no service it recorded is left. */
 async function expectStopsClean(stack: ReturnType<typeof startStack>, dataDir: string) {

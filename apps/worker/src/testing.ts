@@ -8,7 +8,7 @@ export { resourcesFromStats } from "./drivers/docker-stats.ts";
 export { BACKEND_IMAGES } from "./drivers/engine-fixtures.ts";
 export { createDockerK6Runner } from "./drivers/k6-docker.ts";
 export { createLocalK6Runner } from "./drivers/k6-local.ts";
-export { localDriver } from "./drivers/local.ts";
+export { localDriver, OWN_PROCESS_GROUP } from "./drivers/local.ts";
 export { reapOrphanProcesses } from "./drivers/orphans.ts";
 export type { Driver, ExitInfo, RunningServer, ServerObserver } from "./drivers/types.ts";
 export type { WorkerEnv } from "./env.ts";

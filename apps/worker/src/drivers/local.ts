@@ -27,7 +27,7 @@ export class LogTail {
  * against another for the CPU instead of as processes beside each other, as they do when both are
  * started from one shell. Perl is part of every Debian-like base system.
  */
-const OWN_PROCESS_GROUP = [
+export const OWN_PROCESS_GROUP = [
   "perl",
   "-e",
   'setpgrp(0, 0) or die "perflab: setpgrp: $!\\n"; exec { $ARGV[0] } @ARGV or die "perflab: cannot start $ARGV[0]: $!\\n"',

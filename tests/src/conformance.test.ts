@@ -1838,7 +1838,13 @@ for (const server of multiProcessVariants) {
  * and Go's I/O results through the SDK client. rmcp and the Java SDK answer JSON only when stateless,
  * so their servers must refuse to start instead (section 2's rule for an SDK that cannot).
  */
-const statelessOnlyJsonSdks = ["rmcp", "io.modelcontextprotocol.sdk:mcp"];
+const statelessOnlyJsonSdks = [
+  "rmcp",
+  "io.modelcontextprotocol.sdk:mcp",
+  // Spring AI's Streamable HTTP transports are the Java SDK's, JSON only in its stateless one.
+  "org.springframework.ai:spring-ai-starter-mcp-server-webmvc",
+  "org.springframework.ai:spring-ai-starter-mcp-server-webflux",
+];
 
 for (const server of ordered) {
   const name = server.name;

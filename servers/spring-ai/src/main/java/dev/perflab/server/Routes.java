@@ -14,12 +14,12 @@ class Routes {
 
   private final Config cfg;
   private final Backends backends;
-  private final SessionCounter sessions;
+  private final McpHttpFilter mcp;
 
-  Routes(Config cfg, Backends backends, SessionCounter sessions) {
+  Routes(Config cfg, Backends backends, McpHttpFilter mcp) {
     this.cfg = cfg;
     this.backends = backends;
-    this.sessions = sessions;
+    this.mcp = mcp;
   }
 
   @GetMapping("/health")
@@ -34,7 +34,7 @@ class Routes {
 
   @GetMapping("/debug/runtime")
   ResponseEntity<String> runtime() {
-    return json(200, RuntimeInfo.render(cfg, sessions::count));
+    return json(200, RuntimeInfo.render(cfg, mcp::sessionCount));
   }
 
   @GetMapping("/rest/users/{id}")

@@ -31,7 +31,6 @@ public class SpringAiServer {
         "spring.ai.mcp.server.protocol", cfg.stateless() ? "STATELESS" : "STREAMABLE"));
     // Our own hook closes the context, then exits 0 instead of the JVM's 143 for SIGTERM.
     app.setRegisterShutdownHook(false);
-    app.addInitializers(ctx -> ctx.getBeanFactory().registerSingleton("perflabConfig", cfg));
     app.addListeners((WebServerInitializedEvent e) -> announce(cfg, e.getWebServer().getPort()));
     ConfigurableApplicationContext ctx;
     try {
@@ -43,6 +42,7 @@ public class SpringAiServer {
     }
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println("shutting down: finishing in-flight requests");
+      ctx.getBean(McpHttpFilter.class).closeStreams(); // Tomcat's graceful stop would wait on them
       ctx.close();
       System.out.println("stopped");
       System.out.flush();
@@ -56,6 +56,12 @@ public class SpringAiServer {
         port, cfg.stateless(), cfg.jsonResponse(), Runtime.getRuntime().availableProcessors(), Runtime.version(),
         System.getProperty("spring.threads.virtual.enabled", System.getenv().getOrDefault("SPRING_THREADS_VIRTUAL_ENABLED", "false")));
     System.out.flush();
+  }
+
+  /** Checked once more in main, before Spring starts, so a bad value exits 2 with its reason. */
+  @Bean
+  Config config() {
+    return Config.fromEnv(System.getenv());
   }
 
   @Bean(destroyMethod = "close")

@@ -4,6 +4,7 @@ export * from "./jobs.ts";
 export * from "./k6-output.ts";
 export * from "./live.ts";
 export * from "./matrix.ts";
+export * from "./points.ts";
 export * from "./problem.ts";
 export * from "./report.ts";
 export * from "./scenarios.ts";

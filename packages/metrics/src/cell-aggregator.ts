@@ -1,4 +1,4 @@
-import type { TK6IntervalLine } from "@perflab/contracts";
+import type { TK6IntervalLine, TPhase, TSecondPoint } from "@perflab/contracts";
 import {
   createLatencyHistogram,
   decodeHistogram,
@@ -18,32 +18,10 @@ export type ResourceSample = {
   runtime?: unknown;
 };
 
-export type Phase = "warmup" | "measure";
+export type Phase = TPhase;
 
 /** A per-second metric point, ready to be written (idempotently, keyed by t) and published live. */
-export type SecondPoint = {
-  t: number;
-  phase: Phase;
-  requests: number;
-  errors: number;
-  ops: number;
-  rps: number;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-  mean: number | null;
-  histogram: string | null;
-  dataSent: number;
-  dataReceived: number;
-  cpuPct: number | null;
-  rssBytes: number | null;
-  k6CpuPct: number | null;
-  k6RssBytes: number | null;
-  hostCpuPct: number | null;
-  runtime: unknown;
-};
+export type SecondPoint = TSecondPoint;
 
 export type OperationStats = {
   method: string;

@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** Which part of a cell a second belongs to: the warm-up, or the measured window the summary covers. */
+export const ZPhase = z.enum(["warmup", "measure"]);
+
+const count = z.number().int().nonnegative();
+const ms = z.number().nullable();
+
+/**
+ * One second of a cell, as the worker aggregates it while k6 runs and the upload ingest decodes it:
+ * what is written to Postgres (idempotently, keyed by its second: @perflab/db upsertMetricPoints),
+ * published live (livePointEvent) and rolled up. Latencies in milliseconds; `histogram` is the
+ * second's merged HDR histogram (compressed, base64), null when it held no request.
+ */
+export const ZSecondPoint = z.object({
+  /** Unix time in seconds. */
+  t: z.number().int(),
+  phase: ZPhase,
+  requests: count,
+  errors: count,
+  /** Requests of the scenario's operation method (MCP's tools/call, http-route's GET). */
+  ops: count,
+  rps: z.number(),
+  p50: ms,
+  p90: ms,
+  p95: ms,
+  p99: ms,
+  max: ms,
+  mean: ms,
+  histogram: z.string().nullable(),
+  dataSent: z.number(),
+  dataReceived: z.number(),
+  /** The server's CPU (% of one core) and RSS, then k6's and the host's, from the 1 Hz sampler. */
+  cpuPct: z.number().nullable(),
+  rssBytes: z.number().nullable(),
+  k6CpuPct: z.number().nullable(),
+  k6RssBytes: z.number().nullable(),
+  hostCpuPct: z.number().nullable(),
+  /** What the server's runtime reported that second (GC, heap, threads), when it reports any. */
+  runtime: z.unknown(),
+});
+export type TSecondPoint = z.infer<typeof ZSecondPoint>;
+export type TPhase = z.infer<typeof ZPhase>;

@@ -1,6 +1,6 @@
 export * from "./cell-aggregator.ts";
 export * from "./histogram.ts";
+export * from "./ingest/index.ts";
 export * from "./records.ts";
 export * from "./rollups.ts";
 export * from "./stats.ts";
-export * from "./ingest/index.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { numeric } from "./fields.ts";
 import { ZLivePoint } from "./live.ts";
-import { ZDriverId, ZMatrixSpecInput } from "./matrix.ts";
+import { ZDriverId, ZMatrixSpecInput, ZRoundsDecision } from "./matrix.ts";
 import { ZServerInfo } from "./server-manifest.ts";
 import { ZCellStatus, ZRunStatus } from "./statuses.ts";
 
@@ -41,6 +41,12 @@ export const ZRunDto = z.object({
   createdAt: isoDate,
   startedAt: isoDate.nullable(),
   finishedAt: isoDate.nullable(),
+  /** Absent from reports frozen before runs kept it. */
+  rounds: ZRoundsDecision.nullable()
+    .optional()
+    .describe(
+      "An adaptive run's last look (spec.adaptive): why it stopped after how many rounds, or that it is adding rounds; null for a fixed number of rounds.",
+    ),
   token: ZRunToken.nullable()
     .optional()
     .describe("The API token the run was queued or uploaded with; null without one. Not in reports."),

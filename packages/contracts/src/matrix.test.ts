@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMatrixSpecSchema, expandMatrix } from "./matrix.ts";
+import { createMatrixSpecSchema, expandMatrix, expandRound, matrixEstimate, roundsLabel } from "./matrix.ts";
 import { fieldErrors } from "./problem.ts";
 
 const schema = createMatrixSpecSchema({ servers: [{ name: "go", tools: ["echo", "fibonacci"] }] });
@@ -360,5 +360,69 @@ describe("matrix spec", () => {
     expect(
       cells.map((c) => `${c.round}:${"vus" in c.loadLevel ? c.loadLevel.vus : "?"}:${c.serverName}`),
     ).toEqual(["1:1:go", "1:1:node", "1:5:go", "1:5:node", "2:1:go", "2:1:node", "2:5:go", "2:5:node"]);
+  });
+
+  it("takes adaptive rounds, with rounds as the minimum before the first look", () => {
+    const spec = schema.parse({ ...valid, rounds: 3, adaptive: { maxRounds: "8", maxMinutes: 30 } });
+    expect(spec.adaptive).toEqual({ maxRounds: 8, maxMinutes: 30 });
+    // The web queues the minimum; the worker adds the rest one round at a time.
+    expect(expandMatrix(spec).map((c) => c.round)).toEqual([1, 2, 3]);
+    expect(matrixEstimate({ ...valid, rounds: 3, adaptive: { maxRounds: 8 } })).toMatchObject({
+      cells: 8,
+      rounds: { min: 3, max: 8 },
+    });
+    expect(roundsLabel(matrixEstimate({ ...valid, rounds: 3, adaptive: { maxRounds: 8 } }).rounds)).toBe(
+      "3 to 8 rounds",
+    );
+    expect(roundsLabel(matrixEstimate({ ...valid, rounds: 1 }).rounds)).toBe("1 round");
+  });
+
+  it("names rounds when adaptive rounds would look after one, and each budget out of range", () => {
+    expect(errorsOf({ ...valid, adaptive: { maxRounds: 5 } })).toContainEqual({
+      field: "rounds",
+      message: "must be at least 2 with adaptive rounds (the minimum before the first look)",
+    });
+    expect(errorsOf({ ...valid, rounds: 4, adaptive: { maxRounds: 3 } })).toContainEqual({
+      field: "adaptive.maxRounds",
+      message: "must be at least rounds (4)",
+    });
+    const wrong = errorsOf({
+      ...valid,
+      rounds: 2,
+      adaptive: { maxRounds: 21, maxMinutes: 0.5, equivalencePct: 0.1, other: 1 },
+    });
+    expect(wrong.map((e) => e.field).sort()).toEqual([
+      "adaptive.equivalencePct",
+      "adaptive.maxMinutes",
+      "adaptive.maxRounds",
+      "adaptive.other",
+    ]);
+  });
+
+  it("counts an adaptive matrix's cells at its most rounds against the limit", () => {
+    const wide = { ...valid, loadLevels: Array.from({ length: 30 }, (_, i) => ({ vus: i + 1 })) };
+    expect(schema.safeParse({ ...wide, rounds: 2, adaptive: { maxRounds: 16 } }).success).toBe(true);
+    expect(errorsOf({ ...wide, rounds: 2, adaptive: { maxRounds: 17 } })).toContainEqual({
+      field: "loadLevels",
+      message: "the matrix has 510 cells (servers × scenarios × load levels × most rounds); at most 500",
+    });
+  });
+
+  it("expands one later round alone, its indexes continuing the run's", () => {
+    const spec = createMatrixSpecSchema({
+      servers: [
+        { name: "go", tools: [] },
+        { name: "node", tools: [] },
+      ],
+    }).parse({ ...valid, servers: ["go", "node"], rounds: 2, loadLevels: [{ vus: 1 }, { vus: 5 }] });
+    const next = expandRound(spec, 3, expandMatrix(spec).length);
+    expect(next.map((c) => [c.index, c.round, c.serverName])).toEqual([
+      [8, 3, "go"],
+      [9, 3, "node"],
+      [10, 3, "go"],
+      [11, 3, "node"],
+    ]);
+    // The same cells as a fixed matrix of three rounds queues for its last round.
+    expect(next).toEqual(expandMatrix({ ...spec, rounds: 3 }).slice(8));
   });
 });

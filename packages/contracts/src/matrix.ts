@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { gitPrText, gitText, numeric } from "./fields.ts";
+import { checkAdaptive, MAX_ROUNDS, mostRounds, ZAdaptiveRounds } from "./rounds.ts";
 import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
 import { DEFAULT_PROTOCOLS, type ServerProtocol } from "./server-manifest.ts";
 import { studies } from "./studies/index.ts";
@@ -90,8 +91,13 @@ export const ZMatrixSpecInput = z.strictObject({
   scenarios: z.array(ZScenarioSelection).min(1, "choose at least one scenario"),
   loadLevels: z.array(ZLoadLevel).min(1, "add at least one load level").max(50, "at most 50 load levels"),
   rounds: numeric(
-    number().int("must be a whole number").min(1, "must be at least 1").max(20, "must be at most 20"),
+    number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(MAX_ROUNDS, `must be at most ${MAX_ROUNDS}`),
   ).default(1),
+  /** Rounds added one at a time until the servers' order is clear (then `rounds` is the minimum). */
+  adaptive: ZAdaptiveRounds.optional(),
   durationSec: numeric(
     number()
       .int("must be a whole number")
@@ -167,6 +173,9 @@ export const ZMatrixSpecInput = z.strictObject({
 
 export type TMatrixSpecInput = z.input<typeof ZMatrixSpecInput>;
 
+// The adaptive-rounds shapes (the spec's block, the decision stored on a run) go out with the matrix.
+export * from "./rounds.ts";
+
 /**
  * A scenario selection checked against the scenario catalog on its own, so its parameters' errors
  * (tool arguments, think time) come in the same answer as every other field's: zod runs a
@@ -227,12 +236,13 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
     scenarios: z.array(ZCheckedScenario).min(1, "choose at least one scenario"),
   })
     .superRefine((spec, ctx) => {
-      const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * spec.rounds;
+      checkAdaptive(spec, ctx);
+      const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * mostRounds(spec);
       if (cells > MAX_MATRIX_CELLS) {
         ctx.addIssue({
           code: "custom",
           path: ["loadLevels"],
-          message: `the matrix has ${cells} cells (servers × scenarios × load levels × rounds); at most ${MAX_MATRIX_CELLS}`,
+          message: `the matrix has ${cells} cells (servers × scenarios × load levels × ${spec.adaptive ? "most rounds" : "rounds"}); at most ${MAX_MATRIX_CELLS}`,
         });
       }
       const hours = (cells * (spec.durationSec + spec.warmupSec + spec.cooldownSec)) / 3600;
@@ -338,14 +348,22 @@ export const CELL_START_STOP_SEC = 3;
 /**
  * A matrix's cells (servers × scenarios × load levels × rounds, run one after another) and about
  * how long a worker takes over them: each cell's warm-up, measured seconds, cool-down and
- * CELL_START_STOP_SEC. The schema's defaults fill what the spec leaves out.
+ * CELL_START_STOP_SEC. An adaptive matrix is estimated at its most rounds (`rounds` says the span).
+ * The schema's defaults fill what the spec leaves out.
  */
-export function matrixEstimate(spec: TMatrixSpecInput): { cells: number; cellSec: number; totalSec: number } {
+export function matrixEstimate(spec: TMatrixSpecInput): {
+  cells: number;
+  cellSec: number;
+  totalSec: number;
+  rounds: { min: number; max: number };
+} {
   const n = (value: unknown, fallback: number) => (value === undefined ? fallback : Number(value));
-  const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * n(spec.rounds, 1);
+  const min = n(spec.rounds, 1);
+  const max = spec.adaptive ? Math.max(min, n(spec.adaptive.maxRounds, min)) : min;
+  const cells = spec.servers.length * spec.scenarios.length * spec.loadLevels.length * max;
   const cellSec =
     n(spec.warmupSec, 0) + n(spec.durationSec, 0) + n(spec.cooldownSec, 2) + CELL_START_STOP_SEC;
-  return { cells, cellSec, totalSec: cells * cellSec };
+  return { cells, cellSec, totalSec: cells * cellSec, rounds: { min, max } };
 }
 
 /** One cell of the matrix: what a worker runs. Rounds are interleaved so noise spreads across servers. */
@@ -358,21 +376,31 @@ export type CellPlan = {
   round: number;
 };
 
+/** The cells of rounds 1..`rounds` (an adaptive matrix's minimum); the worker adds any later round. */
 export function expandMatrix(spec: TMatrixSpec): CellPlan[] {
   const cells: CellPlan[] = [];
-  for (let round = 1; round <= spec.rounds; round++) {
-    for (const scenario of spec.scenarios) {
-      for (const level of spec.loadLevels) {
-        for (const serverName of spec.servers) {
-          cells.push({
-            index: cells.length,
-            serverName,
-            scenario: scenario.id,
-            params: scenario.params,
-            loadLevel: level,
-            round,
-          });
-        }
+  for (let round = 1; round <= spec.rounds; round++) cells.push(...expandRound(spec, round, cells.length));
+  return cells;
+}
+
+/** One round's cells, indexed on from `firstIndex`: every workload × level × server, in that order. */
+export function expandRound(
+  spec: Pick<TMatrixSpec, "scenarios" | "loadLevels" | "servers">,
+  round: number,
+  firstIndex: number,
+): CellPlan[] {
+  const cells: CellPlan[] = [];
+  for (const scenario of spec.scenarios) {
+    for (const level of spec.loadLevels) {
+      for (const serverName of spec.servers) {
+        cells.push({
+          index: firstIndex + cells.length,
+          serverName,
+          scenario: scenario.id,
+          params: scenario.params,
+          loadLevel: level,
+          round,
+        });
       }
     }
   }

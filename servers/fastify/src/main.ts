@@ -10,6 +10,11 @@ function fail(reason: string): never {
 const rawPort = process.env.PORT || "8080";
 const port = Number(rawPort);
 if (!/^[0-9]+$/.test(rawPort) || port < 1 || port > 65535) fail(`PORT must be 1..65535, got "${rawPort}"`);
+// A REST-only server has no MCP mode to switch: asking for one is a configuration error.
+for (const name of ["MCP_STATELESS", "MCP_JSON_RESPONSE"]) {
+  const v = process.env[name] ?? "";
+  if (v !== "" && v !== "0") fail(`${name}=${JSON.stringify(v)}: this server serves no MCP`);
+}
 
 const starting: Promise<App> = startApp(port);
 // The handler goes in before the start line: a SIGTERM sent the moment the line is read must be a

@@ -67,7 +67,13 @@ export const stopReasons = ["separated", "no-difference", "decided", "max-rounds
 
 /** One neighbouring pair of servers (faster by mean first) at one workload and load level. */
 export const ZRoundsPair = z.object({
-  group: z.string().describe('The workload and load level, e.g. "mcp-tool-call echo · 50 VUs".'),
+  workload: z.string().describe('The workload as the dashboard names it, e.g. "echo".'),
+  level: z
+    .union([
+      z.object({ vus: z.number().int() }),
+      z.object({ rate: z.number().int(), maxVus: z.number().int() }),
+    ])
+    .describe("The load level: closed model { vus } or open model { rate, maxVus }."),
   faster: z.string(),
   slower: z.string(),
   gapPct: z

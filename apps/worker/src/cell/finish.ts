@@ -1,5 +1,6 @@
 import { runChannel, type TLiveEvent } from "@perflab/contracts";
 import type { RunStatus } from "@perflab/db";
+import { addRoundIfUndecided, enqueueRound } from "./adaptive.ts";
 import type { CellDeps } from "./context.ts";
 
 export type CellOutcome = { status: "succeeded" | "failed" | "cancelled"; error?: string };
@@ -12,7 +13,7 @@ export async function publish(deps: Pick<CellDeps, "publisher" | "log">, runId: 
 
 /**
  * Moves a running cell to its terminal state and counts it on the run exactly once; the run ends
- * (succeeded, failed or partial) with its last cell.
+ * (succeeded, failed or partial) with its last cell, unless its adaptive rounds need another round.
  */
 export async function finishCell(
   deps: Pick<CellDeps, "db" | "publisher" | "log">,
@@ -21,6 +22,7 @@ export async function finishCell(
   outcome: CellOutcome,
 ): Promise<void> {
   const { db } = deps;
+  let nextRound: string[] = [];
   const run = await db.$transaction(async (tx) => {
     const moved = await tx.cell.updateMany({
       where: { id: cellId, status: { in: ["queued", "running"] } },
@@ -40,6 +42,10 @@ export async function finishCell(
     if (updated.status === "cancelled") {
       return tx.run.update({ where: { id: runId }, data: { finishedAt: new Date() } });
     }
+    // Adaptive rounds: the rule's decision is stored, and an undecided run gets another round.
+    const going = await addRoundIfUndecided(tx, updated);
+    nextRound = going?.cellIds ?? [];
+    if (going) return going.run;
     const status =
       updated.cellsFailed === 0
         ? "succeeded"
@@ -61,6 +67,7 @@ export async function finishCell(
     await publish(deps, runId, runEvent(current));
     return;
   }
+  await enqueueRound(deps, runId, nextRound);
   await publish(deps, runId, { type: "cell", cellId, status: outcome.status, error: outcome.error ?? null });
   await publish(deps, runId, runEvent(run));
 }

@@ -66,6 +66,10 @@ class McpHttpFilter extends OncePerRequestFilter {
       return;
     }
     String method = req.getMethod();
+    if (cfg.stateless() && !"POST".equals(method)) {
+      writeError(resp, 405, "method not allowed without sessions"); // Spring AI answers 404
+      return;
+    }
     if (!"POST".equals(method)) {
       chain.doFilter(req, resp);
       afterStreamOrDelete(req, resp, method);

@@ -1,6 +1,7 @@
 package dev.perflab.server;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.web.server.context.WebServerInitializedEvent;
@@ -29,25 +30,33 @@ public class SpringAiServer {
     app.setDefaultProperties(Map.of(
         "server.port", cfg.port(),
         "spring.ai.mcp.server.protocol", cfg.stateless() ? "STATELESS" : "STREAMABLE"));
-    // Our own hook closes the context, then exits 0 instead of the JVM's 143 for SIGTERM.
+    // Our own hook, in place before the start line: it ends GET streams (Tomcat's graceful stop
+    // would wait on them), closes the context (in-flight calls finish), then exits 0, not 143.
     app.setRegisterShutdownHook(false);
-    app.addListeners((WebServerInitializedEvent e) -> announce(cfg, e.getWebServer().getPort()));
-    ConfigurableApplicationContext ctx;
+    AtomicReference<ConfigurableApplicationContext> started = new AtomicReference<>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(started.get()), "shutdown"));
+    app.addListeners((WebServerInitializedEvent e) -> {
+      started.set((ConfigurableApplicationContext) e.getApplicationContext());
+      announce(cfg, e.getWebServer().getPort());
+    });
     try {
-      ctx = app.run(args);
+      app.run(args);
     } catch (RuntimeException e) {
       System.out.println("fatal: cannot start: " + e);
-      System.exit(1);
-      return;
-    }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      System.out.println("shutting down: finishing in-flight requests");
-      ctx.getBean(McpHttpFilter.class).closeStreams(); // Tomcat's graceful stop would wait on them
-      ctx.close();
-      System.out.println("stopped");
       System.out.flush();
-      Runtime.getRuntime().halt(0);
-    }, "shutdown"));
+      Runtime.getRuntime().halt(1);
+    }
+  }
+
+  private static void stop(ConfigurableApplicationContext ctx) {
+    System.out.println("shutting down: finishing in-flight requests");
+    if (ctx != null && ctx.isActive()) {
+      ctx.getBean(McpHttpFilter.class).closeStreams();
+      ctx.close(); // waits for a refresh still in progress, then stops Tomcat gracefully
+    }
+    System.out.println("stopped");
+    System.out.flush();
+    Runtime.getRuntime().halt(0);
   }
 
   private static void announce(Config cfg, int port) {

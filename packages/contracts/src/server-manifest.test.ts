@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { createMatrixSpecSchema } from "./matrix.ts";
 import { fieldErrors } from "./problem.ts";
 import { ZServerManifest } from "./server-manifest.ts";
 
@@ -49,5 +51,35 @@ describe("server manifest protocols", () => {
     expect(errorsOf({ ...base, protocols: ["http", "http"] })).toEqual([
       { field: "protocols.1", message: "is listed twice" },
     ]);
+  });
+});
+
+describe("the repository's manifests", () => {
+  const manifest = (name: string) =>
+    ZServerManifest.parse(
+      JSON.parse(readFileSync(new URL(`../../../servers/${name}/perflab.json`, import.meta.url), "utf8")),
+    );
+
+  it("keep chi REST only and have go-mcp-go serve both, so a matrix refuses MCP on chi alone", () => {
+    const servers = ["chi", "go-mcp-go"].map(manifest);
+    expect(servers.map((s) => [s.name, s.protocols, s.tools.length])).toEqual([
+      ["chi", ["http"], 0],
+      ["go-mcp-go", ["mcp", "http"], 10],
+    ]);
+    const schema = createMatrixSpecSchema({ servers });
+    const spec = (id: string, params: Record<string, unknown>) => ({
+      servers: ["go-mcp-go", "chi"],
+      scenarios: [{ id, params }],
+      loadLevels: [{ vus: 1 }],
+      durationSec: 5,
+    });
+    const refused = schema.safeParse(spec("mcp-tool-call", { tool: "echo" }));
+    expect(refused.success ? [] : fieldErrors(refused.error)).toEqual([
+      {
+        field: "scenarios.0.id",
+        message: `server "chi" does not serve MCP (its manifest's protocols: http)`,
+      },
+    ]);
+    expect(schema.safeParse(spec("http-route", { route: "/rest/users/{id}" })).success).toBe(true);
   });
 });

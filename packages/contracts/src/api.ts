@@ -63,10 +63,23 @@ export const ZLatencyDto = z.object({
   p999: z.number().nullable(),
 });
 
-const ZDriftMeasure = z.object({
+export const ZDriftMeasure = z.object({
   first: z.number().nullable().describe("Over the first tenth of the measured window."),
   last: z.number().nullable().describe("Over the last tenth."),
   changePct: z.number().nullable().describe("(last − first) ÷ first, in percent."),
+});
+
+/** A long cell's drift: the last tenth of the measured window against the first. */
+export const ZDrift = z.object({
+  tenthSeconds: z.number(),
+  opsRps: ZDriftMeasure,
+  p99Ms: ZDriftMeasure,
+  rssBytes: ZDriftMeasure.extend({
+    slopePerHour: z
+      .number()
+      .nullable()
+      .describe("Least-squares trend of server RSS over the window, bytes per hour."),
+  }),
 });
 
 /**
@@ -99,19 +112,7 @@ export const ZCellSummaryDto = z.object({
   /** Open model: calls k6 dropped for want of a free VU in the measured window; null for the closed model. */
   droppedCalls: z.number().nullable(),
   /** The last tenth of the measured window against the first; null under 20 s (and before drift existed). */
-  drift: z
-    .object({
-      tenthSeconds: z.number(),
-      opsRps: ZDriftMeasure,
-      p99Ms: ZDriftMeasure,
-      rssBytes: ZDriftMeasure.extend({
-        slopePerHour: z
-          .number()
-          .nullable()
-          .describe("Least-squares trend of server RSS over the window, bytes per hour."),
-      }),
-    })
-    .nullable(),
+  drift: ZDrift.nullable(),
   windowSeconds: z.number(),
 });
 

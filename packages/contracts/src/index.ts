@@ -10,6 +10,7 @@ export * from "./report.ts";
 export * from "./scenarios.ts";
 export * from "./server-manifest.ts";
 export * from "./studies/index.ts";
+export * from "./summary.ts";
 export * from "./tokens.ts";
 export * from "./upload.ts";
 export * from "./workers.ts";

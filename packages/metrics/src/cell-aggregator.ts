@@ -1,4 +1,11 @@
-import type { TK6IntervalLine, TPhase, TSecondPoint } from "@perflab/contracts";
+import type {
+  TCellSummaryData,
+  TDrift,
+  TK6IntervalLine,
+  TOperationStats,
+  TPhase,
+  TSecondPoint,
+} from "@perflab/contracts";
 import {
   createLatencyHistogram,
   decodeHistogram,
@@ -23,53 +30,13 @@ export type Phase = TPhase;
 /** A per-second metric point, ready to be written (idempotently, keyed by t) and published live. */
 export type SecondPoint = TSecondPoint;
 
-export type OperationStats = {
-  method: string;
-  tool: string;
-  count: number;
-  errors: number;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  avgMs: number | null;
-};
+export type OperationStats = TOperationStats;
 
-export type CellSummaryData = {
-  requests: number;
-  errors: number;
-  ops: number;
-  httpRps: number;
-  opsRps: number;
-  requestsPerOp: number | null;
-  latency: ReturnType<typeof latencyStats>;
-  operations: OperationStats[];
-  histogram: string;
-  measuredSeconds: number;
-  windowStart: number | null;
-  windowEnd: number | null;
-  dataSent: number;
-  dataReceived: number;
-  cpuAvgPct: number | null;
-  cpuPeakPct: number | null;
-  rssAvgBytes: number | null;
-  rssPeakBytes: number | null;
-  k6CpuAvgPct: number | null;
-  k6CpuPeakPct: number | null;
-  k6RssPeakBytes: number | null;
-  hostCpuAvgPct: number | null;
-  /**
-   * Open model: calls k6 dropped for want of a free VU in the measured window's seconds (from the
-   * first second with a measured request on, as the points' phase); null when no line carries a
-   * dropped count (output of a perflab k6 from before it wrote one).
-   */
-  droppedCalls: number | null;
-  /** How the end of the measured window compares with its start; null for windows under 20 s. */
-  drift: Drift | null;
-};
+/** A cell's summary over its measured window: ZCellSummaryData in @perflab/contracts. */
+export type CellSummaryData = TCellSummaryData;
 
 /** One measure over the first and the last tenth of the measured window. */
-export type DriftMeasure = { first: number | null; last: number | null; changePct: number | null };
+export type DriftMeasure = TDrift["opsRps"];
 
 /**
  * Drift over a long cell (a soak): the last tenth of the measured window against the first, for
@@ -77,13 +44,7 @@ export type DriftMeasure = { first: number | null; last: number | null; changePc
  * RSS trend over the whole window (least-squares slope) — the memory growth and latency creep one
  * number per cell hides.
  */
-export type Drift = {
-  /** Length of each compared tenth. */
-  tenthSeconds: number;
-  opsRps: DriftMeasure;
-  p99Ms: DriftMeasure;
-  rssBytes: DriftMeasure & { slopePerHour: number | null };
-};
+export type Drift = TDrift;
 
 /** The shortest measured window drift is computed for: a tenth of it is two seconds. */
 export const DRIFT_MIN_SECONDS = 20;

@@ -1,4 +1,5 @@
 import { inflateSync } from "node:zlib";
+import type { TLatencyStats } from "@perflab/contracts";
 import * as hdr from "hdr-histogram-js";
 
 export type Histogram = hdr.Histogram;
@@ -156,17 +157,8 @@ export function mergeEncoded(encoded: Iterable<string>): Histogram {
   return merged;
 }
 
-export type LatencyStats = {
-  count: number;
-  avgMs: number | null;
-  minMs: number | null;
-  maxMs: number | null;
-  p50: number | null;
-  p90: number | null;
-  p95: number | null;
-  p99: number | null;
-  p999: number | null;
-};
+/** Latency over a histogram, in milliseconds: ZLatencyStats in @perflab/contracts. */
+export type LatencyStats = TLatencyStats;
 
 const ms = (us: number) => us / 1000;
 

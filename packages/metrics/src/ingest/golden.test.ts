@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ZK6OutputLine, ZSecondPoint, ZUploadQueryChecked } from "@perflab/contracts";
+import { ZCellSummaryData, ZK6OutputLine, ZSecondPoint, ZUploadQueryChecked } from "@perflab/contracts";
 import { describe, expect, it } from "vitest";
 import { decodeHistogram } from "../histogram.ts";
 import { parseK6Output } from "./decoder.ts";
@@ -71,6 +71,7 @@ describe("the golden k6 output", () => {
     // The points are what the shared schema of a second says, field for field.
     expect(ZSecondPoint.array().parse(output.points)).toEqual(output.points);
     const summary = output.aggregator.summary({ durationSec: 2 });
+    expect(ZCellSummaryData.parse(summary)).toEqual(summary);
     expect(summary).toMatchObject({ requests: 6, ops: 5, errors: 1, droppedCalls: 2, dataSent: 870 });
     expect(summary.latency.maxMs).toBeCloseTo(250, 0);
     expect(summary.latency.p50).toBeCloseTo(2.2, 1);

@@ -6,6 +6,7 @@ import { isComparable } from "@/lib/compare";
 import { type CellDto, type RunDto, terminalCellStatuses, terminalRunStatuses } from "@/lib/dto";
 import { succeededCells } from "@/lib/progress";
 import { defaultChartCell, type RunAction, reduceRunState, runProgress } from "@/lib/run-state";
+import { AdaptiveRounds } from "./adaptive-rounds";
 import { CancelRun } from "./cancel-run";
 import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
@@ -153,6 +154,7 @@ export function RunView({
       />
       {/* A run that waits for a worker that is not running says so, instead of looking stuck. */}
       {!terminalRunStatuses.includes(state.run.status) && <WorkersNotice />}
+      <AdaptiveRounds run={state.run} />
       <StudyBesideSection spec={state.run.spec} cells={state.cells} />
       {isComparable(state.cells) && (
         <ComparisonSection cells={state.cells} serverOrder={state.run.spec.servers ?? []} catalog={catalog} />

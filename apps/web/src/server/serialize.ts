@@ -3,6 +3,7 @@ import {
   needsFixtures,
   rssPerSession,
   type TMatrixSpec,
+  type TRoundsDecision,
   type TRunListItem,
 } from "@perflab/contracts";
 import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
@@ -32,6 +33,8 @@ export function serializeRun(run: Run & { apiToken?: RunToken | null }): RunDto 
     createdAt: run.createdAt.toISOString(),
     startedAt: iso(run.startedAt),
     finishedAt: iso(run.finishedAt),
+    // Written by the worker from the contracts' ZRoundsDecision.
+    rounds: (run.roundsDecision as TRoundsDecision | null) ?? null,
     ...(run.apiToken !== undefined ? { token: tokenOf(run.apiToken) } : {}),
   };
 }

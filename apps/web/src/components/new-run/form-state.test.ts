@@ -21,7 +21,18 @@ const schema = createMatrixSpecSchema({ servers: servers.map(({ name, tools }) =
 describe("the run form's state", () => {
   it("lists the chosen scenario's own fields between the scenario and the load model", () => {
     const labels = (scenario: string) => formFields(scenarioModule(scenario)).map((f) => f.label);
-    const after = ["Load model", "Max VUs", "Virtual users", "Duration", "Warm-up", "Rounds", "Driver"];
+    const after = [
+      "Load model",
+      "Max VUs",
+      "Virtual users",
+      "Duration",
+      "Warm-up",
+      "Rounds",
+      "Adaptive rounds",
+      "Max rounds",
+      "Max minutes",
+      "Driver",
+    ];
     const limits = ["CPU limit", "Memory limit", "CPU set"];
     expect(labels("mcp-tool-call")).toEqual([
       ...[
@@ -72,5 +83,19 @@ describe("the run form's state", () => {
     );
     expect(http.params["http-route"]).toEqual({ route: "/rest/users/{id}" });
     expect(http.params["mcp-tool-call"]?.tool).toBe("fibonacci");
+  });
+
+  it("sends adaptive rounds with rounds as the minimum, and the schema names a minimum of one", () => {
+    const form = { ...initialFormState(servers, "mcp-tool-call", "local"), servers: ["go"], adaptive: true };
+    expect(toSpecInput({ ...form, rounds: "3", maxRounds: "10", maxMinutes: " 45 " })).toMatchObject({
+      rounds: "3",
+      adaptive: { maxRounds: "10", maxMinutes: "45" },
+    });
+    expect(toSpecInput({ ...form, rounds: "3", maxMinutes: "" }).adaptive).toEqual({ maxRounds: "8" });
+    expect(validateSpec(schema, toSpecInput({ ...form, rounds: "1" })).errors).toContainEqual({
+      field: "rounds",
+      message: "must be at least 2 with adaptive rounds (the minimum before the first look)",
+    });
+    expect(toSpecInput({ ...form, adaptive: false })).not.toHaveProperty("adaptive");
   });
 });

@@ -32,6 +32,11 @@ export type FormState = {
   durationSec: string;
   warmupSec: string;
   rounds: string;
+  /** Adaptive rounds: `rounds` is then the minimum, and the worker adds rounds up to `maxRounds`. */
+  adaptive: boolean;
+  maxRounds: string;
+  /** The adaptive run's wall-clock budget in minutes; empty for none. */
+  maxMinutes: string;
   driver: DriverId;
   cpus: string;
   memoryMb: string;
@@ -62,6 +67,9 @@ const fieldsAfter: FieldEntry[] = [
   base("durationSec", "Duration", { exact: ["durationSec"] }),
   base("warmupSec", "Warm-up", { exact: ["warmupSec"] }),
   base("rounds", "Rounds", { exact: ["rounds"] }),
+  base("adaptive", "Adaptive rounds", { exact: ["adaptive", "adaptive.equivalencePct"] }),
+  base("maxRounds", "Max rounds", { exact: ["adaptive.maxRounds"] }),
+  base("maxMinutes", "Max minutes", { exact: ["adaptive.maxMinutes"] }),
   base("driver", "Driver", { exact: ["driver"] }),
   base("cpus", "CPU limit", { exact: ["limits.cpus"] }),
   base("memoryMb", "Memory limit", { exact: ["limits.memoryMb"] }),
@@ -102,6 +110,9 @@ export function initialFormState(servers: TServerInfo[], scenario: string, drive
     durationSec: "30",
     warmupSec: "5",
     rounds: "1",
+    adaptive: false,
+    maxRounds: "8",
+    maxMinutes: "",
     driver,
     cpus: "",
     memoryMb: "",
@@ -172,6 +183,14 @@ export function toSpecInput(form: FormState) {
     durationSec: form.durationSec,
     warmupSec: form.warmupSec,
     rounds: form.rounds,
+    ...(form.adaptive
+      ? {
+          adaptive: {
+            maxRounds: form.maxRounds,
+            ...(form.maxMinutes.trim() ? { maxMinutes: form.maxMinutes.trim() } : {}),
+          },
+        }
+      : {}),
     driver: form.driver,
     // Limits apply to containers; empty fields mean the driver's defaults (2 vCPU / 2 GB for docker).
     ...(form.cpus.trim() || form.memoryMb.trim() || form.cpuset.trim()

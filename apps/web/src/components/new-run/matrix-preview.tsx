@@ -1,4 +1,4 @@
-import { type createMatrixSpecSchema, MAX_RATE, scenarioModule } from "@perflab/contracts";
+import { type createMatrixSpecSchema, MAX_RATE, roundsLabel, scenarioModule } from "@perflab/contracts";
 import { useMemo } from "react";
 import { errorsFor } from "@/lib/form-errors";
 import { capitalized } from "@/lib/labels";
@@ -13,7 +13,8 @@ type Preview = {
   matrixLimits: string[];
   servers: number;
   levels: number;
-  rounds: number | null;
+  /** The fixed rounds, or an adaptive matrix's minimum and most (estimated at the most). */
+  rounds: { min: number; max: number } | null;
   estimate: ReturnType<typeof estimateMatrix> | null;
   warmupSec: number | null;
   durationSec: number | null;
@@ -51,7 +52,7 @@ export function useMatrixPreview(
       matrixLimits: all.filter(isLimit).map((e) => e.message),
     };
   }, [schema, form, ops]);
-  const rounds = wholeNumber(form.rounds, 1);
+  const rounds = roundsOf(form);
   const durationSec = wholeNumber(form.durationSec, 1);
   const warmupSec = form.warmupSec.trim() === "" ? 0 : wholeNumber(form.warmupSec, 0);
   const estimate =
@@ -61,13 +62,20 @@ export function useMatrixPreview(
           servers: form.servers.length,
           scenarios: 1,
           levels,
-          rounds,
+          rounds: rounds.max,
           durationSec,
           warmupSec,
           cooldownSec: DEFAULT_COOLDOWN_SEC,
         });
   const servers = form.servers.length;
   return { invalidFields, matrixLimits, servers, levels, rounds, estimate, warmupSec, durationSec };
+}
+
+function roundsOf(form: FormState): { min: number; max: number } | null {
+  const min = wholeNumber(form.rounds, 1);
+  if (min === null || !form.adaptive) return min === null ? null : { min, max: min };
+  const max = wholeNumber(form.maxRounds, 2);
+  return max === null ? null : { min, max: Math.max(min, max) };
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -122,7 +130,7 @@ export function MatrixPreview({
       ))}
       <p className="text-xs text-zinc-500 dark:text-zinc-400 tabular-nums">
         {plural(servers, "server")} × {plural(levels, "load level")} ×{" "}
-        {rounds === null ? "?" : plural(rounds, "round")}
+        {rounds === null ? "?" : roundsLabel(rounds)}
         {estimate && estimate.cells > 0 && warmupSec !== null && durationSec !== null && (
           <>
             {" "}

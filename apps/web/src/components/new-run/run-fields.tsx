@@ -4,9 +4,9 @@ import { FormField, inputClass } from "../form-field";
 import type { FormState } from "./form-state";
 import { NumberField } from "./number-field";
 
-type Key = "rounds" | "driver" | "cpus" | "memoryMb" | "cpuset";
+type Key = "rounds" | "adaptive" | "maxRounds" | "maxMinutes" | "driver" | "cpus" | "memoryMb" | "cpuset";
 
-/** Rounds, the driver and a container's limits. */
+/** Rounds (fixed, or adaptive up to a budget), the driver and a container's limits. */
 export function RunFields({
   form,
   update,
@@ -25,12 +25,13 @@ export function RunFields({
     <div className="grid gap-6 sm:grid-cols-2 md:grid-cols-4">
       <NumberField
         id="rounds"
-        label="Rounds"
+        label={form.adaptive ? "Rounds (minimum)" : "Rounds"}
         value={form.rounds}
         errors={err("rounds")}
         onChange={(rounds) => update({ rounds })}
-        hint="Interleaved across servers"
+        hint={form.adaptive ? "Before the first look; at least 2" : "Interleaved across servers"}
       />
+      <AdaptiveFields form={form} update={update} err={err} />
       <FormField
         id="driver"
         label="Driver"
@@ -90,5 +91,66 @@ export function RunFields({
         />
       </FormField>
     </div>
+  );
+}
+
+/**
+ * Adaptive rounds: after the minimum, the worker adds a round at a time until every neighbouring
+ * pair of servers is apart or surely alike, or the most rounds or minutes are reached.
+ */
+function AdaptiveFields({
+  form,
+  update,
+  err,
+}: {
+  form: FormState;
+  update: (patch: Partial<FormState>) => void;
+  err: (key: Key) => FieldError[];
+}) {
+  return (
+    <>
+      <FormField
+        id="adaptive"
+        label="Adaptive rounds"
+        errors={err("adaptive")}
+        hint="Add rounds until the servers' order is clear"
+      >
+        <label className="flex items-center gap-2 py-2 text-sm">
+          <input
+            id="adaptive"
+            type="checkbox"
+            checked={form.adaptive}
+            onChange={(e) =>
+              update({
+                adaptive: e.target.checked,
+                // The rule's first look needs two rounds of every server.
+                ...(e.target.checked && Number(form.rounds) < 2 ? { rounds: "2" } : {}),
+              })
+            }
+          />
+          Until decided
+        </label>
+      </FormField>
+      {form.adaptive && (
+        <>
+          <NumberField
+            id="maxRounds"
+            label="Max rounds"
+            value={form.maxRounds}
+            errors={err("maxRounds")}
+            onChange={(maxRounds) => update({ maxRounds })}
+            hint="2 to 20, at least the minimum"
+          />
+          <NumberField
+            id="maxMinutes"
+            label="Max minutes (optional)"
+            value={form.maxMinutes}
+            errors={err("maxMinutes")}
+            onChange={(maxMinutes) => update({ maxMinutes })}
+            hint="No round begins that would end past it"
+          />
+        </>
+      )}
+    </>
   );
 }

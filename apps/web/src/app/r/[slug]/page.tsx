@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
+import { AdaptiveRounds } from "@/components/adaptive-rounds";
 import { CellEnvironment } from "@/components/cell-environment";
 import { ComparisonSection } from "@/components/comparison";
 import { ExportCsv } from "@/components/export-csv";
@@ -83,6 +84,7 @@ export default async function ReportPage({ params }: Props) {
         succeeded={succeededCells(cells)}
         actions={<ExportCsv href={`/api/v1/reports/${report.slug}/cells.csv`} />}
       />
+      <AdaptiveRounds run={run} />
       <StudyBesideSection spec={run.spec} cells={cells} />
       {isComparable(cells) && (
         <ComparisonSection cells={cells} serverOrder={run.spec.servers ?? []} catalog={catalog} />

@@ -265,6 +265,24 @@ describe("perflab study", () => {
     refuse(["study", "soak", "--tolerance", "lots"], /--tolerance must be a number/);
   });
 
+  it("makes the rounds adaptive with --max-rounds, --rounds the minimum and --max-minutes the budget", () => {
+    const base = ["run", "--server", "go", "--server", "python", "--vus", "10", "--duration", "3"];
+    expect(
+      parseCommand([...base, "--rounds", "3", "--max-rounds", "8", "--max-minutes", "45"], {}),
+    ).toMatchObject({
+      spec: { rounds: 3, adaptive: { maxRounds: 8, maxMinutes: 45 } },
+    });
+    const fixed = parseCommand([...base, "--rounds", "3"], {});
+    expect(fixed.command === "run" && fixed.spec).not.toHaveProperty("adaptive");
+    expect(() => parseCommand([...base, "--max-minutes", "45"], {})).toThrow(
+      /--max-minutes bounds adaptive rounds: give it with --max-rounds/,
+    );
+    expect(() => parseCommand([...base, "--max-rounds", "many"], {})).toThrow(
+      /--max-rounds must be a number/,
+    );
+    expect(usage.run).toMatch(/--max-rounds <n> {8}adaptive rounds/);
+  });
+
   it("estimates a matrix's cells and time, and each study's as published and quick", () => {
     const spec = {
       servers: ["go", "node"],

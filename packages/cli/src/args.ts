@@ -58,6 +58,8 @@ const options = {
     server: { type: "string", multiple: true },
     scenario: { type: "string" },
     rounds: { type: "string" },
+    "max-rounds": { type: "string" },
+    "max-minutes": { type: "string" },
     cooldown: { type: "string" },
     cpus: { type: "string" },
     "memory-mb": { type: "string" },
@@ -124,6 +126,15 @@ function num(flag: string, value: string | undefined): number | undefined {
   if (value.trim() === "" || !Number.isFinite(n))
     throw new UsageError(`--${flag} must be a number, got "${value}"`);
   return n;
+}
+
+/** `--max-rounds` (and `--max-minutes` with it) make the rounds adaptive: `--rounds` is then the minimum. */
+function adaptiveRounds(str: (name: string) => string | undefined) {
+  const maxRounds = num("max-rounds", str("max-rounds"));
+  const maxMinutes = num("max-minutes", str("max-minutes"));
+  if (maxRounds === undefined && maxMinutes !== undefined)
+    throw new UsageError("--max-minutes bounds adaptive rounds: give it with --max-rounds");
+  return maxRounds === undefined ? undefined : defined({ maxRounds, maxMinutes });
 }
 
 /** A scenario flag's value as its kind reads: text as given, a number, or JSON. */
@@ -262,6 +273,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         durationSec: num("duration", str("duration")),
         warmupSec: num("warmup", str("warmup")),
         rounds: num("rounds", str("rounds")),
+        adaptive: adaptiveRounds(str),
         cooldownSec: num("cooldown", str("cooldown")),
         driver: str("driver"),
         limits: Object.keys(limits).length > 0 ? limits : undefined,
@@ -409,6 +421,9 @@ ${scenarioHelp("run")}
   --vus <list>            closed model: load levels in VUs
   --rate <list>           open model: load levels in calls per second; --max-vus the VU pool
   --duration <s>          measured seconds; --warmup <s> before them; --rounds <n>; --cooldown <s>
+  --max-rounds <n>        adaptive rounds: after --rounds (then the minimum, at least 2) add a round
+                          at a time until every neighbouring pair of servers is apart or alike, up to n
+  --max-minutes <m>       and no round that would end past m minutes of the run (with --max-rounds)
   --driver local|docker   and --cpus <n>, --memory-mb <n> for containers
   --name <text>           the run's name
   --baseline <run id>     judge the run against this one when it ends (exit 1 on a regression)

@@ -1,9 +1,9 @@
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
+import { type DriverId, type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
 import type { ServerResources } from "../drivers/types.ts";
 
-export type K6RunnerKind = "local" | "docker";
+export type K6RunnerKind = DriverId;
 
 export type K6Result = {
   exitCode: number | null;

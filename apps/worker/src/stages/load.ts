@@ -1,14 +1,5 @@
 import path from "node:path";
-import {
-  httpRouteEnv,
-  isScenarioId,
-  mcpToolCallEnv,
-  type ScenarioId,
-  scenarioCatalog,
-  type TLoadLevel,
-  ZHttpRouteParams,
-  ZMcpToolCallParams,
-} from "@perflab/contracts";
+import { isScenarioId, k6Env, type ScenarioId, scenarioCatalog, type TLoadLevel } from "@perflab/contracts";
 import type { CellContext, CellRow } from "../cell/context.ts";
 import { CellFailure } from "../cell/errors.ts";
 import type { ExitInfo } from "../drivers/types.ts";
@@ -74,7 +65,7 @@ export async function startLoad(
       script: path.join(deps.env.PERFLAB_SCENARIOS_DIR, scenario.entry.script),
       env: {
         ...marker,
-        ...scenarioEnv(scenario.id, scenario.params, {
+        ...k6Env(scenario.id, scenario.params, {
           target: started.baseUrl,
           mcpPath: placed.server.mcpPath,
           ...("rate" in level ? { rate: level.rate, maxVus: level.maxVus } : { vus: level.vus }),
@@ -104,32 +95,4 @@ export async function startLoad(
     k6Ended: () => k6Ended,
     detach: () => signal?.removeEventListener("abort", onAbort),
   };
-}
-
-/**
- * The environment of a cell's k6 script: the load (the same for every scenario) and the scenario's
- * own parameters, through the scenario's env builder (which checks them again).
- */
-function scenarioEnv(
-  scenario: ScenarioId,
-  params: unknown,
-  load: {
-    target: string;
-    mcpPath: string;
-    vus?: number;
-    rate?: number;
-    maxVus?: number;
-    durationSec: number;
-    warmupSec: number;
-  },
-): Record<string, string> {
-  const { mcpPath, ...common } = load;
-  switch (scenario) {
-    case "mcp-tool-call": {
-      const { tool, arguments: args, session, sessionsPerVu, thinkMs } = ZMcpToolCallParams.parse(params);
-      return mcpToolCallEnv({ ...common, mcpPath, tool, arguments: args, session, sessionsPerVu, thinkMs });
-    }
-    case "http-route":
-      return httpRouteEnv({ ...common, route: ZHttpRouteParams.parse(params).route });
-  }
 }

@@ -1,4 +1,4 @@
-import { runChannel, type TLiveEvent } from "@perflab/contracts";
+import { livePointEvent, runChannel } from "@perflab/contracts";
 import { type Db, upsertMetricPoints } from "@perflab/db";
 import type { SecondPoint } from "@perflab/metrics";
 import type { Redis } from "ioredis";
@@ -77,21 +77,7 @@ export class PointSink {
     );
     const pipeline = publisher.pipeline();
     for (const p of points) {
-      const event: TLiveEvent = {
-        type: "point",
-        cellId: this.cell.id,
-        t: p.t,
-        second: p.t - start,
-        phase: p.phase,
-        rps: p.rps,
-        errors: p.errors,
-        p50: p.p50,
-        p95: p.p95,
-        p99: p.p99,
-        cpuPct: p.cpuPct,
-        rssBytes: p.rssBytes,
-        k6CpuPct: p.k6CpuPct,
-      };
+      const event = livePointEvent(this.cell.id, p, start);
       pipeline.publish(runChannel(this.cell.runId), JSON.stringify(event));
     }
     await pipeline.exec().catch((error) => log.warn({ err: error }, "live publish failed"));

@@ -97,6 +97,8 @@ export async function holdLiveStream(request: Request, caller: Caller | null): P
   for (const subject of subjectsOf(request, caller)) {
     const res = await consume(counter, subject.key);
     if (res) {
+      // A refused open counted as held too: give that back, with the slots taken before it.
+      held.push(subject.key);
       release();
       throw tooMany(
         subject.field,

@@ -6,6 +6,7 @@ import { type CurrentCell, cellJobProcessor } from "./cell-job.ts";
 import { createWorkerPlacements } from "./drivers/worker-placements.ts";
 import type { WorkerEnv } from "./env.ts";
 import { claimHostId } from "./host-claim.ts";
+import { startIngestWorker } from "./ingest/ingest-worker.ts";
 import type { Logger } from "./logger.ts";
 import { startOrphanSweeps } from "./orphan-sweep.ts";
 import { announceWorker, findCellOwner } from "./presence.ts";
@@ -73,6 +74,15 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
   worker.on("error", (error) => log.error({ err: error }, "worker error"));
   worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "job failed"));
   await worker.waitUntilReady();
+  // Uploads' ingest: its own queue and worker, decoding at the lowest priority beside the cells.
+  const ingest = await startIngestWorker({
+    db,
+    redisUrl: env.REDIS_URL,
+    databaseUrl: env.DATABASE_URL,
+    rollupMinSeconds: env.PERFLAB_ROLLUP_MIN_SECONDS,
+    publisher,
+    log,
+  });
   const reconciler = await startReconciler({ db, publisher, env, log });
   log.info(
     {
@@ -90,6 +100,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       await presence.stop();
       reconciler.stopTimer();
       hostClaim.stop();
+      await ingest.close();
       await worker.close();
       await reconciler.closeQueue();
       await placements.close();

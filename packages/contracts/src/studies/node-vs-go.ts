@@ -42,6 +42,12 @@ const firstEvent = (vus: number, ms: number) => ({
 });
 const ram = (scenario: number, ramMb: number) => ({ scenario, figures: { ramMb } });
 
+/**
+ * The study gives no rounds: 3, then more (up to 8) until each neighbouring pair of servers is apart
+ * or surely alike, since node and go are often within run-to-run noise of each other.
+ */
+const untilApart = { rounds: 3, adaptive: { maxRounds: 8 } };
+
 export const nodeVsGoStudies: readonly Study[] = [
   {
     id: "payload-sweep",
@@ -55,7 +61,7 @@ export const nodeVsGoStudies: readonly Study[] = [
     }),
     extras,
     scenarios: [echo(1024), echo(10_240), echo(102_400), echo(1_048_576)],
-    published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, rounds: 3, driver: "local" },
+    published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, ...untilApart, driver: "local" },
     quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
   },
   {
@@ -70,7 +76,7 @@ export const nodeVsGoStudies: readonly Study[] = [
     }),
     extras,
     scenarios: [tool("validate_document"), tool("fetch_upstream", { delay_ms: 50 })],
-    published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, rounds: 3, driver: "local" },
+    published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, ...untilApart, driver: "local" },
     quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
   },
   {
@@ -89,7 +95,7 @@ export const nodeVsGoStudies: readonly Study[] = [
       loadLevels: [{ vus: 10 }, { vus: 100 }, { vus: 1000 }],
       durationSec: 30,
       warmupSec: 5,
-      rounds: 3,
+      ...untilApart,
       driver: "local",
     },
     quick: {

@@ -1,4 +1,9 @@
-import { isScenarioId, scenarioCatalog, type TUploadQuery } from "@perflab/contracts";
+import {
+  isScenarioId,
+  scenarioCatalog,
+  uploadParams as scenarioUploadParams,
+  type TUploadQuery,
+} from "@perflab/contracts";
 import { type CellSummaryData, DEFAULT_OPERATION_METHOD } from "../cell-aggregator.ts";
 import type { K6OutputOptions, ParsedK6Output } from "./decoder.ts";
 import { checkDuration } from "./duration.ts";
@@ -126,14 +131,7 @@ function checkedSummary(meta: TUploadQuery, output: ParsedK6Output): CellSummary
  * default session left out), so an upload and a lab run of the same call are one workload.
  */
 function uploadParams(meta: TUploadQuery, tool: string | null): Record<string, unknown> {
-  const raw =
-    meta.scenario === "http-route"
-      ? { ...(tool ? { route: tool } : {}) }
-      : {
-          ...(tool ? { tool } : {}),
-          ...(meta.arguments ? { arguments: meta.arguments } : {}),
-          ...(meta.session ? { session: meta.session } : {}),
-        };
+  const raw = scenarioUploadParams(meta.scenario, { tool, arguments: meta.arguments, session: meta.session });
   // Only a name of the catalog: "toString" or "__proto__" must not find an Object method.
   const parsed = isScenarioId(meta.scenario)
     ? scenarioCatalog[meta.scenario].params.safeParse(raw)

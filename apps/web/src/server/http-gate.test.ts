@@ -83,6 +83,18 @@ describe("installHttpGate", () => {
     expect([head.status, head.body]).toEqual([400, ""]);
   });
 
+  it("answers what Node's parser refuses under /api with a problem: a long request line, an unknown method", async () => {
+    const long = await raw("GET", `/api/v1/runs?gitRepo=${"a".repeat(20_000)}`);
+    expect(long.status).toBe(431);
+    expect(long.headers["content-type"]).toBe("application/problem+json");
+    expect(JSON.parse(long.body).errors[0].field).toBe("(headers)");
+    const track = await raw("TRACK", "/api/v1/runs");
+    expect([track.status, JSON.parse(track.body).errors[0].field]).toEqual([400, "(method)"]);
+    // Pages keep Node's own answer.
+    const page = await raw("GET", `/runs/new?x=${"a".repeat(20_000)}`);
+    expect([page.status, page.body]).toEqual([431, ""]);
+  });
+
   it("hands every other request to the server", async () => {
     expect(await raw("GET", "/api/v1/runs")).toMatchObject({ status: 200, body: "reached the app" });
     expect(await raw("POST", "/runs/a.b")).toMatchObject({ status: 200, body: "reached the app" });

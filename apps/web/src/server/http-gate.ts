@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { AppError } from "./errors";
 import { problemResponse, requestIdOf } from "./http";
 import { isApiPath, pageMethodNotAllowed, refuseApiRequest } from "./refusals";
@@ -43,11 +44,52 @@ async function send(req: IncomingMessage, res: ServerResponse, response: Respons
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
+type ParseError = Error & { code?: string; rawPacket?: Buffer };
+
+/**
+ * A request Node's parser refuses before any handler runs (request line and headers past 16 KiB, a
+ * method it does not know such as TRACK): Node answers a bare 431 or 400. Under /api the answer is
+ * a problem naming what was wrong; null where the request line does not name an API path.
+ */
+export function parseErrorAnswer(error: ParseError): string | null {
+  const line = error.rawPacket?.toString("latin1", 0, 4096).split("\r\n", 1)[0] ?? "";
+  if (!isApiPath(line.split(" ")[1]?.split("?", 1)[0] ?? "")) return null;
+  const [status, title, field, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [
+          431,
+          "Request header fields too large",
+          "(headers)",
+          "the request line and headers must stay under 16 KiB",
+        ]
+      : error.code === "HPE_INVALID_METHOD"
+        ? [400, "Bad request", "(method)", "is not an HTTP method"]
+        : [
+            400,
+            "Bad request",
+            "(request)",
+            `is not a valid HTTP/1.1 request (${error.code ?? error.message})`,
+          ];
+  const type = `urn:perflab:problem:${title.toLowerCase().replaceAll(" ", "-")}`;
+  const body = JSON.stringify({ type, title, status, errors: [{ field, message }] });
+  const headers = [
+    ...SECURITY_HEADERS.map(({ key, value }) => `${key}: ${value}`),
+    "content-type: application/problem+json",
+    `content-length: ${Buffer.byteLength(body)}`,
+    "connection: close",
+  ];
+  return `HTTP/1.1 ${status} ${title}\r\n${headers.join("\r\n")}\r\n\r\n${body}`;
+}
+
 const INSTALLED = Symbol.for("perflab.httpGate");
+
+/** The address the request's connection came from, set here over anything the client sent (rate-limit.ts). */
+export const PEER_HEADER = "x-perflab-peer";
 
 /**
  * Puts `refuseUnroutable` in front of every HTTP server of this process (Next.js's own included,
- * which it does not expose), once. Cheap for the rest: two string tests per request.
+ * which it does not expose), once, and stamps each request with its peer's address. Cheap for the
+ * rest: a header and two string tests per request.
  */
 export function installHttpGate(): void {
   const proto = http.Server.prototype as http.Server & { [INSTALLED]?: true };
@@ -57,6 +99,7 @@ export function installHttpGate(): void {
   proto.emit = function gatedEmit(this: http.Server, event: string | symbol, ...args: unknown[]) {
     if (event === "request") {
       const [req, res] = args as [IncomingMessage, ServerResponse];
+      req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
       const url = req.url ?? "/";
       if (req.method === "TRACE" || MAYBE_DOT.test(url)) {
         const headers = new Headers();
@@ -68,6 +111,16 @@ export function installHttpGate(): void {
           send(req, res, refusal).catch(() => res.destroy());
           return true;
         }
+      }
+    }
+    if (event === "clientError") {
+      const [error, socket] = args as [ParseError, Socket & { _httpMessage?: { _headerSent?: boolean } }];
+      // As Node checks before its own answer: no response of this connection has begun.
+      const idle = socket.writable && !socket._httpMessage?._headerSent;
+      const answer = idle ? parseErrorAnswer(error) : null;
+      if (answer) {
+        socket.end(answer);
+        return true;
       }
     }
     return Reflect.apply(emit, this, [event, ...args]) as boolean;

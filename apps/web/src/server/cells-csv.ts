@@ -1,4 +1,4 @@
-import { heldSessions, rssPerSession } from "@perflab/contracts";
+import { heldSessions, rssPerSession, scenarioModule } from "@perflab/contracts";
 import { opsPerCpuSecond } from "@perflab/metrics/stats";
 import { stringify } from "csv-stringify/sync";
 import { cellRoute, cellSession, cellTool } from "../lib/labels";
@@ -26,7 +26,8 @@ const columns: Column[] = [
   ["server", (c) => c.serverName],
   ["scenario", (c) => c.scenario],
   ["tool", (c) => cellTool(c)],
-  ["session", (c) => (c.scenario === "mcp-tool-call" ? (cellSession(c) ?? "per-vu") : null)],
+  // MCP cells hold sessions (per VU unless their params say otherwise); plain HTTP cells none.
+  ["session", (c) => (scenarioModule(c.scenario)?.protocol === "mcp" ? (cellSession(c) ?? "per-vu") : null)],
   // The http-route scenario's route template ("/rest/users/{id}"); empty for MCP cells, as tool and
   // session are for it.
   ["route", (c) => cellRoute(c)],

@@ -81,10 +81,4 @@ export const webEnvSchema = {
     .describe(
       "how long the lab remembers an `Idempotency-Key` and the answer it got: a repeat within this time returns that answer and creates nothing (see [Idempotent retries](security.md#idempotent-retries))",
     ),
-  PERFLAB_ROLLUP_MIN_SECONDS: z.coerce
-    .number()
-    .int()
-    .nonnegative()
-    .default(600)
-    .describe("uploaded cells with more seconds get rollups"),
 };

@@ -85,7 +85,9 @@ export const workerEnvSchema = {
     .int()
     .nonnegative()
     .default(600)
-    .describe("cells with more seconds get rollups when they end (the charts' long-cell series)"),
+    .describe(
+      "cells with more seconds get rollups when they end (the charts' long-cell series), uploaded cells once ingested",
+    ),
   PERFLAB_DOCKER_CPUSET: z
     .enum(["0", "1"])
     .default("0")

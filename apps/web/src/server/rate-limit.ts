@@ -2,6 +2,7 @@ import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { env } from "../env";
 import type { Caller } from "./auth";
 import { AppError } from "./errors";
+import { PEER_HEADER } from "./http-gate";
 import { getCountersConnection } from "./redis";
 
 /** The endpoints that cost, each limited per minute by its setting (env-schema.ts). */
@@ -37,15 +38,18 @@ function limiter(name: string, points: number, duration: number): RateLimiterRed
   return found;
 }
 
+const LOOPBACK = /^(?:127\.|::1$|::ffff:127\.)/;
+
 /**
- * The client's address as the lab sees it: the last X-Forwarded-For entry, which Next.js sets to the
- * peer's address when none came, and a proxy in front appends. (A client reaching the lab directly
- * can write the header; its token's limit still holds.)
+ * The client's address: the connection's peer (stamped by http-gate.ts), or, when the peer is a
+ * proxy on the lab's own machine, the last X-Forwarded-For entry it appended. A remote client
+ * cannot choose its address by writing that header.
  */
 export function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for");
-  const last = forwarded?.split(",").at(-1)?.trim();
-  return last || "unknown";
+  const peer = request.headers.get(PEER_HEADER) || null;
+  if (peer && !LOOPBACK.test(peer)) return peer;
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
+  return forwarded || peer || "unknown";
 }
 
 /** Whom a limit counts: the token, and the client address, so neither a new token nor a new address resets it. */

@@ -2,8 +2,8 @@ import { createDb, type Db, ensureDefaultWorkspace, storeUploadBody } from "@per
 import { startTestPostgres, type TestPostgres } from "@perflab/db/testing";
 import { createLatencyHistogram, encodeHistogram, parseK6Output } from "@perflab/metrics";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createIngestProcess } from "./ingest-process.ts";
 import { ingestUpload } from "./ingest-upload.ts";
-import { runIngestChild } from "./run-child.ts";
 
 let server: TestPostgres;
 let db: Db;
@@ -88,8 +88,14 @@ const left = async (runId: string) => ({
 describe("ingestUpload", () => {
   it("stores the run's cell, summary and points in a child process at nice 19, then drops the body", async () => {
     const runId = await stored(ndjson);
-    const outcome = await runIngestChild({ runId, env: { DATABASE_URL: server.url } });
-    expect(outcome).toEqual({ status: "succeeded" });
+    const child = createIngestProcess({ DATABASE_URL: server.url });
+    try {
+      expect(await child.ingest(runId)).toEqual({ status: "succeeded" });
+      // The same process takes the next upload.
+      expect(await child.ingest(await stored(ndjson))).toEqual({ status: "succeeded" });
+    } finally {
+      child.close();
+    }
     const run = await db.run.findUniqueOrThrow({
       where: { id: runId },
       include: { cells: { include: { summary: true } } },

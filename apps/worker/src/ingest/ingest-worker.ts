@@ -3,8 +3,8 @@ import type { Db } from "@perflab/db";
 import { DelayedError, UnrecoverableError, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
+import { createIngestProcess } from "./ingest-process.ts";
 import { failRun, type IngestOutcome } from "./ingest-upload.ts";
-import { runIngestChild } from "./run-child.ts";
 
 /**
  * Takes uploads' ingest jobs, one at a time, each decoded in a child process at the lowest
@@ -27,6 +27,10 @@ export async function startIngestWorker({
   log: Logger;
 }): Promise<{ close: () => Promise<void> }> {
   const shutdown = new AbortController();
+  const ingestProcess = createIngestProcess({
+    DATABASE_URL: databaseUrl,
+    PERFLAB_ROLLUP_MIN_SECONDS: String(rollupMinSeconds),
+  });
   // BullMQ's blocking connection must retry forever.
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   connection.on("error", (error) => log.warn({ err: error }, "redis (ingest worker) error"));
@@ -38,19 +42,17 @@ export async function startIngestWorker({
       if (!parsed.success) throw new UnrecoverableError(`bad job payload: ${parsed.error.message}`);
       const { runId } = parsed.data;
       log.info({ runId }, "ingesting an upload");
-      const outcome = await runIngestChild({
-        runId,
-        env: { DATABASE_URL: databaseUrl, PERFLAB_ROLLUP_MIN_SECONDS: String(rollupMinSeconds) },
-        signal: shutdown.signal,
-      }).catch(async (error: Error): Promise<IngestOutcome> => {
-        // Stopping: nothing was committed, so the job goes back to the queue and starts over.
-        if (shutdown.signal.aborted) {
-          await job.moveToDelayed(Date.now(), token);
-          throw new DelayedError();
-        }
-        log.error({ runId, err: error }, "ingest failed");
-        return failRun(db, runId, `internal error: ${error.message}`);
-      });
+      const outcome = await ingestProcess
+        .ingest(runId)
+        .catch(async (error: Error): Promise<IngestOutcome> => {
+          // Stopping: nothing was committed, so the job goes back to the queue and starts over.
+          if (shutdown.signal.aborted) {
+            await job.moveToDelayed(Date.now(), token);
+            throw new DelayedError();
+          }
+          log.error({ runId, err: error }, "ingest failed");
+          return failRun(db, runId, `internal error: ${error.message}`);
+        });
       log.info({ runId, ...outcome }, "upload ingested");
       await announce(publisher, runId, outcome, log);
     },
@@ -62,6 +64,8 @@ export async function startIngestWorker({
   return {
     async close() {
       shutdown.abort();
+      // An ingest under way stops here; its job goes back to the queue (see above).
+      ingestProcess.close();
       await worker.close();
       await connection.quit().catch(() => undefined);
     },

@@ -47,8 +47,9 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
     dockerVersion: placements.dockerVersion,
   });
   await backfillLongCells(db, env, log);
-  worker = new Worker(
-    QUEUE_CELLS,
+  worker = createCellWorker(
+    workerConnection,
+    log,
     cellJobProcessor({
       db,
       publisher,
@@ -62,17 +63,7 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
         current = cell;
       },
     }),
-    {
-      connection: workerConnection,
-      concurrency: 1,
-      // A killed worker's job comes back after its lock expires; runCell then records why the cell
-      // failed. Several stalls are allowed so a worker paused by a busy host is not failed twice.
-      maxStalledCount: 5,
-      lockDuration: 30_000,
-    },
   );
-  worker.on("error", (error) => log.error({ err: error }, "worker error"));
-  worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "job failed"));
   await worker.waitUntilReady();
   // Uploads' ingest: its own queue and worker, decoding at the lowest priority beside the cells.
   const ingest = await startIngestWorker({
@@ -108,6 +99,25 @@ export async function startRuntime(env: WorkerEnv, log: Logger): Promise<{ close
       await db.$disconnect();
     },
   };
+}
+
+/** The cells' queue worker: one cell at a time in this process. */
+function createCellWorker(
+  connection: Redis,
+  log: Logger,
+  processor: ReturnType<typeof cellJobProcessor>,
+): Worker {
+  const worker = new Worker(QUEUE_CELLS, processor, {
+    connection,
+    concurrency: 1,
+    // A killed worker's job comes back after its lock expires; runCell then records why the cell
+    // failed. Several stalls are allowed so a worker paused by a busy host is not failed twice.
+    maxStalledCount: 5,
+    lockDuration: 30_000,
+  });
+  worker.on("error", (error) => log.error({ err: error }, "worker error"));
+  worker.on("failed", (job, error) => log.error({ jobId: job?.id, err: error }, "job failed"));
+  return worker;
 }
 
 type Connections = { db: Db; workerConnection: Redis; publisher: Redis };

@@ -38,6 +38,18 @@ class ContractSchemas implements BeanPostProcessor {
           .map(s -> new McpStatelessServerFeatures.SyncToolSpecification(withSchema(s.tool()), s.callHandler()))
           .toList();
     }
+    if (list.get(0) instanceof McpServerFeatures.AsyncToolSpecification) {
+      return list.stream()
+          .map(s -> (McpServerFeatures.AsyncToolSpecification) s)
+          .map(s -> new McpServerFeatures.AsyncToolSpecification(withSchema(s.tool()), s.callHandler()))
+          .toList();
+    }
+    if (list.get(0) instanceof McpStatelessServerFeatures.AsyncToolSpecification) {
+      return list.stream()
+          .map(s -> (McpStatelessServerFeatures.AsyncToolSpecification) s)
+          .map(s -> new McpStatelessServerFeatures.AsyncToolSpecification(withSchema(s.tool()), s.callHandler()))
+          .toList();
+    }
     return bean;
   }
 

@@ -26,7 +26,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * an SSE comment every 15 s, streams ended at shutdown, and open sessions counted.
  */
 @Component
-class McpHttpFilter extends OncePerRequestFilter {
+class McpHttpFilter extends OncePerRequestFilter implements McpFront {
   static final long MAX_BODY = 8L << 20;
   private static final String SESSION_HEADER = "Mcp-Session-Id";
   private static final Pattern LOCAL_HOST = Pattern.compile("(127\\.0\\.0\\.1|localhost)(:\\d+)?");
@@ -47,7 +47,8 @@ class McpHttpFilter extends OncePerRequestFilter {
     keepAlive.scheduleWithFixedDelay(this::sendKeepAlives, 15, 15, TimeUnit.SECONDS);
   }
 
-  int sessionCount() {
+  @Override
+  public int sessionCount() {
     return sessions.size();
   }
 
@@ -150,7 +151,8 @@ class McpHttpFilter extends OncePerRequestFilter {
   }
 
   /** Ends every GET stream at once (SIGTERM); POSTs in flight are left to finish. */
-  void closeStreams() {
+  @Override
+  public void closeStreams() {
     keepAlive.shutdownNow();
     streams.keySet().forEach(McpHttpFilter::complete);
   }

@@ -14,12 +14,12 @@ class Routes {
 
   private final Config cfg;
   private final Backends backends;
-  private final McpHttpFilter mcp;
+  private final McpFront sessions;
 
-  Routes(Config cfg, Backends backends, McpHttpFilter mcp) {
+  Routes(Config cfg, Backends backends, McpFront sessions) {
     this.cfg = cfg;
     this.backends = backends;
-    this.mcp = mcp;
+    this.sessions = sessions;
   }
 
   @GetMapping("/health")
@@ -34,7 +34,7 @@ class Routes {
 
   @GetMapping("/debug/runtime")
   ResponseEntity<String> runtime() {
-    return json(200, RuntimeInfo.render(cfg, mcp::sessionCount));
+    return json(200, RuntimeInfo.render(cfg, sessions::sessionCount));
   }
 
   @GetMapping("/rest/users/{id}")

@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * perflab's Spring AI MCP server (servers/CONTRACT.md): Spring Boot 4 + Spring AI's MCP server
- * starter on Spring MVC, with the tools, backends and canonical JSON of servers/java.
+ * starter, on Spring MVC here and on WebFlux in servers/spring-ai-webflux (which compiles this
+ * class in), with the tools, backends and canonical JSON of servers/java.
  */
 @SpringBootApplication
 public class SpringAiServer {
@@ -18,6 +19,8 @@ public class SpringAiServer {
   public static void main(String[] args) {
     // Read once by the JDK HTTP client when it loads: idle upstream connections live 90 s.
     System.setProperty("jdk.httpclient.keepalive.timeout", "90");
+    // Reactor Netty's event loops (WebFlux) default to max(4, CPUs): follow the CPU limit instead.
+    System.setProperty("reactor.netty.ioWorkerCount", Integer.toString(Runtime.getRuntime().availableProcessors()));
     Config cfg;
     try {
       cfg = Config.fromEnv(System.getenv());
@@ -37,7 +40,7 @@ public class SpringAiServer {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(started.get()), "shutdown"));
     app.addListeners((WebServerInitializedEvent e) -> {
       started.set((ConfigurableApplicationContext) e.getApplicationContext());
-      announce(cfg, e.getWebServer().getPort());
+      announce(cfg, e.getApplicationContext().getEnvironment().getProperty("spring.ai.mcp.server.name"), e.getWebServer().getPort());
     });
     try {
       app.run(args);
@@ -51,7 +54,7 @@ public class SpringAiServer {
   private static void stop(ConfigurableApplicationContext ctx) {
     System.out.println("shutting down: finishing in-flight requests");
     if (ctx != null && ctx.isActive()) {
-      ctx.getBean(McpHttpFilter.class).closeStreams();
+      ctx.getBean(McpFront.class).closeStreams();
       ctx.close(); // waits for a refresh still in progress, then stops Tomcat gracefully
     }
     System.out.println("stopped");
@@ -59,10 +62,10 @@ public class SpringAiServer {
     Runtime.getRuntime().halt(0);
   }
 
-  private static void announce(Config cfg, int port) {
+  private static void announce(Config cfg, String name, int port) {
     System.out.printf(
-        "perflab spring-ai server listening on http://127.0.0.1:%d (stateless=%b json_response=%b processors=%d jdk=%s virtual_threads=%s)%n",
-        port, cfg.stateless(), cfg.jsonResponse(), Runtime.getRuntime().availableProcessors(), Runtime.version(),
+        "%s listening on http://127.0.0.1:%d (stateless=%b json_response=%b processors=%d jdk=%s virtual_threads=%s)%n",
+        name, port, cfg.stateless(), cfg.jsonResponse(), Runtime.getRuntime().availableProcessors(), Runtime.version(),
         System.getProperty("spring.threads.virtual.enabled", System.getenv().getOrDefault("SPRING_THREADS_VIRTUAL_ENABLED", "false")));
     System.out.flush();
   }

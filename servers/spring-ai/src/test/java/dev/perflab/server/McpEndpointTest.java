@@ -16,12 +16,16 @@ import java.util.HexFormat;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Spring AI's transport with this server's tools and filter, over HTTP in the default stateful mode. */
+/**
+ * Spring AI's transport with this server's tools and filter, over HTTP in the default stateful
+ * mode; servers/spring-ai-webflux runs it too.
+ */
 @SpringBootTest(
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = "spring.ai.mcp.server.protocol=STREAMABLE")
@@ -32,6 +36,8 @@ class McpEndpointTest {
 
   @LocalServerPort
   int port;
+  @Value("${spring.ai.mcp.server.name}")
+  String serverName;
   String session;
 
   record Reply(int status, String contentType, String sessionId, String body) {
@@ -68,7 +74,7 @@ class McpEndpointTest {
     Reply init = send("POST", INIT, Map.of());
     assertEquals(200, init.status());
     assertTrue(init.contentType().startsWith("text/event-stream"), "initialize is framed as SSE: " + init.contentType());
-    assertEquals("perflab-spring-ai", init.message().at("/result/serverInfo/name").stringValue());
+    assertEquals(serverName, init.message().at("/result/serverInfo/name").stringValue());
     assertNotNull(init.sessionId());
     session = init.sessionId();
     assertEquals(202, send("POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", Map.of()).status());
@@ -119,7 +125,7 @@ class McpEndpointTest {
     assertEquals("{\"n\":10,\"value\":55}", whole.at("/result/content/0/text").stringValue());
     assertEquals(403, send("POST", INIT, Map.of("Origin", "http://rebound.example")).status());
     String big = "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"message\":\""
-        + "a".repeat((int) McpHttpFilter.MAX_BODY) + "\"}}}";
+        + "a".repeat(8 << 20) + "\"}}}";
     assertEquals(413, send("POST", big, Map.of()).status());
   }
 

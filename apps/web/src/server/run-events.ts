@@ -63,7 +63,10 @@ export async function checkRunEventStream({
     where: { id: runId, ...runScope(workspaceId) },
     select: { id: true },
   });
-  if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+  if (!run)
+    throw new AppError("not_found", `Run "${runId}" does not exist.`, [
+      { field: "id", message: "names no run" },
+    ]);
   refuseWhenFull(hub, maxStreams);
 }
 

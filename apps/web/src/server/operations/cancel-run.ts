@@ -28,12 +28,15 @@ export async function cancelRun({
       { status: string; workspace_id: string }[]
     >`SELECT status, workspace_id FROM runs WHERE id = ${runId} FOR UPDATE`;
     if (!locked || (workspaceId && locked.workspace_id !== workspaceId)) {
-      throw new AppError("not_found", `Run "${runId}" does not exist.`);
+      throw new AppError("not_found", `Run "${runId}" does not exist.`, [
+        { field: "id", message: "names no run" },
+      ]);
     }
     if ((terminalRunStatuses as readonly string[]).includes(locked.status)) {
       throw new AppError(
         "conflict",
         `The run is already ${locked.status}; only a queued or running run can be cancelled.`,
+        [{ field: "id", message: `names a run that is already ${locked.status}` }],
       );
     }
     const now = new Date();

@@ -20,7 +20,10 @@ export async function exportRunCsv({
     where: { id: runId, ...runScope(workspaceId) },
     select: { id: true, cells: { orderBy: { index: "asc" }, include: { summary: true } } },
   });
-  if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+  if (!run)
+    throw new AppError("not_found", `Run "${runId}" does not exist.`, [
+      { field: "id", message: "names no run" },
+    ]);
   return cellsCsv(run.id, run.cells.map(serializeReportCell));
 }
 

@@ -20,7 +20,9 @@ export async function getReport({
   caller?: Caller | null;
   now?: Date;
 }): Promise<ReportDto> {
-  const notFound = new AppError("not_found", "No report lives at this address, or it has expired.");
+  const notFound = new AppError("not_found", "No report lives at this address, or it has expired.", [
+    { field: "slug", message: "names no report, or one that has expired" },
+  ]);
   if (!REPORT_SLUG.test(slug)) throw notFound;
   const report = await db.report.findUnique({ where: { slug } });
   if (!report) throw notFound;

@@ -14,7 +14,10 @@ async function findRun(db: Db, runId: string, workspaceId: string | null) {
       apiToken: { select: { id: true, name: true } },
     },
   });
-  if (!run) throw new AppError("not_found", `Run "${runId}" does not exist.`);
+  if (!run)
+    throw new AppError("not_found", `Run "${runId}" does not exist.`, [
+      { field: "id", message: "names no run" },
+    ]);
   return run;
 }
 

@@ -35,7 +35,10 @@ export async function getVerdict({
     where: { id: runId, ...runScope(workspaceId) },
     select: { baselineRunId: true },
   });
-  if (!own) throw new AppError("not_found", `No run has the id "${runId}".`);
+  if (!own)
+    throw new AppError("not_found", `No run has the id "${runId}".`, [
+      { field: "id", message: "names no run" },
+    ]);
   const baselineId = baselineRunId ?? own.baselineRunId;
   if (!baselineId) {
     throw new AppError("invalid", "The run names no baseline: pass one.", [
@@ -59,6 +62,7 @@ export async function getVerdict({
       throw new AppError(
         "conflict",
         `Run "${run.id}" is ${run.status}: a verdict waits until both runs have finished.`,
+        [{ field: run.id === runId ? "id" : "baseline", message: `names a run that is ${run.status}` }],
       );
     }
   }

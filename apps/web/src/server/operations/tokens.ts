@@ -72,7 +72,10 @@ export async function revokeToken({
 }): Promise<TTokenDto> {
   const workspaceId = await workspaceOf(db, caller);
   const token = await db.apiToken.findFirst({ where: { id, workspaceId } });
-  if (!token) throw new AppError("not_found", `Token "${id}" does not exist.`);
+  if (!token)
+    throw new AppError("not_found", `Token "${id}" does not exist.`, [
+      { field: "id", message: "names no token" },
+    ]);
   if (token.revokedAt) return serializeToken(token);
   await db.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
   return serializeToken(await db.apiToken.findUniqueOrThrow({ where: { id } }));

@@ -151,8 +151,9 @@ export async function addRoundIfUndecided(
   tx: Prisma.TransactionClient,
   run: Run,
 ): Promise<{ run: Run; cellIds: string[] } | null> {
-  const spec = run.spec as unknown as TMatrixSpec;
-  if (!spec.adaptive) return null;
+  // Every spec the web app or an upload stores is an object; a fixed number of rounds has no `adaptive`.
+  const spec = run.spec as unknown as TMatrixSpec | null;
+  if (!spec?.adaptive) return null;
   const cells = await roundCellsOf(tx, run.id);
   const decision = decideNextRound({
     spec,

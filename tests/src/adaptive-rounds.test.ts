@@ -15,14 +15,16 @@ import {
   ZRoundsDecision,
 } from "@perflab/contracts";
 import type { Prisma } from "@perflab/db";
+import { finishCell, logger } from "@perflab/worker/testing";
 import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
-import { redisConnection, testDb, waitForRun } from "./helpers.ts";
+import { redisConnection, startOwnRedis, testDb, waitForRun } from "./helpers.ts";
 
 const catalog = loadServerCatalog().map((s) => ({ name: s.name, tools: s.tools }));
 
 /** Writes the run and its first rounds' cells, then their jobs, as create-run does in the web app. */
-async function queueMatrix(input: unknown): Promise<string> {
+async function queueMatrix(input: unknown, options: { enqueue?: boolean } = {}): Promise<string> {
   const spec: TMatrixSpec = createMatrixSpecSchema({ servers: catalog }).parse(input);
   const plans = expandMatrix(spec);
   const db = testDb();
@@ -54,6 +56,7 @@ async function queueMatrix(input: unknown): Promise<string> {
     },
     include: { cells: { orderBy: { index: "asc" } } },
   });
+  if (options.enqueue === false) return run.id;
   const queue = new Queue(QUEUE_CELLS, { connection: redisConnection() });
   await queue.addBulk(
     run.cells.map((c) => ({
@@ -108,5 +111,59 @@ describe("adaptive rounds", () => {
         [2 * r + 1, r + 1, "python", "succeeded"],
       ]).flat(),
     );
+  });
+
+  it("adds a round once, however often the last cell's end is retried, its jobs named by the cells", async () => {
+    // A Redis no worker takes jobs from: the round's jobs stay there to be looked at.
+    const redis = await startOwnRedis("adaptive");
+    const publisher = new Redis(redis.url, { maxRetriesPerRequest: 3 });
+    const deps = { db: testDb(), publisher, log: logger.child({ test: "adaptive-rounds" }) };
+    deps.log.level = "silent";
+    try {
+      const runId = await queueMatrix(
+        {
+          servers: ["go", "python"],
+          scenarios: [{ id: "mcp-tool-call", params: { tool: "echo" } }],
+          loadLevels: [{ vus: 1 }],
+          rounds: 2,
+          adaptive: { maxRounds: 3 },
+          durationSec: 1,
+        },
+        { enqueue: false },
+      );
+      const cellsOf = () => testDb().cell.findMany({ where: { runId }, orderBy: { index: "asc" } });
+      const end = (id: string) => finishCell(deps, id, runId, { status: "failed", error: "test" });
+      // Failed cells leave every pair undecided: at the last of round 2 the rule asks for round 3.
+      for (const cell of await cellsOf()) await end(cell.id);
+      const last = (await cellsOf())[3]!;
+      await end(last.id);
+      const cells = await cellsOf();
+      expect(cells.map((c) => [c.index, c.round, c.status])).toEqual([
+        [0, 1, "failed"],
+        [1, 1, "failed"],
+        [2, 2, "failed"],
+        [3, 2, "failed"],
+        [4, 3, "queued"],
+        [5, 3, "queued"],
+      ]);
+      let run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run).toMatchObject({ cellsTotal: 6, cellsDone: 4, finishedAt: null });
+      expect(ZRoundsDecision.parse(run.roundsDecision)).toMatchObject({ roundsDone: 2, reason: null });
+      const queue = new Queue(QUEUE_CELLS, { connection: publisher });
+      const jobs = await queue.getJobs(["waiting"]);
+      await queue.close();
+      expect(jobs.map((j) => j.id).sort()).toEqual([cells[4]!.id, cells[5]!.id].sort());
+      // Round 3 is the most: its end stops the run at the budget, with no round 4.
+      for (const cell of cells.slice(4)) await end(cell.id);
+      run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
+      expect(run).toMatchObject({ status: "failed", cellsTotal: 6, cellsDone: 6 });
+      expect(ZRoundsDecision.parse(run.roundsDecision)).toMatchObject({
+        roundsDone: 3,
+        reason: "max-rounds",
+      });
+    } finally {
+      await publisher.quit();
+      await redis.stop();
+    }
   });
 });

@@ -150,8 +150,10 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await page.getByRole("button", { name: "Select every server (without variants)" }).click();
       expect(await page.getByTestId("server-node:cluster").isChecked()).toBe(false);
       expect(await page.locator('input[name="servers"]:checked').count()).toBe(
-        await page.locator('input[name="servers"]:not([value*=":"])').count(),
+        await page.locator('input[name="servers"]:not([value*=":"]):not(:disabled)').count(),
       );
+      // A REST-only server cannot take an MCP scenario: it is shown, unchecked and disabled.
+      expect(await page.getByTestId("server-chi").isDisabled()).toBe(true);
     });
   });
 

@@ -44,7 +44,10 @@ export function NewRunForm({
 }) {
   // The API's own schema, built from the same catalog, so the form rejects exactly what the API would.
   const schema = useMemo(
-    () => createMatrixSpecSchema({ servers: servers.map(({ name, tools }) => ({ name, tools })) }),
+    () =>
+      createMatrixSpecSchema({
+        servers: servers.map(({ name, tools, protocols }) => ({ name, tools, protocols })),
+      }),
     [servers],
   );
   const [form, setForm] = useState(() => initialFormState(servers, scenarios[0]?.id ?? "", defaultDriver));
@@ -105,6 +108,7 @@ export function NewRunForm({
       <ServerPicker
         servers={servers}
         selected={form.servers}
+        protocol={module?.protocol ?? "mcp"}
         errors={err("servers")}
         onChange={(selected) => update({ servers: selected })}
       />

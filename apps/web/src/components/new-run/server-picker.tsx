@@ -1,4 +1,4 @@
-import type { TServerInfo } from "@perflab/contracts";
+import type { ServerProtocol, TServerInfo } from "@perflab/contracts";
 import type { FieldError } from "@/lib/form-errors";
 import { FieldGroup } from "../form-field";
 
@@ -10,15 +10,25 @@ function variantLabel(server: TServerInfo, variant: TServerInfo): string {
     : variant.displayName;
 }
 
-/** The servers to measure: one box per server, its variants under it, and "all" / "none". */
+/** Whether a server answers what the scenario speaks (a manifest without `protocols` answers both). */
+const serves = (server: TServerInfo, protocol: ServerProtocol) =>
+  (server.protocols ?? ["mcp", "http"]).includes(protocol);
+
+/**
+ * The servers to measure: one box per server, its variants under it, and "all" / "none". A server
+ * that does not answer the chosen scenario's protocol (a REST-only server under an MCP scenario) is
+ * shown, unchecked and disabled, saying what it answers.
+ */
 export function ServerPicker({
   servers,
   selected,
+  protocol,
   errors,
   onChange,
 }: {
   servers: TServerInfo[];
   selected: string[];
+  protocol: ServerProtocol;
   errors: FieldError[];
   onChange: (selected: string[]) => void;
 }) {
@@ -34,7 +44,9 @@ export function ServerPicker({
           <button
             type="button"
             className="text-sky-700 hover:underline dark:text-sky-400"
-            onClick={() => onChange(servers.filter((s) => s.variant === null).map((s) => s.name))}
+            onClick={() =>
+              onChange(servers.filter((s) => s.variant === null && serves(s, protocol)).map((s) => s.name))
+            }
             aria-label="Select every server (without variants)"
           >
             all
@@ -59,6 +71,7 @@ export function ServerPicker({
               server={server}
               variants={servers.filter((v) => v.variant !== null && v.base === server.name)}
               selected={selected}
+              offProtocol={serves(server, protocol) ? null : protocol}
               toggle={toggle}
             />
           ))}
@@ -71,11 +84,14 @@ function ServerBox({
   server,
   variants,
   selected,
+  offProtocol,
   toggle,
 }: {
   server: TServerInfo;
   variants: TServerInfo[];
   selected: string[];
+  /** The scenario's protocol when this server does not answer it. */
+  offProtocol: ServerProtocol | null;
   toggle: (name: string, on: boolean) => void;
 }) {
   const checked = selected.includes(server.name);
@@ -94,6 +110,7 @@ function ServerBox({
           name="servers"
           value={server.name}
           checked={checked}
+          disabled={offProtocol !== null && !checked}
           onChange={(e) => toggle(server.name, e.target.checked)}
           className="mt-0.5 size-4 accent-sky-600"
           data-testid={`server-${server.name}`}
@@ -102,6 +119,7 @@ function ServerBox({
           <span className="block font-medium">{server.displayName}</span>
           <span className="block text-xs text-zinc-500 dark:text-zinc-400">
             {server.language} · {server.runtime}
+            {offProtocol && ` · ${offProtocol === "mcp" ? "HTTP routes only" : "MCP only"}`}
           </span>
         </span>
       </label>

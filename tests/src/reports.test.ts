@@ -462,11 +462,19 @@ describe("reports", () => {
     const after = await (await fetch(url(`/r/${created.slug}`))).text();
     expect(after).toContain('data-testid="summary-row-0"');
     expect(after).not.toContain("renamed later");
-    // The run is gone: sharing it again is a 404, the existing report stays, and stays listed.
+    // The run is gone: sharing it again is a 404, the existing report stays, and stays listed (to its
+    // workspace: it is unlisted).
     await expectProblem(await postReport({ runId }), 404);
-    const listed = (await (await fetch(url(`/api/v1/reports?runId=${runId}`))).json()) as {
+    const { workspaceId } = await db.report.findUniqueOrThrow({ where: { slug: created.slug } });
+    const member = await createApiToken(db, { workspaceId, name: "reports-frozen-lister" });
+    const listed = (await (
+      await fetch(url(`/api/v1/reports?runId=${runId}`), {
+        headers: { authorization: `Bearer ${member.secret}` },
+      })
+    ).json()) as {
       reports: { slug: string }[];
     };
     expect(listed.reports.map((r) => r.slug)).toContain(created.slug);
+    await db.apiToken.delete({ where: { id: member.token.id } });
   });
 });

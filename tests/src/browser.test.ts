@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { launchChromium, pageOf, testDb } from "./helpers.ts";
+import { launchChromium, pageOf, testDb, tokenInDb } from "./helpers.ts";
 
 let browser: Browser;
 
@@ -578,8 +578,22 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       expect(await failedNote.textContent()).toMatch(/failed for node at \d+ VUs? \((9\.9|10\.0) %\): /);
       await db.cellSummary.update({ where: { cellId: failing.id }, data: { errors: 0n } });
 
-      // The report made above is listed under the run and on the Reports page; revoking it there
-      // takes it out of the list and its permalink down.
+      // The report made above is listed under the run and on the Reports page to its workspace (it
+      // is unlisted: signed in with a token of it); revoking it there takes it out of the list and
+      // its permalink down.
+      const lister = await tokenInDb(`browser-lister-${Date.now()}`);
+      await page
+        .context()
+        .addCookies([
+          {
+            name: "perflab_token",
+            value: lister.secret,
+            url: inject("webUrl"),
+            httpOnly: true,
+            sameSite: "Strict",
+          },
+        ]);
+      await page.goto(`${inject("webUrl")}${runPath}`);
       const slug = permalink.split("/").at(-1)!;
       const row = page.locator(`[data-testid="run-reports"] [data-slug="${slug}"]`);
       await row.waitFor({ timeout: 15_000 });
@@ -601,6 +615,7 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       const revoked = await page.goto(permalink);
       expect(revoked?.status()).toBe(404);
       expect(await page.title()).toBe("Report not found · perflab");
+      await testDb().apiToken.delete({ where: { id: lister.token.id } });
     });
   }, 240_000);
 

@@ -1,4 +1,11 @@
-import { CANCEL_CHANNEL, QUEUE_CELLS, type TCellJob, ZCancelMessage } from "@perflab/contracts";
+import {
+  CANCEL_CHANNEL,
+  QUEUE_CELLS,
+  QUEUE_INGEST,
+  type TCellJob,
+  type TIngestJob,
+  ZCancelMessage,
+} from "@perflab/contracts";
 import { backfillRollups, createDb, type Db } from "@perflab/db";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
@@ -7,6 +14,7 @@ import { createWorkerPlacements } from "./drivers/worker-placements.ts";
 import type { WorkerEnv } from "./env.ts";
 import { claimHostId } from "./host-claim.ts";
 import { startIngestWorker } from "./ingest/ingest-worker.ts";
+import { reconcileUploads, type UploadProgress } from "./ingest/reconcile-uploads.ts";
 import type { Logger } from "./logger.ts";
 import { startOrphanSweeps } from "./orphan-sweep.ts";
 import { announceWorker, findCellOwner } from "./presence.ts";
@@ -213,11 +221,20 @@ async function startReconciler(deps: { db: Db; publisher: Redis; env: WorkerEnv;
       },
       { graceMs: env.PERFLAB_RECONCILE_GRACE_MS },
     ).catch((error) => log.warn({ err: error }, "could not check for stranded cells; will try again"));
-  const reconcile = () => (reconciling ??= reconcilePass().finally(() => (reconciling = null)));
+  // Uploads no ingest job will take, beside the cells: their pass keeps how far each body had come.
+  const ingestQueue = new Queue<TIngestJob>(QUEUE_INGEST, { connection: publisher });
+  ingestQueue.on("error", (error) => log.warn({ err: error }, "redis (ingest queue) error"));
+  const uploads: UploadProgress = new Map();
+  const uploadsPass = () =>
+    reconcileUploads({ db, queue: ingestQueue, publisher, log }, uploads, {
+      graceMs: env.PERFLAB_RECONCILE_GRACE_MS,
+    }).catch((error) => log.warn({ err: error }, "could not check for stranded uploads; will try again"));
+  const reconcile = () =>
+    (reconciling ??= Promise.all([reconcilePass(), uploadsPass()]).finally(() => (reconciling = null)));
   await reconcile();
   const timer = setInterval(() => void reconcile(), env.PERFLAB_RECONCILE_INTERVAL_MS);
   return {
     stopTimer: () => clearInterval(timer),
-    closeQueue: () => queue.close().catch(() => undefined),
+    closeQueue: () => Promise.all([queue.close(), ingestQueue.close()]).catch(() => undefined),
   };
 }

@@ -23,9 +23,8 @@
 
 import { createDb, type Db, Prisma } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
-import { createReport } from "../apps/web/src/server/operations/create-report.ts";
-import { createUpload } from "../apps/web/src/server/operations/create-upload.ts";
-import { ingestUpload } from "../apps/worker/src/ingest/ingest-upload.ts";
+import { createReport, createUpload } from "@perflab/web/testing";
+import { ingestUpload } from "@perflab/worker/testing";
 import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 

@@ -21,8 +21,8 @@
 import { createDb, type Db, writeCellRollups } from "@perflab/db";
 import { startTestPostgres } from "@perflab/db/testing";
 import { decodeHistogram, type Histogram, histogramMean, parseK6Output } from "@perflab/metrics";
-import { createUpload } from "../apps/web/src/server/operations/create-upload.ts";
-import { ingestUpload } from "../apps/worker/src/ingest/ingest-upload.ts";
+import { createUpload } from "@perflab/web/testing";
+import { ingestUpload } from "@perflab/worker/testing";
 import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 

@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { webEnvSchema } from "@perflab/web/testing";
 import { workerEnvSchema } from "@perflab/worker/testing";
-import { webEnvSchema } from "../../apps/web/src/env-schema.ts";
 import { stackEnv } from "./stack-env.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");

@@ -29,12 +29,13 @@ describe("study cards", () => {
     // Every row of the study is listed: the ones this lab runs, and the others with why not.
     const missing = view.rows.filter((r) => r.missing).map((r) => `${r.label}: ${r.missing}`);
     expect(missing).toContain("bun: this lab has no server bun");
-    expect(missing).toContain("java: perflab has no Spring Boot + Spring AI server yet");
+    expect(missing).toContain("java: this lab has no server spring-ai");
+    expect(missing).toContain("quarkus: perflab has no Quarkus server yet");
     expect(missing.filter((m) => m.startsWith("java-native:"))).toHaveLength(1);
     expect(view.rows.find((r) => r.label === "rust")).toMatchObject({ server: "rust", missing: null });
-    // 3 servers × 3 tools × 1 level × 1 round, (5 + 20 + 2 + 3) s each.
-    expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 270 });
-    expect(view.variants.quick.load).toBe("50 VUs · 20 s after 5 s warm-up · 1 round · local");
+    // 3 servers × 3 tools × 1 level × 1 round, (5 + 15 + 2 + 3) s each.
+    expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 225 });
+    expect(view.variants.quick.load).toBe("50 VUs · 15 s after 5 s warm-up · 1 round · local");
     expect(view.variants.published.cells).toBe(27);
     expect(view.variants.published.load).toBe(
       "50 VUs · 5 min after 1 min warm-up · 3 rounds · docker (2 vCPU / 2048 MB)",

@@ -7,9 +7,9 @@ import { stackEnv } from "../../../scripts/docs/stack-env.ts";
 const repoRoot = path.resolve(import.meta.dirname, "../../..");
 
 describe("docs/configuration.md", () => {
-  it("is what `pnpm docs` renders from the env schemas (run it after changing a variable)", () => {
+  it("is what `pnpm run docs` renders from the env schemas (run it after changing a variable)", () => {
     const page = readFileSync(configurationPagePath, "utf8");
-    expect(page, "docs/configuration.md is stale: run `pnpm docs`").toBe(renderConfigurationPage(page));
+    expect(page, "docs/configuration.md is stale: run `pnpm run docs`").toBe(renderConfigurationPage(page));
   });
 
   it("documents every variable the quick start's stack reads, and declares only those", () => {

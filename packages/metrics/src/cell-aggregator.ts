@@ -1,11 +1,13 @@
 import type {
   TCellSummaryData,
-  TDrift,
   TK6IntervalLine,
   TOperationStats,
   TPhase,
   TSecondPoint,
 } from "@perflab/contracts";
+import { computeDrift, DRIFT_MIN_SECONDS, type Drift } from "./cell-drift.ts";
+import { countOperation, errorsOf, type OperationState, operationStats } from "./cell-operations.ts";
+import { emptySecond, type SecondState, toSecondPoint } from "./cell-second.ts";
 import {
   createLatencyHistogram,
   decodeHistogram,
@@ -13,6 +15,17 @@ import {
   type Histogram,
   latencyStats,
 } from "./histogram.ts";
+
+export { DRIFT_MIN_SECONDS, type Drift, type DriftMeasure } from "./cell-drift.ts";
+export {
+  isLoadGeneratorSaturated,
+  isMachineBusy,
+  isWarmingUp,
+  MACHINE_BUSY_SHARE,
+  otherCpuPct,
+  otherWorkMeasured,
+  WARMING_UP_RISE_PCT,
+} from "./cell-verdicts.ts";
 
 /** One 1 Hz sample of the processes under observation (server and load generator). */
 export type ResourceSample = {
@@ -34,82 +47,6 @@ export type OperationStats = TOperationStats;
 
 /** A cell's summary over its measured window: ZCellSummaryData in @perflab/contracts. */
 export type CellSummaryData = TCellSummaryData;
-
-/** One measure over the first and the last tenth of the measured window. */
-export type DriftMeasure = TDrift["opsRps"];
-
-/**
- * Drift over a long cell (a soak): the last tenth of the measured window against the first, for
- * throughput, p99 (each tenth's merged histogram, never averaged seconds) and server RSS, with the
- * RSS trend over the whole window (least-squares slope) — the memory growth and latency creep one
- * number per cell hides.
- */
-export type Drift = TDrift;
-
-/** The shortest measured window drift is computed for: a tenth of it is two seconds. */
-export const DRIFT_MIN_SECONDS = 20;
-
-const changePct = (first: number | null, last: number | null) =>
-  first === null || last === null || first === 0 ? null : ((last - first) / Math.abs(first)) * 100;
-
-/** Least-squares slope of y over x; null with fewer than two distinct x. */
-function slope(points: { x: number; y: number }[]): number | null {
-  if (points.length < 2) return null;
-  const n = points.length;
-  const mx = points.reduce((a, p) => a + p.x, 0) / n;
-  const my = points.reduce((a, p) => a + p.y, 0) / n;
-  let num = 0;
-  let den = 0;
-  for (const p of points) {
-    num += (p.x - mx) * (p.y - my);
-    den += (p.x - mx) ** 2;
-  }
-  return den === 0 ? null : num / den;
-}
-
-type SecondState = {
-  t: number;
-  requests: number;
-  errors: number;
-  ops: number;
-  measureRequests: number;
-  /** Every request's latency… */
-  hist: Histogram;
-  /** …and the operations' (the scenario's operation method) alone. */
-  opHist: Histogram;
-  dataSent: number;
-  dataReceived: number;
-  resources: ResourceSample | null;
-};
-
-const emptySecond = (t: number): SecondState => ({
-  t,
-  requests: 0,
-  errors: 0,
-  ops: 0,
-  measureRequests: 0,
-  hist: createLatencyHistogram(),
-  opHist: createLatencyHistogram(),
-  dataSent: 0,
-  dataReceived: 0,
-  resources: null,
-});
-
-/**
- * `failed` and `opErrors` are kept apart and compared over the whole window: k6 stamps a request's
- * HTTP failure with its end and the script's op-error count a moment later, so the two can fall in
- * different seconds, where a per-second max would count the one failure twice.
- */
-type OperationState = {
-  method: string;
-  tool: string;
-  count: number;
-  failed: number;
-  opErrors: number;
-  hist: Histogram;
-};
-/** A group's failed operations: perflab's scripts count every one in opErrors (HTTP failures too); other scripts only HTTP failures. */
-const errorsOf = (failed: number, opErrors: number) => Math.max(failed, opErrors);
 
 /** The `method` tag of operations when none is given: MCP's tool calls. */
 export const DEFAULT_OPERATION_METHOD = "tools/call";
@@ -271,23 +208,7 @@ export class CellAggregator {
         this.measured.ops += group.requests;
         this.measuredOpHist.add(hist);
       }
-      const key = `${group.method}\u0000${group.tool}`;
-      let op = this.operations.get(key);
-      if (!op) {
-        op = {
-          method: group.method,
-          tool: group.tool,
-          count: 0,
-          failed: 0,
-          opErrors: 0,
-          hist: createLatencyHistogram(),
-        };
-        this.operations.set(key, op);
-      }
-      op.count += group.requests;
-      op.failed += group.failed;
-      op.opErrors += group.opErrors ?? 0;
-      op.hist.add(hist);
+      countOperation(this.operations, group, hist);
     }
     second.measureRequests += measureRequestsInLine;
     if (measureRequestsInLine > 0) this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
@@ -396,22 +317,7 @@ export class CellAggregator {
       opsRps: durationSec > 0 ? ops / durationSec : 0,
       requestsPerOp: ops > 0 ? requests / ops : null,
       latency,
-      operations: [...this.operations.values()]
-        .sort((a, b) => b.count - a.count)
-        .map((op) => {
-          const s = latencyStats(op.hist);
-          return {
-            method: op.method,
-            tool: op.tool,
-            count: op.count,
-            errors: errorsOf(op.failed, op.opErrors),
-            p50: s.p50,
-            p90: s.p90,
-            p95: s.p95,
-            p99: s.p99,
-            avgMs: s.avgMs,
-          };
-        }),
+      operations: [...this.operations.values()].sort((a, b) => b.count - a.count).map(operationStats),
       histogram: encodeHistogram(measuredHist),
       measuredSeconds: durationSec,
       windowStart: seconds[0] ?? null,
@@ -456,49 +362,13 @@ export class CellAggregator {
     if (this.measuredSecondsPlanned === null || durationSec < DRIFT_MIN_SECONDS || this.tenths.length === 0) {
       return null;
     }
-    const tenthSeconds = (durationSec - 1) / 10;
-    const first = this.tenths[0]!;
-    const last = this.tenths[9] ?? null;
-    const p99 = (tenth: { hist: Histogram; opHist: Histogram } | null) => {
-      const hist = tenth && this.latencyHist(tenth);
-      return hist && hist.totalCount > 0 ? latencyStats(hist).p99 : null;
-    };
-    // Over every whole second a tenth spans, those without a request included: a stall lowers it.
-    const span = (index: number) => {
-      let n = 0;
-      for (let i = 1; i <= durationSec - 1; i++)
-        if (Math.min(9, Math.floor(((i - 1) * 10) / (durationSec - 1))) === index) n++;
-      return n;
-    };
-    // A tenth no call ended in is a stall: rate 0, not unknown (its p99 stays unknown).
-    const rate = (tenth: { ops: number } | null, index: number) =>
-      span(index) > 0 ? (tenth?.ops ?? 0) / span(index) : null;
-    // Server RSS by seconds since the window began: the tenths' means and the trend over all of it.
-    const rss = this.measuredResources
-      .filter((r) => r.rssBytes !== null && Number.isFinite(r.rssBytes))
-      .map((r) => ({ x: r.t - this.windowFirstT, y: r.rssBytes! }));
-    const meanWhere = (keep: (x: number) => boolean) => {
-      const ys = rss.filter((p) => keep(p.x)).map((p) => p.y);
-      return ys.length ? ys.reduce((a, b) => a + b, 0) / ys.length : null;
-    };
-    const rssFirst = meanWhere((x) => x >= 1 && x < 1 + tenthSeconds);
-    const rssLast = meanWhere((x) => x >= durationSec - tenthSeconds && x <= durationSec - 1);
-    const perSecond = slope(rss);
-    return {
-      tenthSeconds,
-      opsRps: {
-        first: rate(first, 0),
-        last: rate(last, 9),
-        changePct: changePct(rate(first, 0), rate(last, 9)),
-      },
-      p99Ms: { first: p99(first), last: p99(last), changePct: changePct(p99(first), p99(last)) },
-      rssBytes: {
-        first: rssFirst,
-        last: rssLast,
-        changePct: changePct(rssFirst, rssLast),
-        slopePerHour: perSecond === null ? null : perSecond * 3600,
-      },
-    };
+    return computeDrift({
+      durationSec,
+      tenths: this.tenths,
+      resources: this.measuredResources,
+      windowFirstT: this.windowFirstT,
+      latencyHist: (of) => this.latencyHist(of),
+    });
   }
 
   private second(t: number): SecondState {
@@ -511,105 +381,8 @@ export class CellAggregator {
   }
 
   private toPoint(s: SecondState): SecondPoint {
-    const hist = this.latencyHist(s);
-    const stats = latencyStats(hist);
-    const r = s.resources;
-    return {
-      t: s.t,
-      // A quiet second after measurement began (a stall, the tail) still belongs to the measured window.
-      phase: s.measureRequests > 0 || s.t >= this.windowFirstT ? "measure" : "warmup",
-      requests: s.requests,
-      errors: s.errors,
-      ops: s.ops,
-      rps: s.requests,
-      p50: stats.p50,
-      p90: stats.p90,
-      p95: stats.p95,
-      p99: stats.p99,
-      max: stats.maxMs,
-      mean: stats.avgMs,
-      histogram: hist.totalCount > 0 ? encodeHistogram(hist) : null,
-      dataSent: s.dataSent,
-      dataReceived: s.dataReceived,
-      cpuPct: r?.cpuPct ?? null,
-      rssBytes: r?.rssBytes ?? null,
-      k6CpuPct: r?.k6CpuPct ?? null,
-      k6RssBytes: r?.k6RssBytes ?? null,
-      hostCpuPct: r?.hostCpuPct ?? null,
-      runtime: r?.runtime ?? null,
-    };
+    // A quiet second after measurement began (a stall, the tail) still belongs to the measured window.
+    const phase = s.measureRequests > 0 || s.t >= this.windowFirstT ? "measure" : "warmup";
+    return toSecondPoint(s, this.latencyHist(s), phase);
   }
-}
-
-type CellCpu = {
-  /** % of one core, over the measured window. */
-  k6CpuAvgPct: number | null;
-  /** % of one core, over the measured window. */
-  serverCpuAvgPct: number | null;
-  /** % of the whole machine (100 = every core busy), over the measured window. */
-  hostCpuAvgPct: number | null;
-  cores: number;
-  /**
-   * Whether the machine's CPU less the server's and k6's is other work: false where the cell's own
-   * processes are not all counted (the docker driver's engine, the fixtures a tool calls).
-   */
-  otherWorkMeasured?: boolean;
-};
-
-/**
- * Only a local cell's server, k6 and machine CPU come from one machine's /proc with nothing of the
- * cell left out: a container's CPU is the engine's figure, k6 may run elsewhere, and the fixtures
- * (product API, Redis, Postgres) that I/O tools call work for the cell without being its server.
- */
-export const otherWorkMeasured = (driver: string, usesFixtures: boolean) =>
-  driver === "local" && !usesFixtures;
-
-/**
- * CPU the machine spent on anything but the server and k6 during the measured window, in % of one
- * core: other programs, and perflab's own worker, database and dashboard (a few % in all).
- */
-export function otherCpuPct(input: CellCpu): number | null {
-  const { k6CpuAvgPct: k6, serverCpuAvgPct: server, hostCpuAvgPct: host, cores } = input;
-  if (input.otherWorkMeasured === false || k6 === null || server === null || host === null) return null;
-  return Math.max(0, host * cores - server - k6);
-}
-
-/**
- * Other work took at least a quarter of the machine (half a core of two) while the cell measured:
- * the server and k6 competed with it, so the cell measured the machine's load as well.
- */
-export const MACHINE_BUSY_SHARE = 0.25;
-export function isMachineBusy(input: CellCpu): boolean {
-  const other = otherCpuPct(input);
-  return other !== null && other >= MACHINE_BUSY_SHARE * 100 * input.cores;
-}
-
-/**
- * Throughput rose at least this much (in %) from the first tenth of the measured window to the
- * last: well beyond a shared machine's second-to-second noise (about ±10 %).
- */
-export const WARMING_UP_RISE_PCT = 25;
-
-/**
- * The server was still getting faster while the cell measured (a JIT compiling its hot paths,
- * caches filling): at a closed-model level, where throughput is the server's (or k6's) pace, the
- * last tenth of the measured window made at least WARMING_UP_RISE_PCT % more calls per second than
- * the first, so the summary mixes the end of the warm-up into the result. Needs the drift of a
- * window of 20 s or more; an open-model level offers a fixed rate, so its throughput says nothing.
- */
-export function isWarmingUp(input: { drift: Drift | null; closedModel: boolean }): boolean {
-  const change = input.drift?.opsRps.changePct ?? null;
-  return input.closedModel && change !== null && change >= WARMING_UP_RISE_PCT;
-}
-
-/**
- * The load generator, not the server, limited the cell when k6 used (nearly) all CPU it could get:
- * either most of the machine by itself, or at least as much as the server while the machine was
- * full, and full with the two of them, not with other work (that is `isMachineBusy`).
- */
-export function isLoadGeneratorSaturated(input: CellCpu): boolean {
-  const { k6CpuAvgPct: k6, serverCpuAvgPct: server, hostCpuAvgPct: host, cores } = input;
-  if (k6 === null) return false;
-  if (k6 >= 90 * cores) return true;
-  return host !== null && host >= 90 && server !== null && k6 >= server && !isMachineBusy(input);
 }

@@ -1,0 +1,60 @@
+import type { TSecondPoint } from "@perflab/contracts";
+import type { ResourceSample } from "./cell-aggregator.ts";
+import { createLatencyHistogram, encodeHistogram, type Histogram, latencyStats } from "./histogram.ts";
+
+export type SecondState = {
+  t: number;
+  requests: number;
+  errors: number;
+  ops: number;
+  measureRequests: number;
+  /** Every request's latency… */
+  hist: Histogram;
+  /** …and the operations' (the scenario's operation method) alone. */
+  opHist: Histogram;
+  dataSent: number;
+  dataReceived: number;
+  resources: ResourceSample | null;
+};
+
+export const emptySecond = (t: number): SecondState => ({
+  t,
+  requests: 0,
+  errors: 0,
+  ops: 0,
+  measureRequests: 0,
+  hist: createLatencyHistogram(),
+  opHist: createLatencyHistogram(),
+  dataSent: 0,
+  dataReceived: 0,
+  resources: null,
+});
+
+/** A second's point, its latency read from `hist` (the operations' or every request's). */
+export function toSecondPoint(s: SecondState, hist: Histogram, phase: TSecondPoint["phase"]): TSecondPoint {
+  const stats = latencyStats(hist);
+  const r = s.resources;
+  return {
+    t: s.t,
+    phase,
+    requests: s.requests,
+    errors: s.errors,
+    ops: s.ops,
+    rps: s.requests,
+    p50: stats.p50,
+    p90: stats.p90,
+    p95: stats.p95,
+    p99: stats.p99,
+    max: stats.maxMs,
+    mean: stats.avgMs,
+    histogram: hist.totalCount > 0 ? encodeHistogram(hist) : null,
+    dataSent: s.dataSent,
+    dataReceived: s.dataReceived,
+    cpuPct: r?.cpuPct ?? null,
+    rssBytes: r?.rssBytes ?? null,
+    k6CpuPct: r?.k6CpuPct ?? null,
+    k6RssBytes: r?.k6RssBytes ?? null,
+    hostCpuPct: r?.hostCpuPct ?? null,
+    runtime: r?.runtime ?? null,
+  };
+}

@@ -122,6 +122,16 @@ describe("the API under a bounded fuzz run", () => {
     const entries = (JSON.parse(await readFile(har, "utf8")) as { log: { entries: HarEntry[] } }).log.entries;
     // Every operation of the document was reached, with more than its examples.
     expect(entries.length, result.out.slice(-2000)).toBeGreaterThan(100);
+    const classes = new Map<number, number>();
+    for (const e of entries)
+      classes.set(
+        Math.floor(e.response.status / 100),
+        (classes.get(Math.floor(e.response.status / 100)) ?? 0) + 1,
+      );
+    // The figure docs/security.md quotes: requests made, and answers by class.
+    console.info(
+      `fuzz: ${entries.length} requests; ${[...classes].map(([c, n]) => `${c}xx ${n}`).join(", ")}`,
+    );
     const faults = [...new Set(entries.map(fault).filter((f): f is string => f !== null))];
     expect(faults, faults.join("\n")).toEqual([]);
     expect(result.code, result.out.slice(-4000)).toBe(0);

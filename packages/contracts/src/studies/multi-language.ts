@@ -96,10 +96,12 @@ const fifteenRows: StudyRow[] = [
   {
     ...row("nodejs", "official TypeScript SDK on Express, WEB_CONCURRENCY=4", 423, 123.5, 395),
     server: "express:workers",
+    differs: "a worker per CPU of the limit (2 on 2 vCPUs), not 4",
   },
   {
     ...row("python", "FastMCP + uvloop, 4 workers", 259, 251.62, 259),
     server: "fastmcp:workers",
+    differs: "FastMCP 4, a worker per CPU of the limit (2 on 2 vCPUs), not 4",
   },
 ];
 

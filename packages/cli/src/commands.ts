@@ -1,0 +1,105 @@
+import { readFile } from "node:fs/promises";
+import {
+  ApiError,
+  createRetrying,
+  ingested,
+  REPORT_TIMEOUT_SEC,
+  readRetrying,
+  request,
+  UPLOAD_TIMEOUT_SEC,
+  verdictOf,
+} from "./api.ts";
+import { countsFromK6Summary, type ParsedCommand, UsageError } from "./args.ts";
+import { EXIT, type Io } from "./io.ts";
+import { printVerdict, verdictExit } from "./print.ts";
+
+type Command<C extends ParsedCommand["command"]> = Extract<ParsedCommand, { command: C }>;
+
+/** `perflab upload`: sends a k6 output, waits for the lab to read it, and judges it against its baseline. */
+export async function uploadCommand(io: Io, parsed: Command<"upload">): Promise<number> {
+  const { global } = parsed;
+  const body = await readFile(parsed.file, "utf8").catch((error: Error) => {
+    throw new UsageError(`the k6 output ${parsed.file} could not be read: ${error.message}`);
+  });
+  let counts: ReturnType<typeof countsFromK6Summary> = {};
+  if (parsed.summaryFile) {
+    try {
+      counts = countsFromK6Summary(JSON.parse(await readFile(parsed.summaryFile, "utf8")));
+    } catch (error) {
+      throw new UsageError(
+        `the k6 summary ${parsed.summaryFile} could not be read: ${(error as Error).message}`,
+      );
+    }
+  }
+  // Dropped calls belong to an open-model upload only; a closed script's zero is not sent. The
+  // server keeps the output's own per-second count when it has one (measured window only).
+  const query = new URLSearchParams({
+    ...parsed.query,
+    ...(counts.k6Requests ? { k6Requests: counts.k6Requests } : {}),
+    ...(counts.droppedCalls && parsed.query.rate ? { droppedCalls: counts.droppedCalls } : {}),
+  });
+  const created = await createRetrying<{ runId: string; url: string }>(
+    io,
+    global,
+    `/api/v1/uploads?${query}`,
+    { method: "POST", headers: { "content-type": "application/x-ndjson" }, body },
+    Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC),
+  );
+  await ingested(io, global, created.runId);
+  const baseline = parsed.query.baselineRunId;
+  const verdict = baseline ? await verdictOf(io, global, created.runId, undefined, parsed.tolerance) : null;
+  if (global.json) io.out(JSON.stringify(verdict ? { ...created, verdict } : created));
+  else {
+    io.out(`uploaded run ${created.runId}: ${created.url}`);
+    if (verdict) printVerdict(io, verdict);
+  }
+  return verdict ? verdictExit(verdict) : EXIT.ok;
+}
+
+/** `perflab verdict`: a run judged against its baseline. */
+export async function verdictCommand(io: Io, parsed: Command<"verdict">): Promise<number> {
+  const verdict = await verdictOf(io, parsed.global, parsed.runId, parsed.baseline, parsed.tolerance);
+  if (parsed.global.json) io.out(JSON.stringify(verdict));
+  else printVerdict(io, verdict);
+  return verdictExit(verdict);
+}
+
+/** `perflab export`: a run's or a comparison's data, written as the lab gives it. */
+export async function exportCommand(io: Io, parsed: Command<"export">): Promise<number> {
+  const text = await readRetrying(io, parsed.global, async () => {
+    const { response, text } = await request(parsed.global, parsed.path);
+    if (!response.ok) {
+      let problem: { detail?: string } | null = null;
+      try {
+        problem = JSON.parse(text) as { detail?: string };
+      } catch {
+        // Said with the status alone.
+      }
+      throw new ApiError(
+        `GET ${parsed.path} → ${response.status} ${problem?.detail ?? ""}`.trimEnd(),
+        response.status >= 500,
+      );
+    }
+    return text;
+  });
+  if (io.raw) io.raw(text);
+  else io.out(text);
+  return EXIT.ok;
+}
+
+/** `perflab report`: shares a run as a permalink report. */
+export async function reportCommand(io: Io, parsed: Command<"report">): Promise<number> {
+  const created = await createRetrying<{ slug: string; url: string }>(
+    io,
+    parsed.global,
+    "/api/v1/reports",
+    {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(parsed.body),
+    },
+    Math.max(parsed.global.timeoutSec, REPORT_TIMEOUT_SEC),
+  );
+  io.out(parsed.global.json ? JSON.stringify(created) : created.url);
+  return EXIT.ok;
+}

@@ -1,0 +1,69 @@
+import type { ComparisonGroup, ComparisonLevel, Stat } from "@/lib/compare";
+import { bytesToMb, formatMeasure, formatRate } from "@/lib/format";
+import { levelLabel, operationsName, operationWord } from "@/lib/labels";
+
+/** Title and units name the workload's own operations (see operationWord): requests, or tool calls. */
+export type Metric = {
+  id: "ops" | "p99" | "rss" | "efficiency";
+  title: (scenario: string) => string;
+  unit: (scenario: string) => string;
+  /** Short unit for the tooltip's heading. */
+  short: (scenario: string) => string;
+  pick: (group: ComparisonGroup) => Stat | null;
+  /** A bare number in the metric's unit. */
+  format: (value: number) => string;
+};
+
+export const scale = (s: Stat | null, by: (v: number) => number): Stat | null =>
+  s && {
+    ...s,
+    mean: by(s.mean),
+    sd: by(s.sd),
+    min: by(s.min),
+    max: by(s.max),
+    ci95: s.ci95 && [by(s.ci95[0]), by(s.ci95[1])],
+  };
+
+export const msNumber = (ms: number) => formatMeasure(ms);
+
+export const metrics: Metric[] = [
+  {
+    id: "ops",
+    title: () => "Throughput",
+    unit: (scenario) => `${operationsName(scenario)} per second`,
+    short: (scenario) => `${operationWord(scenario)}/s`,
+    pick: (g) => g.opsRps,
+    format: formatRate,
+  },
+  {
+    id: "p99",
+    title: () => "Latency p99",
+    unit: () => "ms, measured window",
+    short: () => "ms",
+    pick: (g) => g.p99Ms,
+    format: msNumber,
+  },
+  {
+    id: "rss",
+    title: () => "Peak memory",
+    unit: () => "server RSS, MB",
+    short: () => "MB",
+    pick: (g) => scale(g.rssPeakBytes, (v) => bytesToMb(v)!),
+    format: formatRate,
+  },
+  {
+    id: "efficiency",
+    title: (scenario) => `${operationsName(scenario)} per CPU-second`,
+    unit: (scenario) => `${operationWord(scenario)}/s per core of server CPU`,
+    short: (scenario) => `${operationWord(scenario)}/CPU-s`,
+    pick: (g) => g.opsPerCpuSecond,
+    format: formatRate,
+  },
+];
+
+/**
+ * A level's heading: "50 VUs" (closed model), "500 calls/s" or "500 requests/s" (open model, in the
+ * scenario's words), "—" for neither.
+ */
+export const levelHeading = (level: ComparisonLevel, scenario: string) =>
+  levelLabel({ ...level, scenario }) ?? "—";

@@ -7,6 +7,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { deflateSync, inflateSync } from "node:zlib";
 import { ZK6OutputLine } from "@perflab/contracts";
 import type { RunningServer } from "@perflab/worker/testing";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -512,5 +513,57 @@ describe("POST /api/v1/uploads", () => {
 
     expect(await db.run.count()).toBe(before + failed.length);
     await expectNothingStored(failed);
+  });
+
+  it("refuses histograms that lie about their length or range in the worker, while the web app keeps answering", async () => {
+    const lines = ndjson.split("\n").filter(Boolean);
+    /**
+     * The suite's output with the first measured tools/call histogram's inflated header changed, and
+     * the 1-based number of the line it is on.
+     */
+    const lying = (edit: (inflated: Buffer) => void) => {
+      let at = 0;
+      const body = lines
+        .map((raw, i) => {
+          const line = JSON.parse(raw) as { groups?: { phase: string; method: string; hist?: string }[] };
+          const group = line.groups?.find(
+            (g) => g.phase === "measure" && g.method === "tools/call" && g.hist,
+          );
+          if (at || !group) return raw;
+          at = i + 1;
+          const data = Buffer.from(group.hist!, "base64");
+          const inflated = inflateSync(data.subarray(8, 8 + data.readInt32BE(4)));
+          edit(inflated);
+          const deflated = deflateSync(inflated);
+          const head = Buffer.alloc(8);
+          head.writeInt32BE(data.readInt32BE(0), 0);
+          head.writeInt32BE(deflated.length, 4);
+          group.hist = Buffer.concat([head, deflated]).toString("base64");
+          return JSON.stringify(line);
+        })
+        .join("\n");
+      return { body, field: `line ${at}` };
+    };
+    // Once decoded on the web app's only thread: 2^28 loops past the buffer's end, every request waiting.
+    const long = lying((b) => b.writeInt32BE(2 ** 28, 4));
+    const longPayload = upload(long.body, baseQuery);
+    const waits: number[] = [];
+    const reads = (async () => {
+      for (let i = 0; i < 20; i++) {
+        const started = performance.now();
+        const answer = await fetch(url("/api/v1/runs?limit=1"));
+        waits.push(performance.now() - started);
+        expect(answer.status).toBe(200);
+      }
+    })();
+    const [{ detail }] = await Promise.all([longPayload.then((r) => refusedByWorker(r, long.field)), reads]);
+    expect(detail).toMatch(/claims a payload of 268435456 bytes where \d+ are present/);
+    // The figure docs/security.md quotes: the longest read while the hostile upload was handled.
+    console.info(
+      `hostile upload: the longest of ${waits.length} reads took ${Math.round(Math.max(...waits))} ms`,
+    );
+    const lowest = lying((b) => b.writeBigInt64BE(1_000_000_000n, 16));
+    const { detail: range } = await refusedByWorker(await upload(lowest.body, baseQuery), lowest.field);
+    expect(range).toMatch(/lowest trackable value of 1000000000/);
   });
 });

@@ -19,9 +19,46 @@ function rowsFor(workload: Workload, metric: Metric): Row[] {
   });
 }
 
+/** A number column of the tooltip. */
+const tooltipCell = "py-0.5 pl-3 text-right tabular-nums";
+
 /** The whisker spans the rounds' min–max; a single round has none. */
 const whisker = (s: Stat | null | undefined): [number, number] | undefined =>
   s && s.n > 1 ? [s.mean - s.min, s.max - s.mean] : undefined;
+
+/** One server's line of the tooltip: mean, and with several rounds the sd, min–max and count. */
+function TooltipRow({
+  server,
+  s,
+  look,
+  metric,
+  spread,
+}: {
+  server: string;
+  s: Stat;
+  look: SeriesLook;
+  metric: Metric;
+  spread: boolean;
+}) {
+  return (
+    <tr>
+      <td className="py-0.5">
+        <span className="mr-1.5 inline-block size-2 rounded-sm" style={swatchStyle(look)} />
+        {server}
+      </td>
+      <td className={`${tooltipCell} font-medium text-zinc-900 dark:text-zinc-100`}>
+        {metric.format(s.mean)}
+      </td>
+      {spread && (
+        <>
+          <td className={tooltipCell}>{s.n > 1 ? metric.format(s.sd) : "—"}</td>
+          <td className={tooltipCell}>{s.n > 1 ? `${metric.format(s.min)}–${metric.format(s.max)}` : "—"}</td>
+          <td className={tooltipCell}>{s.n}</td>
+        </>
+      )}
+    </tr>
+  );
+}
 
 function CompareTooltip({
   active,
@@ -44,7 +81,6 @@ function CompareTooltip({
   if (!active || !row) return null;
   const shown = servers.filter((server) => row.stats[server]);
   const spread = shown.some((server) => row.stats[server]!.n > 1);
-  const cell = "py-0.5 pl-3 text-right tabular-nums";
   return (
     <div
       className="whitespace-nowrap rounded-md border px-3 py-2 text-xs shadow-sm"
@@ -54,43 +90,27 @@ function CompareTooltip({
         <thead>
           <tr className="text-zinc-500 dark:text-zinc-400">
             <th className="pb-1 text-left font-medium text-zinc-900 dark:text-zinc-100">{label}</th>
-            <th className={`${cell} pb-1 font-normal`}>{metric.short(scenario)}</th>
+            <th className={`${tooltipCell} pb-1 font-normal`}>{metric.short(scenario)}</th>
             {spread && (
               <>
-                <th className={`${cell} pb-1 font-normal`}>± sd</th>
-                <th className={`${cell} pb-1 font-normal`}>min–max</th>
-                <th className={`${cell} pb-1 font-normal`}>rounds</th>
+                <th className={`${tooltipCell} pb-1 font-normal`}>± sd</th>
+                <th className={`${tooltipCell} pb-1 font-normal`}>min–max</th>
+                <th className={`${tooltipCell} pb-1 font-normal`}>rounds</th>
               </>
             )}
           </tr>
         </thead>
         <tbody>
-          {shown.map((server) => {
-            const s = row.stats[server]!;
-            return (
-              <tr key={server}>
-                <td className="py-0.5">
-                  <span
-                    className="mr-1.5 inline-block size-2 rounded-sm"
-                    style={swatchStyle(looks.get(server)!)}
-                  />
-                  {server}
-                </td>
-                <td className={`${cell} font-medium text-zinc-900 dark:text-zinc-100`}>
-                  {metric.format(s.mean)}
-                </td>
-                {spread && (
-                  <>
-                    <td className={cell}>{s.n > 1 ? metric.format(s.sd) : "—"}</td>
-                    <td className={cell}>
-                      {s.n > 1 ? `${metric.format(s.min)}–${metric.format(s.max)}` : "—"}
-                    </td>
-                    <td className={cell}>{s.n}</td>
-                  </>
-                )}
-              </tr>
-            );
-          })}
+          {shown.map((server) => (
+            <TooltipRow
+              key={server}
+              server={server}
+              s={row.stats[server]!}
+              look={looks.get(server)!}
+              metric={metric}
+              spread={spread}
+            />
+          ))}
         </tbody>
       </table>
     </div>

@@ -582,17 +582,15 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       // is unlisted: signed in with a token of it); revoking it there takes it out of the list and
       // its permalink down.
       const lister = await tokenInDb(`browser-lister-${Date.now()}`);
-      await page
-        .context()
-        .addCookies([
-          {
-            name: "perflab_token",
-            value: lister.secret,
-            url: inject("webUrl"),
-            httpOnly: true,
-            sameSite: "Strict",
-          },
-        ]);
+      await page.context().addCookies([
+        {
+          name: "perflab_token",
+          value: lister.secret,
+          url: inject("webUrl"),
+          httpOnly: true,
+          sameSite: "Strict",
+        },
+      ]);
       await page.goto(`${inject("webUrl")}${runPath}`);
       const slug = permalink.split("/").at(-1)!;
       const row = page.locator(`[data-testid="run-reports"] [data-slug="${slug}"]`);

@@ -26,6 +26,11 @@ export class McpEndpoint {
   constructor(private readonly opts: McpOptions) {}
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // The DNS-rebinding guard comes first: a foreign Host learns nothing, not even that it lacks a session.
+    const host = req.headers.host;
+    if (!host || !this.opts.allowedHosts().includes(host)) {
+      return rpcError(res, 403, -32000, `Invalid Host header: ${host ?? "(none)"}`);
+    }
     if (this.opts.stateless) {
       if (req.method !== "POST") return rpcError(res, 405, -32000, "Method not allowed.", { Allow: "POST" });
       const body = await readJsonBody(req, res);

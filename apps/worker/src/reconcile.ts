@@ -6,7 +6,14 @@ import type { Logger } from "./logger.ts";
 import { finishCell } from "./run-cell.ts";
 
 /** Job states in which a worker will still take the cell, or is running it now. */
-const LIVE_STATES = new Set(["waiting", "wait", "delayed", "prioritized", "active", "waiting-children"]);
+export const LIVE_STATES = new Set([
+  "waiting",
+  "wait",
+  "delayed",
+  "prioritized",
+  "active",
+  "waiting-children",
+]);
 
 /**
  * Finds cells that Postgres says are pending but that no job will ever run, and repairs them, so no

@@ -73,7 +73,7 @@ export async function startIngestWorker({
 }
 
 /** The run's page, if open, learns the run ended (and reloads it). */
-async function announce(publisher: Redis, runId: string, outcome: IngestOutcome, log: Logger) {
+export async function announce(publisher: Redis, runId: string, outcome: IngestOutcome, log: Logger) {
   if (outcome.status === "gone") return;
   const done = outcome.status === "succeeded" ? 1 : 0;
   const event: TLiveEvent = {

@@ -1,11 +1,11 @@
-import { INGEST_JOB_OPTIONS, JOB_UPLOAD_INGEST, runChannel, type TIngestJob } from "@perflab/contracts";
+import { INGEST_JOB_OPTIONS, JOB_UPLOAD_INGEST, type TIngestJob } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.ts";
+import { LIVE_STATES } from "../reconcile.ts";
 import { failRun } from "./ingest-upload.ts";
-
-const LIVE_STATES = new Set(["waiting", "wait", "delayed", "prioritized", "active", "waiting-children"]);
+import { announce } from "./ingest-worker.ts";
 
 /** An upload's progress as a pass saw it: the chunks stored, to tell a stalled body from a slow one. */
 export type UploadProgress = Map<string, number>;
@@ -55,9 +55,8 @@ export async function reconcileUploads(
     if (outcome.status === "failed") {
       failed.push(run.id);
       log.warn({ runId: run.id }, reason);
-      const event = { type: "run", runId: run.id, status: "failed", cellsDone: 0, cellsTotal: 0 };
-      await deps.publisher.publish(runChannel(run.id), JSON.stringify(event)).catch(() => undefined);
     }
+    await announce(deps.publisher, run.id, outcome, log);
   }
   return { requeued, failed };
 }

@@ -57,7 +57,7 @@ func TestRuntimeHasTheCommonShapeWithMCPNull(t *testing.T) {
 		var skip json.RawMessage
 		dec.Decode(&skip)
 	}
-	want := "runtime,pid,uptime_ms,parallelism,heap_used_bytes,heap_total_bytes,rss_bytes,gc_count,gc_pause_total_ms,threads,goroutines,mcp"
+	want := "runtime,pid,uptime_ms,parallelism,heap_used_bytes,heap_total_bytes,rss_bytes,gc_count,gc_pause_total_ms,gc_pauses_recent,threads,goroutines,mcp"
 	if strings.Join(keys, ",") != want || !strings.HasSuffix(body, `"mcp":null}`) || !strings.HasPrefix(body, `{"runtime":{"name":"go",`) {
 		t.Fatalf("/debug/runtime: %s", body)
 	}

@@ -14,16 +14,17 @@ type runtimeInfo struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	} `json:"runtime"`
-	PID            int     `json:"pid"`
-	UptimeMs       int64   `json:"uptime_ms"`
-	Parallelism    int     `json:"parallelism"`
-	HeapUsedBytes  uint64  `json:"heap_used_bytes"`
-	HeapTotalBytes uint64  `json:"heap_total_bytes"`
-	RSSBytes       int64   `json:"rss_bytes"`
-	GCCount        uint32  `json:"gc_count"`
-	GCPauseTotalMs float64 `json:"gc_pause_total_ms"`
-	Threads        int     `json:"threads"`
-	Goroutines     int     `json:"goroutines"`
+	PID            int          `json:"pid"`
+	UptimeMs       int64        `json:"uptime_ms"`
+	Parallelism    int          `json:"parallelism"`
+	HeapUsedBytes  uint64       `json:"heap_used_bytes"`
+	HeapTotalBytes uint64       `json:"heap_total_bytes"`
+	RSSBytes       int64        `json:"rss_bytes"`
+	GCCount        uint32       `json:"gc_count"`
+	GCPauseTotalMs float64      `json:"gc_pause_total_ms"`
+	GCPausesRecent [][2]float64 `json:"gc_pauses_recent"`
+	Threads        int          `json:"threads"`
+	Goroutines     int          `json:"goroutines"`
 	MCP            struct {
 		Stateless    bool `json:"stateless"`
 		JSONResponse bool `json:"json_response"`
@@ -49,6 +50,7 @@ func readRuntimeInfo(cfg config, sessions func() int) runtimeInfo {
 	info.RSSBytes = rssBytes()
 	info.GCCount = ms.NumGC
 	info.GCPauseTotalMs = float64(ms.PauseTotalNs) / 1e6
+	info.GCPausesRecent = recentPauses(&ms)
 	info.Threads = procThreads()
 	info.Goroutines = runtime.NumGoroutine()
 	info.MCP.Stateless = cfg.stateless
@@ -58,6 +60,24 @@ func readRuntimeInfo(cfg config, sessions func() int) runtimeInfo {
 		info.MCP.Sessions = &n
 	}
 	return info
+}
+
+// recentPausesKept is the contract's cap on gc_pauses_recent (section 7).
+const recentPausesKept = 64
+
+// recentPauses lists the newest collections' pauses as [number, ms], oldest first. MemStats keeps
+// the last 256: collection n's pause is PauseNs[(n+255)%256].
+func recentPauses(ms *runtime.MemStats) [][2]float64 {
+	n := ms.NumGC
+	first := uint32(1)
+	if n > recentPausesKept {
+		first = n - recentPausesKept + 1
+	}
+	pauses := make([][2]float64, 0, n-first+1)
+	for i := first; i <= n; i++ {
+		pauses = append(pauses, [2]float64{float64(i), float64(ms.PauseNs[(i+255)%256]) / 1e6})
+	}
+	return pauses
 }
 
 func rssBytes() int64 {

@@ -56,6 +56,7 @@ describe("plain routes", () => {
       "rss_bytes",
       "gc_count",
       "gc_pause_total_ms",
+      "gc_pauses_recent",
       "threads",
       "goroutines",
       "mcp",

@@ -24,21 +24,47 @@ export function isGcCollection(kind: unknown): boolean {
   return typeof kind === "number" && gcCollectionKinds.has(kind);
 }
 
+/** The contract's cap on gc_pauses_recent (CONTRACT.md section 7). */
+export const recentPausesKept = 64;
+
+/**
+ * The newest pauses as [n, ms], oldest first; n numbers every pause from 1 so a reader can take
+ * those after the last it saw. Shifting a 64-entry array once per GC entry costs nothing next to the GC.
+ */
+export class PauseRing {
+  private readonly pauses: [number, number][] = [];
+  private count = 0;
+
+  add(ms: number): void {
+    this.count++;
+    this.pauses.push([this.count, ms]);
+    if (this.pauses.length > recentPausesKept) this.pauses.shift();
+  }
+
+  recent(): [number, number][] {
+    return this.pauses.map(([n, ms]) => [n, ms]);
+  }
+}
+
 // V8 reports its GC work as perf_hooks "gc" entries; JavaScriptCore (Bun) has no such
-// entries, so Bun reports null for both GC fields. gc_count counts collections only;
-// gc_pause_total_ms sums every entry, since each (an incremental marking step too) is
-// time the event loop spent in the collector.
+// entries, so Bun reports null for the GC fields. gc_count counts collections only;
+// gc_pause_total_ms sums every entry and gc_pauses_recent lists each, since each (an incremental
+// marking step too) is time the event loop spent in the collector.
 let gcCount: number | null = null;
 let gcPauseMs: number | null = null;
+let gcPauses: PauseRing | null = null;
 const entryTypes = (PerformanceObserver as { supportedEntryTypes?: readonly string[] }).supportedEntryTypes;
 if (entryTypes?.includes("gc")) {
   gcCount = 0;
   gcPauseMs = 0;
+  const ring = new PauseRing();
+  gcPauses = ring;
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as { detail?: { kind?: unknown } | null }).detail?.kind;
       if (isGcCollection(kind)) (gcCount as number)++;
       (gcPauseMs as number) += entry.duration;
+      ring.add(entry.duration);
     }
   }).observe({ entryTypes: ["gc"] });
 }
@@ -78,6 +104,7 @@ export function runtimeFigures(parallelism: number) {
     rss_bytes: rss,
     gc_count: gcCount,
     gc_pause_total_ms: gcPauseMs,
+    gc_pauses_recent: gcPauses?.recent() ?? null,
     threads,
     goroutines: null,
   };

@@ -144,6 +144,7 @@ describe("stateful server (SSE responses)", () => {
       "rss_bytes",
       "gc_count",
       "gc_pause_total_ms",
+      "gc_pauses_recent",
       "threads",
       "goroutines",
       "mcp",

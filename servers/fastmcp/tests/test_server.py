@@ -121,7 +121,7 @@ def test_plain_routes(stateful):
     info = stateful.http.get("/debug/runtime").json()
     assert list(info) == [
         "runtime", "pid", "uptime_ms", "parallelism", "heap_used_bytes", "heap_total_bytes", "rss_bytes",
-        "gc_count", "gc_pause_total_ms", "threads", "goroutines", "mcp",
+        "gc_count", "gc_pause_total_ms", "gc_pauses_recent", "threads", "goroutines", "mcp",
     ]  # fmt: skip
     assert info["runtime"]["name"] == "python" and info["pid"] == stateful.proc.pid and info["parallelism"] == 1
     assert info["mcp"] == {"stateless": False, "json_response": False, "sessions": 0}

@@ -135,7 +135,7 @@ def test_plain_routes(stateful):
     info = stateful.http.get("/debug/runtime").json()
     assert list(info) == [
         "runtime", "pid", "uptime_ms", "parallelism", "heap_used_bytes", "heap_total_bytes", "rss_bytes",
-        "gc_count", "gc_pause_total_ms", "threads", "goroutines", "mcp",
+        "gc_count", "gc_pause_total_ms", "gc_pauses_recent", "threads", "goroutines", "mcp",
     ]  # fmt: skip
     assert info["runtime"]["name"] == "python" and info["pid"] == stateful.proc.pid
     assert info["parallelism"] == 1 and info["rss_bytes"] > 0 and info["threads"] >= 1

@@ -202,3 +202,35 @@ def test_config_rejects_unknown_flag_values(monkeypatch):
     monkeypatch.setenv("MCP_JSON_RESPONSE", "yes")
     with pytest.raises(ConfigError):
         Config.from_env()
+
+
+def test_gc_pauses_recent_lists_each_forced_collection_once_within_the_total():
+    import gc
+
+    from perflab_server.runtime import runtime_info
+
+    def info():
+        return runtime_info(parallelism=1, stateless=True, json_response=True, sessions=None)
+
+    before = info()
+    last_seen = before["gc_pauses_recent"][-1][0] if before["gc_pauses_recent"] else 0
+    for _ in range(5):
+        gc.collect()
+    after = info()
+    fresh = [pause for pause in after["gc_pauses_recent"] if pause[0] > last_seen]
+    # One timed pause per collection gc.get_stats() counts: the five forced and any the allocator ran.
+    assert len(fresh) == after["gc_count"] - before["gc_count"] >= 5
+    assert [n for n, _ in fresh] == list(range(last_seen + 1, last_seen + 1 + len(fresh)))
+    longest = max(ms for _, ms in fresh)
+    assert 0 < longest <= after["gc_pause_total_ms"] - before["gc_pause_total_ms"]
+
+
+def test_gc_timer_keeps_the_newest_64_pauses_numbered_from_1():
+    from perflab_server.runtime import RECENT_PAUSES_KEPT, GcTimer
+
+    timer = GcTimer()
+    for _ in range(RECENT_PAUSES_KEPT + 2):
+        timer("start", {})
+        timer("stop", {})
+    assert timer.count == RECENT_PAUSES_KEPT + 2 and len(timer.recent) == RECENT_PAUSES_KEPT
+    assert [n for n, _ in timer.recent] == list(range(3, RECENT_PAUSES_KEPT + 3))

@@ -42,6 +42,12 @@ export function k6Env(scenario: ScenarioId, params: unknown, load: K6Load): Reco
   return module.env(module.params.parse(params), load);
 }
 
+/** The files a cell's k6 script opens, by the variable that names each (see ScenarioModule.files). */
+export function k6Files(scenario: ScenarioId, params: unknown): Record<string, string> {
+  const module = scenarioCatalog[scenario] as AnyScenarioModule;
+  return module.files?.(module.params.parse(params)) ?? {};
+}
+
 /**
  * Whether a cell of this scenario with these parameters reaches the fixtures (servers/fixtures), so
  * the worker starts and resets them before it. Unknown scenarios and parameters their scenario

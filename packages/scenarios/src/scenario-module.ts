@@ -118,6 +118,11 @@ export type ScenarioModule<
   operations: ScenarioOperations;
   /** The k6 script's environment from the parsed parameters and the cell's load. */
   env(params: z.output<P>, load: K6Load): Record<string, string>;
+  /**
+   * Files the script opens (k6's `open()`) by the variable that carries each one's path, for what
+   * is too large for the environment (tool arguments up to 1 MiB); the runner writes them.
+   */
+  files?(params: z.output<P>): Record<string, string>;
   /** Whether a cell with these parameters reaches the fixtures (servers/fixtures). */
   needsFixtures(params: z.output<P>): boolean;
   /** Its parameters before the schema, from what an upload's query says of the call. */

@@ -3,7 +3,14 @@ import path from "node:path";
 import { PassThrough, type Readable } from "node:stream";
 import type Docker from "dockerode";
 import { extract, pack } from "tar-stream";
-import { type K6Input, type K6Result, type K6Runner, parseLines, skippedLineLog } from "../stages/k6.ts";
+import {
+  type K6Input,
+  type K6Result,
+  type K6Runner,
+  k6FileName,
+  parseLines,
+  skippedLineLog,
+} from "../stages/k6.ts";
 import { type AttachedContainer, requireImage, startAttached } from "./attached.ts";
 import {
   ENGINE_CALL_MS,
@@ -106,7 +113,13 @@ async function k6Version(docker: Docker, image: string): Promise<string> {
 /** Creates k6's container with the cell's labels, puts the scripts in and starts it attached. */
 function startK6Container(options: DockerK6Options, input: K6Input): Promise<AttachedContainer> {
   const scriptName = path.basename(input.script);
-  const env = { K6_NO_USAGE_REPORT: "true", ...input.env, SUMMARY_PATH: "/work/k6-summary.json" };
+  const files = Object.entries(input.files ?? {}).map(([variable, content]) => ({
+    variable,
+    name: k6FileName(variable),
+    content: Buffer.from(content),
+  }));
+  const fileEnv = Object.fromEntries(files.map((f) => [f.variable, `/work/${f.name}`]));
+  const env = { K6_NO_USAGE_REPORT: "true", ...input.env, ...fileEnv, SUMMARY_PATH: "/work/k6-summary.json" };
   return startAttached(
     options.docker,
     {
@@ -133,13 +146,14 @@ function startK6Container(options: DockerK6Options, input: K6Input): Promise<Att
     },
     "k6",
     async (created) => {
-      // The script and the modules beside it that it imports (./load.js): every .js file there.
+      // The script and the modules beside it that it imports (./load.js): every .js file there,
+      // and the files it opens.
       const dir = path.dirname(input.script);
       const names = (await readdir(dir)).filter((name) => name.endsWith(".js"));
-      const files = await Promise.all(
+      const scripts = await Promise.all(
         names.map(async (name) => ({ name, content: await readFile(path.join(dir, name)) })),
       );
-      await created.putArchive(await tarOf(files), { path: "/work" });
+      await created.putArchive(await tarOf([...scripts, ...files]), { path: "/work" });
     },
   );
 }

@@ -1,10 +1,10 @@
 import { execFile, spawn } from "node:child_process";
 import { constants, createReadStream } from "node:fs";
-import { open, readFile } from "node:fs/promises";
+import { open, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { processResources } from "../proc.ts";
-import { type K6Runner, parseLines, skippedLineLog } from "../stages/k6.ts";
+import { type K6Input, type K6Runner, k6FileName, parseLines, skippedLineLog } from "../stages/k6.ts";
 import { LogTail } from "./local.ts";
 
 export const K6_ARGS = ["run", "--no-usage-report", "--quiet", "--address", "127.0.0.1:0"];
@@ -27,12 +27,14 @@ export function createLocalK6Runner(bin: string): K6Runner {
       const fifo = path.join(input.workDir, "k6-output.ndjson");
       const summaryPath = path.join(input.workDir, "k6-summary.json");
       await promisify(execFile)("mkfifo", ["-m", "600", fifo]);
+      const fileEnv = await writeK6Files(input);
       const child = spawn(bin, [...K6_ARGS, "--out", `perflab=${fifo}`, input.script], {
         env: {
           PATH: process.env.PATH ?? "",
           HOME: process.env.HOME ?? "/tmp",
           K6_NO_USAGE_REPORT: "true",
           ...input.env,
+          ...fileEnv,
           SUMMARY_PATH: summaryPath,
         },
         stdio: ["ignore", "pipe", "pipe"],
@@ -73,4 +75,14 @@ export function createLocalK6Runner(bin: string): K6Runner {
       };
     },
   };
+}
+
+/** Writes the script's files into the cell's work dir: each variable and the path it names. */
+async function writeK6Files(input: K6Input): Promise<Record<string, string>> {
+  const env: Record<string, string> = {};
+  for (const [variable, content] of Object.entries(input.files ?? {})) {
+    env[variable] = path.join(input.workDir, k6FileName(variable));
+    await writeFile(env[variable], content, { mode: 0o600 });
+  }
+  return env;
 }

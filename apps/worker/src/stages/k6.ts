@@ -19,9 +19,18 @@ export type K6Input = {
   /** The cell's scratch directory on the worker's machine. */
   workDir: string;
   env: Record<string, string>;
+  /**
+   * Files the script opens in its init context, by the variable that names them: content too large
+   * for the environment (Linux caps one variable at 128 KiB). The runner writes each beside the
+   * cell's other files and sets the variable to its path.
+   */
+  files?: Record<string, string>;
   timeoutMs: number;
   cell: { id: string; runId: string; owner: string };
 };
+
+/** The name a runner gives the file of a variable: ARGS_FILE → k6-args-file.json. */
+export const k6FileName = (variable: string) => `k6-${variable.toLowerCase().replaceAll("_", "-")}.json`;
 
 export type K6Run = {
   /** Parsed lines of perflab's k6 output, in the order k6 wrote them. */

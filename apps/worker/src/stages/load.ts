@@ -1,5 +1,12 @@
 import path from "node:path";
-import { isScenarioId, k6Env, type ScenarioId, scenarioCatalog, type TLoadLevel } from "@perflab/contracts";
+import {
+  isScenarioId,
+  k6Env,
+  k6Files,
+  type ScenarioId,
+  scenarioCatalog,
+  type TLoadLevel,
+} from "@perflab/contracts";
 import type { CellContext, CellRow } from "../cell/context.ts";
 import { CellFailure } from "../cell/errors.ts";
 import type { ExitInfo } from "../drivers/types.ts";
@@ -73,6 +80,7 @@ export async function startLoad(
           warmupSec: cell.warmupSeconds,
         }),
       },
+      files: k6Files(scenario.id, scenario.params),
       timeoutMs: (cell.warmupSeconds + cell.durationSeconds + 90) * 1000,
       cell: { id: cell.id, runId: cell.runId, owner: marker[OWNER_ENV]! },
     })

@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2
+	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	github.com/sirupsen/logrus v1.9.3
 	go.k6.io/k6 v1.8.1
 )
@@ -37,7 +38,6 @@ require (
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/grafana/k6-cloud-openapi-client-go v0.0.0-20260106090513-285631296b5d // indirect
 	github.com/grafana/k6provider v0.5.0 // indirect
-	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b // indirect
 	github.com/grafana/xk6-dashboard v0.8.1 // indirect
 	github.com/grafana/xk6-dashboard-assets v0.1.2 // indirect
 	github.com/grafana/xk6-redis v0.3.6 // indirect

@@ -5,6 +5,7 @@ import (
 	k6cmd "go.k6.io/k6/cmd"
 
 	_ "github.com/perflab/perflab/packages/k6-output"
+	_ "github.com/perflab/perflab/packages/k6-output/sse"
 )
 
 func main() {

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TServerManifest, ZServerManifest } from "@perflab/contracts";
+import type { Registration } from "./registered.ts";
 
 /**
  * A server the worker can run: a manifest as found (`variant` null), or one of its variants, named
@@ -13,6 +14,8 @@ export type CatalogEntry = TServerManifest & {
   base: string;
   variant: string | null;
   description: string | null;
+  /** Set on a server registered through the API, dashboard or CLI (registered.ts). */
+  registered?: Registration;
 };
 
 /** The repository's servers/ folder, found relative to this file so every app agrees on it. */

@@ -6,6 +6,7 @@ export * from "./live.ts";
 export * from "./matrix.ts";
 export * from "./points.ts";
 export * from "./problem.ts";
+export * from "./registered-server.ts";
 export * from "./report.ts";
 export * from "./scenarios.ts";
 export * from "./server-manifest.ts";

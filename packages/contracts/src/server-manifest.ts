@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-const ZSlug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes");
+export const ZSlug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "lowercase letters, digits and dashes");
 
 /**
  * Another way to run the same build: only the environment differs (stateless mode, a cluster of
@@ -74,7 +74,7 @@ export type ServerProtocol = (typeof serverProtocols)[number];
 /** A manifest without `protocols`: an MCP server with the plain routes, as every server once was. */
 export const DEFAULT_PROTOCOLS: readonly ServerProtocol[] = serverProtocols;
 
-const ZProtocols = z
+export const ZProtocols = z
   .array(
     z.enum(serverProtocols, { error: `must be one of ${serverProtocols.map((p) => `"${p}"`).join(", ")}` }),
   )

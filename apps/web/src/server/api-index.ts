@@ -13,6 +13,7 @@ import * as runsIdEvents from "../app/api/v1/runs/[id]/events/schema";
 import * as runsId from "../app/api/v1/runs/[id]/schema";
 import * as runsIdVerdict from "../app/api/v1/runs/[id]/verdict/schema";
 import * as runs from "../app/api/v1/runs/schema";
+import * as serversId from "../app/api/v1/servers/[id]/schema";
 import * as servers from "../app/api/v1/servers/schema";
 import * as session from "../app/api/v1/session/schema";
 import * as tokensId from "../app/api/v1/tokens/[id]/schema";
@@ -36,6 +37,7 @@ export const apiDeclarations = {
   "/api/v1/runs/{id}/events": runsIdEvents,
   "/api/v1/runs/{id}/verdict": runsIdVerdict,
   "/api/v1/servers": servers,
+  "/api/v1/servers/{id}": serversId,
   "/api/v1/session": session,
   "/api/v1/tokens": tokens,
   "/api/v1/tokens/{id}": tokensId,

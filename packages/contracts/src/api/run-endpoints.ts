@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZLivePoint } from "../live.ts";
 import { ZDriverId } from "../matrix.ts";
-import { ZServerInfo } from "../server-manifest.ts";
+import { ZServerListEntry } from "../registered-server.ts";
 import { ZCellDto } from "./cell.ts";
 import { ZRunDto } from "./run.ts";
 
@@ -45,7 +45,8 @@ export const ZCreatedRun = z.object({
 
 /** GET /api/v1/servers. */
 export const ZServerList = z.object({
-  servers: z.array(ZServerInfo),
+  /** The lab's servers and variants, then the caller's workspace's registered servers. */
+  servers: z.array(ZServerListEntry),
   /**
    * The driver this lab's run form starts on (PERFLAB_DEFAULT_DRIVER; docker in docker-compose.yml),
    * which its studies' quick variants use. A matrix without `driver` still runs locally.

@@ -20,7 +20,12 @@ export type CreateRunParams = {
   source: "ui" | "api";
   /** The token the request authenticated with: the run is recorded as its. */
   caller?: Caller | null;
+  /** The workspace's registered servers the matrix may name (web server/catalog.ts). */
+  registered?: RegisteredCells;
 };
+
+/** By server name: the definition a cell records, and the driver its kind runs under (null: the run's). */
+export type RegisteredCells = Record<string, { id: string; driver: "local" | "docker" | null }>;
 
 function defaultName(spec: TMatrixSpec): string {
   const scenarios = spec.scenarios.map((s) => s.id).join(", ");
@@ -38,6 +43,7 @@ export async function createRun({
   input,
   source,
   caller = null,
+  registered = {},
 }: CreateRunParams): Promise<CreatedRunDto> {
   const parsed = createMatrixSpecSchema(catalog).safeParse(input);
   if (!parsed.success) {
@@ -72,6 +78,7 @@ export async function createRun({
         runId: run.id,
         index: plan.index,
         serverName: plan.serverName,
+        serverDefinitionId: registered[plan.serverName]?.id ?? null,
         scenario: plan.scenario,
         loadLevel: plan.loadLevel,
         params: plan.params as Prisma.InputJsonValue,
@@ -79,7 +86,7 @@ export async function createRun({
         durationSeconds: spec.durationSec,
         warmupSeconds: spec.warmupSec,
         status: "queued" as const,
-        driver: spec.driver,
+        driver: registered[plan.serverName]?.driver ?? spec.driver,
         limits: spec.limits ?? undefined,
       })),
       select: { id: true, index: true, serverName: true, scenario: true, round: true },

@@ -4,7 +4,7 @@ import { type Access, type Caller, requireAdmin, serializeToken, tokensRequired 
 import { AppError } from "../errors";
 
 /** The workspace a token request is about: the caller's, or the only one of an open lab. */
-async function workspaceOf(db: Db, caller: Caller | null): Promise<string> {
+export async function workspaceOf(db: Db, caller: Caller | null): Promise<string> {
   return caller ? caller.workspaceId : (await ensureDefaultWorkspace(db)).id;
 }
 

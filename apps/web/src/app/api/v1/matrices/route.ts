@@ -1,6 +1,6 @@
 import { env } from "@/env";
 import { authorizeWrite } from "@/server/auth";
-import { getServerCatalog, toCatalogView } from "@/server/catalog";
+import { getWorkspaceCatalog, registeredCells, toCatalogView } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { jsonResponse, readJsonBody, withProblems } from "@/server/http";
 import { idempotent } from "@/server/idempotency";
@@ -25,11 +25,13 @@ export const POST = withProblems(async (request, _context, requestId) => {
     requestId,
     fingerprint: JSON.stringify({ input, source }),
     run: async () => {
+      const catalog = await getWorkspaceCatalog(getDb(), caller);
       const created = await createRun({
         db: getDb(),
         caller,
         queue: getCellQueue(),
-        catalog: toCatalogView(getServerCatalog()),
+        catalog: toCatalogView(catalog),
+        registered: registeredCells(catalog),
         input,
         source,
       });

@@ -48,6 +48,12 @@ export function k6Files(scenario: ScenarioId, params: unknown): Record<string, s
   return module.files?.(module.params.parse(params)) ?? {};
 }
 
+/** The id of the workspace's stored k6 script a cell of this scenario runs, if its scenario runs one. */
+export function storedScriptId(scenario: ScenarioId, params: unknown): string | undefined {
+  const module = scenarioCatalog[scenario] as AnyScenarioModule;
+  return module.storedScript?.(module.params.parse(params));
+}
+
 /**
  * Whether a cell of this scenario with these parameters reaches the fixtures (servers/fixtures), so
  * the worker starts and resets them before it. Unknown scenarios and parameters their scenario

@@ -25,6 +25,7 @@ export function initialFormValues(module: AnyScenarioModule, firstTool?: string)
     if (field.kind === "select") values[field.name] = field.default;
     else if (field.kind === "server-tool") values[field.name] = firstTool ?? field.default;
     else if (field.kind === "whole-number") values[field.name] = "";
+    else if (field.kind === "stored-script") values[field.name] = field.default;
   }
   for (const field of module.form) {
     if (field.kind === "json") values[field.name] = field.from.value(values[field.from.field] ?? "");

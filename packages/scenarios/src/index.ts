@@ -5,4 +5,5 @@ export * from "./load.ts";
 export * from "./registry.ts";
 export * from "./scenario-module.ts";
 export * from "./scenarios/http-route/index.ts";
+export * from "./scenarios/k6-script/index.ts";
 export * from "./scenarios/mcp-tool-call/index.ts";

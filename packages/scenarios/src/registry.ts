@@ -1,4 +1,5 @@
 import { httpRoute } from "./scenarios/http-route/index.ts";
+import { k6Script } from "./scenarios/k6-script/index.ts";
 import { mcpToolCall } from "./scenarios/mcp-tool-call/index.ts";
 
 /**
@@ -9,4 +10,5 @@ import { mcpToolCall } from "./scenarios/mcp-tool-call/index.ts";
 export const scenarioModules = [
   mcpToolCall,
   httpRoute,
+  k6Script,
 ] as const;

@@ -62,6 +62,8 @@ export type FormFieldSpec<Name extends string = string> = {
    * servers list no tools; the first server's first tool to start with, else `default`.
    */
   | { kind: "server-tool"; default: string }
+  /** A stored k6 script of the workspace, by id (a text input); `default` until one is typed. */
+  | { kind: "stored-script"; placeholder: string; default: string }
 );
 
 /** The value a CLI flag carries: text as given, a number, or JSON. */
@@ -125,6 +127,11 @@ export type ScenarioModule<
   files?(params: z.output<P>): Record<string, string>;
   /** Whether a cell with these parameters reaches the fixtures (servers/fixtures). */
   needsFixtures(params: z.output<P>): boolean;
+  /**
+   * The id of the workspace's stored k6 script a cell with these parameters runs, if any: the worker
+   * writes it beside the scenario's scripts, as the file the script imports (k6-script.js).
+   */
+  storedScript?(params: z.output<P>): string;
   /** Its parameters before the schema, from what an upload's query says of the call. */
   uploadParams(call: UploadCall): Record<string, unknown>;
   form: readonly FormFieldSpec<Name>[];

@@ -1,4 +1,3 @@
-import path from "node:path";
 import {
   isScenarioId,
   k6Env,
@@ -14,6 +13,7 @@ import { OWNER_ENV } from "../owner.ts";
 import type { K6Run } from "./k6.ts";
 import type { Placed } from "./place.ts";
 import type { StartedServer } from "./start.ts";
+import { scenarioScript } from "./stored-script.ts";
 
 export type CellScenario = {
   id: ScenarioId;
@@ -69,7 +69,7 @@ export async function startLoad(
   const k6 = await placed.k6
     .run({
       workDir: ctx.workDir,
-      script: path.join(deps.env.PERFLAB_SCENARIOS_DIR, scenario.entry.script),
+      script: await scenarioScript(ctx, scenario),
       env: {
         ...marker,
         ...k6Env(scenario.id, scenario.params, {

@@ -96,6 +96,15 @@ function control({ field, value, errors, onChange, tools }: FieldProps, id: stri
       return (
         <textarea rows={field.rows} spellCheck={false} className={`${inputClass} font-mono`} {...common} />
       );
+    case "stored-script":
+      return (
+        <input
+          placeholder={field.placeholder}
+          spellCheck={false}
+          className={`${inputClass} font-mono`}
+          {...common}
+        />
+      );
     case "server-tool":
       return tools && tools.length > 0 ? (
         <select className={inputClass} {...common}>

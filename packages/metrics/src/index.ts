@@ -1,4 +1,5 @@
 export * from "./cell-aggregator.ts";
+export * from "./connection-storm.ts";
 export * from "./histogram.ts";
 export * from "./ingest/index.ts";
 export * from "./records.ts";

@@ -8,6 +8,7 @@ public final class Main {
     // Read once by the JDK HTTP client when it loads: keep idle upstream connections 90 s
     // (JDK 17 keeps them 1200 s, newer JDKs 30 s); the per-host pool is unbounded by default.
     System.setProperty("jdk.httpclient.keepalive.timeout", "90");
+    GcPauses.install();
 
     Config cfg;
     try {

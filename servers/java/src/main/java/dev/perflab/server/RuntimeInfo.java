@@ -33,6 +33,8 @@ final class RuntimeInfo {
         .field("rss_bytes", rssBytes())
         .field("gc_count", gcCount)
         .field("gc_pause_total_ms", gcMillis)
+        .name("gc_pauses_recent");
+    GcPauses.JVM.write(out)
         .field("threads", procThreads())
         .name("goroutines").nullValue() // no virtual threads on JDK 17
         .name("mcp").beginObject()

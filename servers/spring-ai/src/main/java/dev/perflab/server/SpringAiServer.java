@@ -19,6 +19,7 @@ public class SpringAiServer {
   public static void main(String[] args) {
     // Read once by the JDK HTTP client when it loads: idle upstream connections live 90 s.
     System.setProperty("jdk.httpclient.keepalive.timeout", "90");
+    GcPauses.install();
     // Reactor Netty's event loops (WebFlux) default to max(4, CPUs): follow the CPU limit instead.
     System.setProperty("reactor.netty.ioWorkerCount", Integer.toString(Runtime.getRuntime().availableProcessors()));
     Config cfg;

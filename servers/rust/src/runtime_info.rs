@@ -29,6 +29,8 @@ pub struct RuntimeInfo {
     rss_bytes: Option<u64>,
     gc_count: u32,
     gc_pause_total_ms: u32,
+    /// Always empty: no collector, so no pause to list (exact, like the zeros).
+    gc_pauses_recent: [[f64; 2]; 0],
     threads: Option<u64>,
     goroutines: Option<u64>,
     mcp: Mcp,
@@ -54,6 +56,7 @@ pub fn read(
         rss_bytes: rss_bytes(),
         gc_count: 0,
         gc_pause_total_ms: 0,
+        gc_pauses_recent: [],
         threads: threads(),
         goroutines: None,
         mcp: Mcp {

@@ -325,6 +325,8 @@ async fn stateful_session_matches_the_vectors_and_the_transport_rules() {
     );
     assert!(runtime["parallelism"].as_u64().unwrap() >= 1);
     assert!(runtime["rss_bytes"].as_u64().unwrap() > 0);
+    // No collector: no pause, exactly.
+    assert_eq!(runtime["gc_pauses_recent"], json!([]));
 
     assert_eq!(client.send(reqwest::Method::DELETE).await, 204);
     assert_eq!(

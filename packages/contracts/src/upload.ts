@@ -12,7 +12,46 @@ export const UPLOAD_MEDIA_TYPES = [
   "application/jsonl",
   "application/json",
   "text/plain",
+  "application/gzip",
+  "application/x-gzip",
+  "application/octet-stream",
 ] as const;
+
+/**
+ * What an upload's body may be, each plain or gzip: perflab's own k6 output (`--out perflab=`), and
+ * the three files every k6 user has: `--summary-export` JSON, the `handleSummary(data)` object as
+ * JSON, and `--out json` NDJSON (one Point per sample).
+ */
+export const uploadFormats = ["perflab", "k6-summary-export", "k6-handle-summary", "k6-json"] as const;
+export type TUploadFormat = (typeof uploadFormats)[number];
+
+/** k6's own figures for one metric of its summary, as k6 printed them (names as k6's: `p(95)`, `med`). */
+export const ZK6SummaryMetric = z.object({
+  type: z.string().nullable(),
+  values: z.record(z.string(), z.number()),
+});
+
+/**
+ * Where an uploaded run's figures came from and what that source cannot give (stored on its spec's
+ * `upload` block, read by its page, its report and the verdict). `k6Summary` holds a summary
+ * upload's metrics as k6 computed them: never merged or averaged with the lab's HDR histograms.
+ */
+export const ZUploadProvenance = z.object({
+  format: z.enum(uploadFormats),
+  compressed: z.boolean(),
+  lacks: z.array(z.string()),
+  k6Summary: z
+    .object({
+      /** The metrics the figures were read from, e.g. `http_req_duration{phase:measure,method:tools/call}`. */
+      latencyMetric: z.string().nullable(),
+      requestsMetric: z.string(),
+      testRunDurationMs: z.number().nullable(),
+      metrics: z.record(z.string(), ZK6SummaryMetric),
+    })
+    .optional(),
+});
+export type TK6SummaryMetric = z.infer<typeof ZK6SummaryMetric>;
+export type TUploadProvenance = z.infer<typeof ZUploadProvenance>;
 
 /**
  * What the `tool` query value names: the default scenario's tag ("The tool called"), then each other
@@ -107,6 +146,12 @@ export const ZUploadQuery = z.object({
     .optional()
     .describe(
       "k6's own count of measured requests (`http_reqs{phase:measure}` in its summary); when given, an upload whose output disagrees is refused.",
+    ),
+  format: z
+    .enum(uploadFormats, { error: `must be one of ${uploadFormats.join(", ")}` })
+    .optional()
+    .describe(
+      "What the body is, when detection from its content should not decide: perflab's own output, k6's `--summary-export` JSON, a `handleSummary` data object, or `--out json` NDJSON (each plain or gzip). A body that is not that format fails the run naming `format`.",
     ),
   baselineRunId: text(64)
     .optional()

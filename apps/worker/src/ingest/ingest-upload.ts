@@ -7,15 +7,7 @@ import {
   upsertMetricPoints,
   writeCellRollups,
 } from "@perflab/db";
-import {
-  cellSummaryRecord,
-  IngestError,
-  K6OutputDecoder,
-  linesOf,
-  type UploadRecord,
-  uploadDecoderOptions,
-  uploadRecord,
-} from "@perflab/metrics";
+import { cellSummaryRecord, decodeUploadBody, IngestError, type UploadRecord } from "@perflab/metrics";
 
 /** The insert transaction's time allowance per point, beyond a fixed 2 minutes. */
 const TX_MS_PER_POINT = 5;
@@ -75,7 +67,7 @@ export async function ingestUpload({
   return { status: "succeeded" };
 }
 
-/** The stored body through the shared decoder, checked against the upload's query. */
+/** The stored body through the shared decoders (any format, plain or gzip), checked against the upload's query. */
 async function decodeUpload(
   db: Db,
   runId: string,
@@ -87,11 +79,7 @@ async function decodeUpload(
     const [first] = fieldErrors(parsedQuery.error);
     throw new IngestError("The query string is invalid.", first?.field ?? "(query)", first?.message ?? "");
   }
-  const meta = parsedQuery.data;
-  const decoder = new K6OutputDecoder(uploadDecoderOptions(meta));
-  for await (const line of linesOf(readUploadBody(db, runId))) decoder.feed(line);
-  const output = decoder.end();
-  return uploadRecord(meta, output, bytes);
+  return decodeUploadBody(parsedQuery.data, readUploadBody(db, runId), bytes);
 }
 
 async function storeRecord(db: Db, runId: string, record: UploadRecord): Promise<string> {

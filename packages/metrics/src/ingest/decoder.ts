@@ -40,6 +40,11 @@ export type K6OutputOptions = {
   warmupSeconds?: number;
   /** "auto" for an uploader's own script: latency of every request when none is an operation. */
   latency?: "operations" | "auto";
+  /**
+   * Where each batch of finished seconds goes instead of being kept for `end()`: the worker writes
+   * them while k6 runs. A second re-emitted (a late line) replaces the earlier one.
+   */
+  onSeconds?: (points: SecondPoint[]) => void;
 };
 
 /**
@@ -58,6 +63,7 @@ export class K6OutputDecoder {
   private start: StartLine | null = null;
   private runStartMs: number | null = null;
   private planned = false;
+  private plannedStartMs: number | null = null;
   private endLine: number | null = null;
   private lineNumber = 0;
   private lines = 0;
@@ -77,7 +83,14 @@ export class K6OutputDecoder {
     const raw = text.trim();
     if (!raw) return;
     this.lines++;
-    const line = parseLine(n, raw);
+    this.accept(n, parseLine(n, raw));
+  }
+
+  /**
+   * One line already parsed, numbered `n` in refusals: how another format's decoder (k6's
+   * `--out json`) hands over the seconds it built, so both go through the same checks.
+   */
+  accept(n: number, line: TK6OutputLine): void {
     if (this.endLine !== null) {
       throw invalidLine(n, `comes after the end line (line ${this.endLine})`, "comes after the end line");
     }
@@ -114,8 +127,8 @@ export class K6OutputDecoder {
       );
     }
     checkGroupTallies(this.tallies.values());
-    if (!this.planned) this.plan(this.runStartMs ?? start.t);
-    this.keep(this.aggregator.takeAllPoints());
+    this.planUnplanned();
+    this.takeAll();
     checkSecondCounts(this.points.values());
     return {
       start,
@@ -133,13 +146,47 @@ export class K6OutputDecoder {
     };
   }
 
+  /**
+   * When the test run began (Unix ms) once the measured window is planned from it (a run line, or
+   * a second with requests before any), else null.
+   */
+  get testStartMs(): number | null {
+    return this.plannedStartMs;
+  }
+
+  /** Hands over the seconds that ended at least 2 s before `nowT` (Unix s): k6 is past them. */
+  takeReady(nowT: number): void {
+    this.keep(this.aggregator.takeReadyPoints(nowT));
+  }
+
+  /** Hands over every second still held: the output has ended. */
+  takeAll(): void {
+    this.keep(this.aggregator.takeAllPoints());
+  }
+
+  /**
+   * The output ended before a run line or a second with requests planned the window (k6 failed in
+   * its init): it counts from the start line. The test's start (Unix ms), null with no start line.
+   */
+  planUnplanned(): number | null {
+    if (!this.planned && this.start) this.plan(this.runStartMs ?? this.start.t);
+    return this.plannedStartMs;
+  }
+
   private keep(taken: SecondPoint[]): void {
+    if (taken.length === 0) return;
+    if (this.options.onSeconds) {
+      checkSecondCounts(taken);
+      this.options.onSeconds(taken);
+      return;
+    }
     for (const point of taken) this.points.set(point.t, point);
   }
 
   /** As the worker does: the window's seconds follow the plan (the run's start plus the warm-up). */
   private plan(testStartMs: number): void {
     this.planned = true;
+    this.plannedStartMs = testStartMs;
     if (this.options.warmupSeconds !== undefined)
       this.aggregator.setMeasureStart(testStartMs + this.options.warmupSeconds * 1000);
   }
@@ -190,7 +237,7 @@ export class K6OutputDecoder {
     tallyGroups(this.tallies, line.groups, latencies);
     this.iterationsBySecond.set(line.t, (this.iterationsBySecond.get(line.t) ?? 0) + line.iterations);
     this.lastT = Math.max(this.lastT, line.t);
-    this.keep(this.aggregator.takeReadyPoints(this.lastT));
+    this.takeReady(this.lastT);
     this.maxVus = Math.max(this.maxVus, line.vus);
     if (line.groups.some((g) => g.phase === "measure" && g.requests > 0)) {
       this.maxMeasureVus = Math.max(this.maxMeasureVus, line.vus);
@@ -200,22 +247,34 @@ export class K6OutputDecoder {
   }
 }
 
-/** A line as JSON and then as one of perflab's k6 output lines, refused with its number. */
-function parseLine(n: number, raw: string): TK6OutputLine {
+/** One line of text read as perflab's k6 output: the line, or why it is none (not JSON, another shape). */
+export type K6LineRead =
+  | { line: TK6OutputLine }
+  | { notJson: Error }
+  | { notPerflab: string };
+
+/** JSON, then one of perflab's k6 output lines: for uploads and the worker's live read alike. */
+export function readK6Line(raw: string): K6LineRead {
   let json: unknown;
   try {
     json = JSON.parse(raw);
-  } catch {
-    throw invalidLine(n, "is not valid JSON", "is not valid JSON");
+  } catch (error) {
+    return { notJson: error as Error };
   }
   const parsed = ZK6OutputLine.safeParse(json);
-  if (!parsed.success) {
-    const message = parsed.error.issues
-      .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
-      .join("; ");
-    throw invalidLine(n, message, "is not a line of perflab's k6 output");
-  }
-  return parsed.data;
+  if (parsed.success) return { line: parsed.data };
+  const message = parsed.error.issues
+    .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
+    .join("; ");
+  return { notPerflab: message };
+}
+
+/** A line as JSON and then as one of perflab's k6 output lines, refused with its number. */
+function parseLine(n: number, raw: string): TK6OutputLine {
+  const read = readK6Line(raw);
+  if ("notJson" in read) throw invalidLine(n, "is not valid JSON", "is not valid JSON");
+  if ("notPerflab" in read) throw invalidLine(n, read.notPerflab, "is not a line of perflab's k6 output");
+  return read.line;
 }
 
 /** Lines of the same second add up: their sum must still fit the point's 32-bit counts. */

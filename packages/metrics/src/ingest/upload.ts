@@ -2,6 +2,8 @@ import {
   isScenarioId,
   scenarioCatalog,
   uploadParams as scenarioUploadParams,
+  type TUploadFormat,
+  type TUploadProvenance,
   type TUploadQuery,
 } from "@perflab/contracts";
 import { type CellSummaryData, DEFAULT_OPERATION_METHOD } from "../cell-aggregator.ts";
@@ -10,11 +12,15 @@ import { checkDuration } from "./duration.ts";
 import { IngestError, invalidBody } from "./errors.ts";
 
 /** How an upload's output is decoded: a scenario of the catalog counts its own operations (http-route: GETs), another one MCP's tool calls. */
-export function uploadDecoderOptions(meta: TUploadQuery): K6OutputOptions & { operationMethod: string } {
+export function uploadDecoderOptions(
+  meta: TUploadQuery,
+  format: TUploadFormat = "perflab",
+): K6OutputOptions & { operationMethod: string } {
   const known = isScenarioId(meta.scenario) ? scenarioCatalog[meta.scenario] : null;
   return {
     operationMethod: known ? known.operationMethod : DEFAULT_OPERATION_METHOD,
-    latency: known ? "operations" : "auto",
+    // A k6 user's own script need not tag operations: then every request's latency.
+    latency: known && format === "perflab" ? "operations" : "auto",
     measuredSeconds: meta.durationSec,
     warmupSeconds: meta.warmupSec,
   };
@@ -28,7 +34,13 @@ export type UploadRecord = ReturnType<typeof uploadRecord>;
  * shapes what is stored: a run of one cell, its spec shaped like a matrix spec (the run page reads it
  * as one) plus what only an upload has.
  */
-export function uploadRecord(meta: TUploadQuery, output: ParsedK6Output, bytes: number) {
+export function uploadRecord(
+  meta: TUploadQuery,
+  output: ParsedK6Output,
+  bytes: number,
+  /** Where the figures came from and what they lack (decodeUploadBody gives it for every upload). */
+  provenance?: TUploadProvenance,
+) {
   const { operationMethod } = uploadDecoderOptions(meta);
   const summary = checkedSummary(meta, output);
   // The operations' `tool` tag: the tool called, or http-route's route template.
@@ -38,7 +50,7 @@ export function uploadRecord(meta: TUploadQuery, output: ParsedK6Output, bytes: 
     meta.rate === undefined
       ? { vus: meta.vus ?? Math.max(1, output.maxVus) }
       : { rate: meta.rate, maxVus: meta.maxVus ?? Math.max(1, output.maxVus) };
-  const params = uploadParams(meta, tool);
+  const params = storedUploadParams(meta, tool);
   const name = meta.name ?? `${meta.server} · CI upload`;
   const { start } = output;
   const spec = {
@@ -52,7 +64,12 @@ export function uploadRecord(meta: TUploadQuery, output: ParsedK6Output, bytes: 
     cooldownSec: 0,
     driver: meta.driver,
     git: { repo: meta.gitRepo, branch: meta.gitBranch, commit: meta.gitCommit, pr: meta.gitPr },
-    upload: { k6Version: start.k6, lines: output.lines, bytes },
+    upload: {
+      k6Version: start.k6,
+      lines: output.lines as number | null,
+      bytes,
+      ...(provenance as Partial<TUploadProvenance>),
+    },
   };
   // The lines' count covers the measured window only; the query's (k6's whole-test summary count) is
   // for outputs of an older perflab k6 whose lines have none.
@@ -95,7 +112,7 @@ export function pendingUploadSpec(meta: TUploadQuery, bytes: number | null = nul
   return {
     name: meta.name ?? `${meta.server} · CI upload`,
     servers: [meta.server],
-    scenarios: [{ id: meta.scenario, params: uploadParams(meta, meta.tool ?? null) }],
+    scenarios: [{ id: meta.scenario, params: storedUploadParams(meta, meta.tool ?? null) }],
     loadLevels,
     rounds: 1,
     durationSec: meta.durationSec,
@@ -130,7 +147,7 @@ function checkedSummary(meta: TUploadQuery, output: ParsedK6Output): CellSummary
  * Stored as the lab stores a matrix's parameters (the scenario's own schema: defaults filled, the
  * default session left out), so an upload and a lab run of the same call are one workload.
  */
-function uploadParams(meta: TUploadQuery, tool: string | null): Record<string, unknown> {
+export function storedUploadParams(meta: TUploadQuery, tool: string | null): Record<string, unknown> {
   const raw = scenarioUploadParams(meta.scenario, { tool, arguments: meta.arguments, session: meta.session });
   // Only a name of the catalog: "toString" or "__proto__" must not find an Object method.
   const parsed = isScenarioId(meta.scenario)

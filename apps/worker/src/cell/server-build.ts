@@ -1,4 +1,5 @@
 import type { CatalogEntry } from "@perflab/catalog";
+import { ENDPOINT_UNMEASURED } from "../drivers/endpoint.ts";
 
 /** What ran, recorded on the cell: the manifest's identity, plus the image once a driver chose one. */
 export function serverBuild(server: CatalogEntry, image: string | null, imageId: string | null = null) {
@@ -14,6 +15,15 @@ export function serverBuild(server: CatalogEntry, image: string | null, imageId:
     imageId,
     // What the docker driver relaxed for this server's runtime, if its manifest asked.
     ...(server.container ? { container: server.container } : {}),
+    // A registered server says which it is; an endpoint, which metrics its cells cannot have.
+    ...(server.registered ? registration(server.registered) : {}),
+  };
+}
+
+function registration({ id, kind, url }: NonNullable<CatalogEntry["registered"]>) {
+  return {
+    registered: { id, kind, ...(url ? { url } : {}) },
+    ...(kind === "endpoint" ? { unmeasured: [...ENDPOINT_UNMEASURED] } : {}),
   };
 }
 

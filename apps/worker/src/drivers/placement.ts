@@ -4,6 +4,7 @@ import type { FixtureBackends } from "../stages/fixtures.ts";
 import { waitForHealthy } from "../stages/health.ts";
 import type { K6Runner } from "../stages/k6.ts";
 import { fetchRuntime } from "../stages/sampler.ts";
+import { endpointPlacement } from "./endpoint.ts";
 import type { Driver, DriverId, RunningServer, StartRequest } from "./types.ts";
 
 /**
@@ -44,16 +45,32 @@ export type ServerWatch = {
  * one on a remote engine, whose k6, fixtures and watching then run on that machine too.
  */
 export interface Placement {
-  readonly driverId: DriverId;
+  readonly driverId: DriverId | "endpoint";
   /** Why the server cannot run here (a failed native build, k6 that cannot reach it), or null. */
   unavailable(server: CatalogEntry): string | null;
   /** The k6 that loads the server; `version` when it is not the worker's own (recorded on the cell). */
   k6(): Promise<{ runner: K6Runner; version: string | null }>;
   readonly fixtures: FixtureBackends;
   /** The port to start the server on (0: the driver picks one free on its machine). */
-  port(): Promise<number>;
+  port(server: CatalogEntry): Promise<number>;
   start(request: StartRequest): Promise<RunningServer>;
   watch(running: RunningServer, target: WatchTarget): ServerWatch;
+}
+
+/**
+ * Where a cell's server runs: a registered server's kind decides (an image under docker, a command
+ * under the local driver, an endpoint as it already runs); the lab's own servers follow the cell's driver.
+ */
+export function placementFor(
+  resources: PlacementResources,
+  env: { PERFLAB_BUILD_DIR: string; DOCKER_HOST?: string | undefined },
+  cellDriver: string,
+  server: CatalogEntry,
+): Placement | null {
+  const kind = server.registered?.kind;
+  if (kind === "endpoint") return endpointPlacement(resources, server);
+  const driverId = kind === "image" ? "docker" : kind === "command" ? "local" : cellDriver;
+  return createPlacement(resources, env, driverId);
 }
 
 /** The placement of a cell by its driver id, or null when this worker has no such driver. */
@@ -89,8 +106,9 @@ export function createPlacement(
     get fixtures() {
       return onEngine && engine ? engine.fixtures : resources.fixtures;
     },
-    // A remote engine's driver picks a port free on its machine.
-    port: () => (onEngine ? Promise.resolve(0) : freePort()),
+    // A remote engine's driver picks a port free on its machine; a registered server may fix its own.
+    port: (server) =>
+      onEngine ? Promise.resolve(0) : Promise.resolve(server.registered?.port ?? freePort()),
     start: (request) => driver.start(request),
     watch: watchServer,
   };

@@ -1,5 +1,5 @@
 import { mkdir } from "node:fs/promises";
-import { loadServerCatalog, withVariants } from "@perflab/catalog";
+import { type CatalogEntry, loadServerCatalog, registeredEntry, withVariants } from "@perflab/catalog";
 import { type CellContext, type CellDeps, type CellRow, cellContext } from "../cell/context.ts";
 import { abortReason, CellCancelled, CellNotStarted } from "../cell/errors.ts";
 import { finishCell, publish } from "../cell/finish.ts";
@@ -26,9 +26,7 @@ export async function claimCell(
     await resolveRunningCell(deps, cell);
     return null;
   }
-  const server = withVariants(loadServerCatalog(env.PERFLAB_SERVERS_DIR)).find(
-    (s) => s.name === cell.serverName,
-  );
+  const server = await cellServer(deps, cell);
   const ctx = cellContext(deps, cell, server, input.signal);
   const { signal } = input;
   // Stopped while the cell was read (a SIGTERM during the sweep before it, say), or the host lock
@@ -43,6 +41,22 @@ export async function claimCell(
   await ctx.stage("starting server");
   await mkdir(ctx.workDir, { recursive: true });
   return ctx;
+}
+
+/**
+ * The cell's server: the registered definition it was queued with (read now, so an edit before the
+ * cell starts is what runs), or the lab's own server of its name. Undefined when neither is there.
+ */
+async function cellServer({ db, env, log }: CellDeps, cell: CellRow): Promise<CatalogEntry | undefined> {
+  if (!cell.serverDefinitionId)
+    return withVariants(loadServerCatalog(env.PERFLAB_SERVERS_DIR)).find((s) => s.name === cell.serverName);
+  const row = await db.serverDefinition.findUnique({ where: { id: cell.serverDefinitionId } });
+  try {
+    return row ? registeredEntry(row) : undefined;
+  } catch (error) {
+    log.warn({ err: error, cellId: cell.id }, "the cell's registered server does not read");
+    return undefined;
+  }
 }
 
 /** A cell found `running`: left to the live worker that runs it, or failed if its worker is gone. */

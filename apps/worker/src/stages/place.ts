@@ -1,7 +1,7 @@
 import type { CatalogEntry } from "@perflab/catalog";
 import type { CellContext } from "../cell/context.ts";
 import { abortReason, CellFailure } from "../cell/errors.ts";
-import { createPlacement, type Placement, PlacementError } from "../drivers/placement.ts";
+import { type Placement, PlacementError, placementFor } from "../drivers/placement.ts";
 import type { K6Runner } from "./k6.ts";
 
 export type Placed = { placement: Placement; server: CatalogEntry; k6: K6Runner };
@@ -15,7 +15,7 @@ export async function placeCell(ctx: CellContext): Promise<Placed> {
   if (signal?.aborted)
     throw new CellFailure(abortReason(signal, "the worker was shut down before the cell started"));
   if (!server) throw new CellFailure(`server "${cell.serverName}" is not in the catalog on this worker`);
-  const placement = createPlacement(deps, deps.env, cell.driver);
+  const placement = placementFor(deps, deps.env, cell.driver, server);
   if (!placement) throw new CellFailure(`driver "${cell.driver}" is not available on this worker`);
   const unavailable = placement.unavailable(server);
   if (unavailable) throw new CellFailure(unavailable);

@@ -37,7 +37,7 @@ export async function startServer(
 ): Promise<StartedServer> {
   const { cell, marker } = ctx;
   const { placement, server } = placed;
-  const requestedPort = await placement.port();
+  const requestedPort = await placement.port(server);
   const running = await placement
     .start({
       server,

@@ -235,7 +235,9 @@ export class K6OutputDecoder {
       );
     }
     tallyGroups(this.tallies, line.groups, latencies);
-    this.iterationsBySecond.set(line.t, (this.iterationsBySecond.get(line.t) ?? 0) + line.iterations);
+    // Only `end()` reads them: a decoder handing its seconds over (a week-long soak) keeps none.
+    if (!this.options.onSeconds)
+      this.iterationsBySecond.set(line.t, (this.iterationsBySecond.get(line.t) ?? 0) + line.iterations);
     this.lastT = Math.max(this.lastT, line.t);
     this.takeReady(this.lastT);
     this.maxVus = Math.max(this.maxVus, line.vus);
@@ -248,10 +250,7 @@ export class K6OutputDecoder {
 }
 
 /** One line of text read as perflab's k6 output: the line, or why it is none (not JSON, another shape). */
-export type K6LineRead =
-  | { line: TK6OutputLine }
-  | { notJson: Error }
-  | { notPerflab: string };
+export type K6LineRead = { line: TK6OutputLine } | { notJson: Error } | { notPerflab: string };
 
 /** JSON, then one of perflab's k6 output lines: for uploads and the worker's live read alike. */
 export function readK6Line(raw: string): K6LineRead {

@@ -40,7 +40,8 @@ const FORMAT_NAMES: Record<Detected, string> = {
 /** Refuses a body whose content is not the `format` the query gave. */
 export function checkDeclaredFormat(declared: TUploadFormat | undefined, found: Detected): void {
   if (declared === undefined || declared === found) return;
-  if (found === "k6-summary" && (declared === "k6-summary-export" || declared === "k6-handle-summary")) return;
+  if (found === "k6-summary" && (declared === "k6-summary-export" || declared === "k6-handle-summary"))
+    return;
   throw new IngestError(
     `The query says the body is ${FORMAT_NAMES[declared]}, but it reads as ${FORMAT_NAMES[found]}.`,
     "format",

@@ -1,6 +1,6 @@
 import { type TK6IntervalGroup, type TK6IntervalLine, ZK6IntervalGroup } from "@perflab/contracts";
 import { createLatencyHistogram, encodeHistogram, type Histogram } from "../histogram.ts";
-import { type K6OutputOptions, K6OutputDecoder, type ParsedK6Output } from "./decoder.ts";
+import { K6OutputDecoder, type K6OutputOptions, type ParsedK6Output } from "./decoder.ts";
 import { IngestError, invalidBody } from "./errors.ts";
 import { type K6Point, readK6JsonLine } from "./k6-json-point.ts";
 

@@ -41,7 +41,11 @@ export function parseK6Summary(text: string): K6Summary {
   }
   const entries = Object.entries(metrics);
   if (entries.length > MAX_METRICS) {
-    throw new IngestError("The k6 summary has too many metrics.", "metrics", `must have at most ${MAX_METRICS}`);
+    throw new IngestError(
+      "The k6 summary has too many metrics.",
+      "metrics",
+      `must have at most ${MAX_METRICS}`,
+    );
   }
   const handle = entries.some(([, m]) => isObject(m) && isObject(m.values));
   const read: Record<string, TK6SummaryMetric> = {};
@@ -59,7 +63,8 @@ export function parseK6Summary(text: string): K6Summary {
   return {
     format: handle ? "k6-handle-summary" : "k6-summary-export",
     metrics: read,
-    testRunDurationMs: typeof duration === "number" && Number.isFinite(duration) && duration > 0 ? duration : null,
+    testRunDurationMs:
+      typeof duration === "number" && Number.isFinite(duration) && duration > 0 ? duration : null,
   };
 }
 

@@ -64,7 +64,9 @@ function k6JsonLacks(record: UploadRecord): string[] {
     NO_RESOURCES,
     "no k6 version: --out json does not record it",
     ...(record.summary.ops === 0
-      ? ["no MCP operations: no request is tagged with the operation's JSON-RPC method, so latency is of whole requests"]
+      ? [
+          "no MCP operations: no request is tagged with the operation's JSON-RPC method, so latency is of whole requests",
+        ]
       : []),
   ];
 }

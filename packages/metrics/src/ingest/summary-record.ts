@@ -140,7 +140,9 @@ function shapeRecord(
 
 /** What a summary cannot give, in the words the run page and the report show. */
 function summaryLacks(picked: ReturnType<typeof summaryMetrics>): string[] {
-  const stats = Object.keys(picked.latency?.metric.values ?? {}).filter((k) => k === "med" || k.startsWith("p("));
+  const stats = Object.keys(picked.latency?.metric.values ?? {}).filter(
+    (k) => k === "med" || k.startsWith("p("),
+  );
   return [
     "from a k6 summary: no per-second series",
     "no CPU or memory of the server",

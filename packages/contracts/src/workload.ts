@@ -1,4 +1,4 @@
-import { defaultToolArguments } from "@perflab/scenarios";
+import { defaultToolArguments, scenarioModule } from "@perflab/scenarios";
 
 type Params = Record<string, unknown> | null | undefined;
 
@@ -29,6 +29,8 @@ function argumentsNote(tool: string, args: unknown): string {
  */
 export function workloadName(cell: { scenario: string; params: unknown }): string {
   const p = (cell.params ?? {}) as NonNullable<Params>;
+  const own = ownWorkloadName(cell);
+  if (own !== null) return own;
   if (typeof p.route === "string" && p.route) return `GET ${p.route}`;
   const tool = typeof p.tool === "string" && p.tool ? p.tool : null;
   const what = tool ? `${tool}${argumentsNote(tool, p.arguments)}` : cell.scenario;
@@ -36,4 +38,11 @@ export function workloadName(cell: { scenario: string; params: unknown }): strin
   const held = typeof p.sessionsPerVu === "number" ? ` · ${p.sessionsPerVu} sessions per VU` : "";
   const think = typeof p.thinkMs === "number" ? ` · ${p.thinkMs} ms think` : "";
   return `${what}${held}${think}`;
+}
+
+/** The name a scenario gives its own workloads (a mix, a request size), when it gives one. */
+function ownWorkloadName(cell: { scenario: string; params: unknown }): string | null {
+  const module = scenarioModule(cell.scenario);
+  const parsed = module?.workload ? module.params.safeParse(cell.params) : undefined;
+  return parsed?.success ? module!.workload!(parsed.data) : null;
 }

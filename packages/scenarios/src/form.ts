@@ -28,7 +28,8 @@ export function initialFormValues(module: AnyScenarioModule, firstTool?: string)
     else if (field.kind === "stored-script") values[field.name] = field.default;
   }
   for (const field of module.form) {
-    if (field.kind === "json") values[field.name] = field.from.value(values[field.from.field] ?? "");
+    if (field.kind === "json")
+      values[field.name] = field.from ? field.from.value(values[field.from.field] ?? "") : field.initial;
   }
   return values;
 }
@@ -43,7 +44,7 @@ export function withFormValue(
   const next: Record<string, string> = { ...values, [name]: value };
   if (values[name] === value) return next;
   for (const field of module.form) {
-    if (field.kind === "json" && field.from.field === name) next[field.name] = field.from.value(value);
+    if (field.kind === "json" && field.from?.field === name) next[field.name] = field.from.value(value);
   }
   return next;
 }

@@ -6,4 +6,6 @@ export * from "./registry.ts";
 export * from "./scenario-module.ts";
 export * from "./scenarios/http-route/index.ts";
 export * from "./scenarios/k6-script/index.ts";
+export * from "./scenarios/mcp-request-size/index.ts";
 export * from "./scenarios/mcp-tool-call/index.ts";
+export * from "./scenarios/mcp-tool-mix/index.ts";

@@ -47,7 +47,7 @@ describe.each(scenarioModules.map((m) => [m.id, m as AnyScenarioModule] as const
       for (const field of module.form) {
         expect(names, `${id} form field ${field.name}`).toContain(field.name);
         if (field.showWhen) expect(fields).toContain(field.showWhen.field);
-        if (field.kind === "json") expect(fields).toContain(field.from.field);
+        if (field.kind === "json" && field.from) expect(fields).toContain(field.from.field);
         if (field.kind === "select") expect(field.options.map((o) => o.value)).toContain(field.default);
       }
       expect(new Set(module.form.map((f) => f.id ?? f.name)).size).toBe(module.form.length);

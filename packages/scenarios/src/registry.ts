@@ -1,6 +1,8 @@
 import { httpRoute } from "./scenarios/http-route/index.ts";
 import { k6Script } from "./scenarios/k6-script/index.ts";
+import { mcpRequestSize } from "./scenarios/mcp-request-size/index.ts";
 import { mcpToolCall } from "./scenarios/mcp-tool-call/index.ts";
+import { mcpToolMix } from "./scenarios/mcp-tool-mix/index.ts";
 
 /**
  * Every scenario perflab runs, one line each (docs/adding-a-scenario.md). The first is the default:
@@ -11,4 +13,6 @@ export const scenarioModules = [
   mcpToolCall,
   httpRoute,
   k6Script,
+  mcpToolMix,
+  mcpRequestSize,
 ] as const;

@@ -57,6 +57,8 @@ export type FormFieldSpec<Name extends string = string> = {
   | { kind: "whole-number"; placeholder: string }
   /** JSON typed in a text area, sent as text (the schema parses it); reset when `from` changes. */
   | { kind: "json"; rows: number; from: { field: Name; value: (source: string) => string } }
+  /** JSON typed in a text area, sent as text (the schema parses it), starting from `initial`. */
+  | { kind: "json"; rows: number; initial: string; from?: undefined }
   /**
    * One of the tools the selected servers share (a select), or any name (a text input) when the
    * servers list no tools; the first server's first tool to start with, else `default`.
@@ -134,6 +136,8 @@ export type ScenarioModule<
   storedScript?(params: z.output<P>): string;
   /** Its parameters before the schema, from what an upload's query says of the call. */
   uploadParams(call: UploadCall): Record<string, unknown>;
+  /** What a cell of it does in a few words (contracts' workloadName), when its params name no tool. */
+  workload?(params: z.output<P>): string;
   form: readonly FormFieldSpec<Name>[];
   cli: readonly CliFlag<Name>[];
 };

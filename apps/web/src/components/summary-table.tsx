@@ -6,6 +6,10 @@ import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 type Column = { label: string; title?: string; value: (s: CellSummaryDto, cell: CellDto) => string };
 
+/** A registered endpoint's process is not perflab's: its CPU and RSS are not measured, not zero. */
+const unmeasured = (cell: CellDto, metric: "cpu" | "rss") =>
+  cell.unmeasured?.includes(metric) ? "not measured" : null;
+
 const columns: Column[] = [
   { label: "Requests", value: (s) => formatInt(s.requests) },
   { label: "Errors", value: (s) => formatInt(s.errors) },
@@ -27,10 +31,10 @@ const columns: Column[] = [
   { label: "p99", value: (s) => formatMs(s.latency.p99) },
   { label: "p99.9", value: (s) => formatMs(s.latency.p999) },
   { label: "Max", value: (s) => formatMs(s.latency.maxMs) },
-  { label: "CPU avg", value: (s) => formatPct(s.cpuAvgPct) },
-  { label: "CPU peak", value: (s) => formatPct(s.cpuPeakPct) },
-  { label: "RSS avg", value: (s) => formatMb(s.rssAvgBytes) },
-  { label: "RSS peak", value: (s) => formatMb(s.rssPeakBytes) },
+  { label: "CPU avg", value: (s, cell) => unmeasured(cell, "cpu") ?? formatPct(s.cpuAvgPct) },
+  { label: "CPU peak", value: (s, cell) => unmeasured(cell, "cpu") ?? formatPct(s.cpuPeakPct) },
+  { label: "RSS avg", value: (s, cell) => unmeasured(cell, "rss") ?? formatMb(s.rssAvgBytes) },
+  { label: "RSS peak", value: (s, cell) => unmeasured(cell, "rss") ?? formatMb(s.rssPeakBytes) },
   { label: "Cold start", value: (_s, cell) => formatMs(cell.coldStartMs) },
   { label: "k6 CPU avg", value: (s) => formatPct(s.k6CpuAvgPct) },
   { label: "k6 CPU peak", value: (s) => formatPct(s.k6CpuPeakPct) },

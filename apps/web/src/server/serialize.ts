@@ -125,6 +125,14 @@ function otherWork(cell: Cell & { summary?: CellSummary | null }) {
   return { otherCpuPct: otherCpuPct(cpu), machineBusy: isMachineBusy(cpu) };
 }
 
+/** A registered endpoint's cells say which metrics they cannot have (the worker records it). */
+function unmeasuredOf(build: unknown): Pick<CellDto, "unmeasured"> {
+  const unmeasured = (build as { unmeasured?: unknown } | null)?.unmeasured;
+  return Array.isArray(unmeasured)
+    ? { unmeasured: unmeasured.filter((m) => m === "cpu" || m === "rss") }
+    : {};
+}
+
 export function serializeCell(cell: Cell & { summary?: CellSummary | null }): CellDto {
   const loadLevel = cell.loadLevel as { vus?: unknown; rate?: unknown; maxVus?: unknown } | null;
   const int = (v: unknown) => (typeof v === "number" ? v : null);
@@ -147,6 +155,7 @@ export function serializeCell(cell: Cell & { summary?: CellSummary | null }): Ce
     runtimeVersion:
       ((cell.serverBuild as { runtimeVersion?: string | null } | null)?.runtimeVersion ?? null) || null,
     idleRssBytes: num(cell.idleRssBytes),
+    ...unmeasuredOf(cell.serverBuild),
     heldSessions: heldSessions(cell.params, int(loadLevel?.vus)),
     rssPerSessionBytes: rssPerSession({
       params: cell.params,

@@ -15,7 +15,7 @@ export async function claimCell(
   deps: CellDeps,
   input: { cellId: string; signal?: AbortSignal | undefined },
 ): Promise<CellContext | null> {
-  const { db, env, log } = deps;
+  const { db, log } = deps;
   const cell = await db.cell.findUnique({ where: { id: input.cellId }, include: { run: true } });
   if (!cell) {
     log.warn({ cellId: input.cellId }, "cell no longer exists; skipping");

@@ -98,6 +98,12 @@ export const ZCellDto = z.object({
       "The runtime's own version as the server reported it at start (`runtime.version` of /debug/runtime: go1.26.8, v20.20.2, 3.11.7), beside the manifest's `runtime`; null for uploads and servers that did not say.",
     ),
   idleRssBytes: z.number().nullable(),
+  unmeasured: z
+    .array(z.enum(["cpu", "rss"]))
+    .optional()
+    .describe(
+      "Metrics this cell's server cannot have: a registered endpoint runs outside perflab, so no CPU or RSS (null in the summary, not zero).",
+    ),
   heldSessions: z
     .number()
     .int()

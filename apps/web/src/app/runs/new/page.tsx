@@ -4,15 +4,17 @@ import type { Metadata } from "next";
 import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
 import { PageTitle } from "@/components/page-title";
 import { env } from "@/env";
-import { getServerCatalog, toServerInfo } from "@/server/catalog";
+import { getWorkspaceCatalog, toServerInfo } from "@/server/catalog";
+import { getDb } from "@/server/db";
 import { pageReader } from "@/server/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "New run" };
 
 export default async function NewRunPage() {
-  await pageReader("/runs/new");
-  const servers = getServerCatalog().map(toServerInfo);
+  const { caller } = await pageReader("/runs/new");
+  // The lab's servers, then the workspace's registered ones (the Servers page).
+  const servers = (await getWorkspaceCatalog(getDb(), caller)).map(toServerInfo);
   const scenarios: ScenarioOption[] = scenarioIds.map((id) => ({
     id,
     title: scenarioCatalog[id].title,

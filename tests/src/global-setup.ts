@@ -116,6 +116,8 @@ export default async function setup(project: TestProject) {
       databaseUrl: pg.url,
       redisUrl: redis.url,
       port: await freePort(),
+      // uploads.test.ts sends a body just over this limit: 50 MiB keeps that test small.
+      env: { PERFLAB_UPLOAD_MAX_BYTES: String(50 * 2 ** 20) },
       log,
     });
     services.push(web);

@@ -16,6 +16,12 @@ export const webEnvSchema = {
   REDIS_URL: z.url(),
   PERFLAB_SERVERS_DIR: z.string().min(1).optional().meta({ docDefault: "`servers`" }),
   PERFLAB_BUILD_DIR: z.string().min(1).optional().meta({ docDefault: "`.perflab/build`" }),
+  PERFLAB_K6_BIN: z.string().min(1).optional().meta({
+    description:
+      "the lab's k6, which checks a stored script (`k6 inspect`, `POST /api/v1/scripts`) as the worker will run it; the worker's variable of the same name runs it",
+    docDefault: "`.perflab/bin/k6`",
+  }),
+  PERFLAB_SCENARIOS_DIR: z.string().min(1).optional().meta({ docDefault: "`packages/scenarios/k6`" }),
   PERFLAB_DEFAULT_DRIVER: ZDriverId.default("local").describe(
     "the driver the run form starts on and the studies' quick variants use (`GET /api/v1/servers` says it as `defaultDriver`; docker-compose.yml sets `docker`: a shared lab running in containers); a matrix without `driver` still runs locally",
   ),
@@ -72,6 +78,16 @@ export const webEnvSchema = {
     .describe(
       "live run streams one API token, and one client address, may hold open at once across every web process (PERFLAB_MAX_LIVE_STREAMS caps each process); one more gets a 429 until one closes",
     ),
+  PERFLAB_UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(2 ** 30)
+    .meta({
+      description:
+        "the largest body `POST /api/v1/uploads` takes, in bytes as sent (a gzipped body counts compressed); a larger one gets a 413 naming `(body)`, by its declared length before it is read. The body streams into Postgres in 1 MiB rows as it arrives, so the web app's memory does not grow with it (see [Uploads](uploads-and-verdicts.md#large-uploads))",
+      docDefault: "`1073741824` (1 GiB)",
+    }),
   PERFLAB_IDEMPOTENCY_TTL_HOURS: z.coerce
     .number()
     .int()

@@ -5,6 +5,7 @@ import { levelLabel, sharedScenario, vusLabel, workloadName } from "@/lib/labels
 import { ProgressBar } from "./progress-bar";
 import { StatusBadge } from "./status-badge";
 import { panel } from "./ui";
+import { UploadSource } from "./upload-source";
 
 export type Connection = "connecting" | "live" | "reconnecting" | "unavailable" | "deleted" | "closed";
 
@@ -113,6 +114,7 @@ export function RunHeader({
           </SpecItem>
         )}
       </dl>
+      {run.source === "api" && <UploadSource upload={(spec as { upload?: unknown }).upload} />}
       <details className="text-sm">
         <summary className="cursor-pointer text-zinc-500 dark:text-zinc-400">Full spec</summary>
         <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-950">

@@ -5,12 +5,15 @@ import type { Caller } from "../auth";
 import { AppError } from "../errors";
 import { assertBaselineExists } from "./baseline";
 
-/** The largest k6 output an upload may carry: about a day of per-second lines with a few groups. */
-export const UPLOAD_MAX_BYTES = 50 * 2 ** 20;
+/**
+ * The default largest upload (PERFLAB_UPLOAD_MAX_BYTES): a day of perflab's output at 2,000 calls/s
+ * is about 74 MiB, a day of k6's --out json gzipped far more (docs/uploads-and-verdicts.md).
+ */
+export const UPLOAD_MAX_BYTES = 2 ** 30;
 
-const tooLarge = () =>
-  new AppError("too_large", `The body is larger than the limit of ${UPLOAD_MAX_BYTES} bytes.`, [
-    { field: "(body)", message: `must be at most ${UPLOAD_MAX_BYTES} bytes` },
+const tooLarge = (maxBytes: number) => () =>
+  new AppError("too_large", `The body is larger than the limit of ${maxBytes} bytes.`, [
+    { field: "(body)", message: `must be at most ${maxBytes} bytes` },
   ]);
 
 /**
@@ -27,6 +30,7 @@ export async function createUpload({
   origin,
   enqueue,
   declaredBytes,
+  maxBytes = UPLOAD_MAX_BYTES,
   caller = null,
 }: {
   db: Db;
@@ -34,15 +38,17 @@ export async function createUpload({
   caller?: Caller | null;
   /** The query string's parameters, as strings. */
   query: Record<string, string>;
-  /** The NDJSON body, as it arrives, and its declared length (refused at once when too large). */
+  /** The body (any upload format, plain or gzip), as it arrives, and its declared length (refused at once when too large). */
   body: ReadableStream<Uint8Array> | null;
   declaredBytes?: number;
+  /** The largest body taken (PERFLAB_UPLOAD_MAX_BYTES). */
+  maxBytes?: number;
   /** Scheme and host the run's URL is built on. */
   origin: string;
   /** Queues the ingest job once the body is stored. */
   enqueue: (job: TIngestJob) => Promise<void>;
 }): Promise<TCreatedUpload> {
-  if (declaredBytes !== undefined && declaredBytes > UPLOAD_MAX_BYTES) throw tooLarge();
+  if (declaredBytes !== undefined && declaredBytes > maxBytes) throw tooLarge(maxBytes)();
   const parsedQuery = ZUploadQueryChecked.safeParse(query);
   if (!parsedQuery.success) {
     throw new AppError("invalid", "The query string is invalid.", fieldErrors(parsedQuery.error));
@@ -70,7 +76,10 @@ export async function createUpload({
     select: { id: true },
   });
   try {
-    const bytes = await storeUploadBody(db, run.id, chunksOf(body), { maxBytes: UPLOAD_MAX_BYTES, tooLarge });
+    const bytes = await storeUploadBody(db, run.id, chunksOf(body), {
+      maxBytes,
+      tooLarge: tooLarge(maxBytes),
+    });
     if (bytes === 0) {
       throw new AppError(
         "invalid",

@@ -1,4 +1,4 @@
-import type { ZVerdict } from "@perflab/contracts";
+import { ZUploadProvenance, type ZVerdict } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { z } from "zod";
 import { environmentDifferences, mergeRuns } from "../../lib/compare";
@@ -66,6 +66,7 @@ export async function getVerdict({
       );
     }
   }
+  for (const { run } of runs) refuseK6Summary(run, run.id === runId ? "id" : "baseline");
   const verdict = judgeRuns(baseline.cells, candidate.cells, tolerancePct);
   return {
     runId,
@@ -73,4 +74,18 @@ export async function getVerdict({
     ...verdict,
     environment: environmentDifferences(mergeRuns(runs).cells),
   };
+}
+
+/**
+ * A run uploaded as a k6 summary holds k6's own percentiles, not a histogram: a p99 judged against
+ * another run's would compare figures computed differently, so the verdict refuses it by name.
+ */
+function refuseK6Summary(run: { id: string; spec: object }, field: "id" | "baseline"): void {
+  const upload = ZUploadProvenance.safeParse((run.spec as { upload?: unknown }).upload);
+  if (!upload.success || !upload.data.k6Summary) return;
+  throw new AppError(
+    "invalid",
+    `Run "${run.id}" was uploaded as a k6 summary (${upload.data.format}): it holds k6's own percentiles, not a histogram, so a verdict cannot use it. Upload k6's --out json or perflab's output to judge it.`,
+    [{ field, message: "names a run uploaded as a k6 summary, which has no histogram to judge" }],
+  );
 }

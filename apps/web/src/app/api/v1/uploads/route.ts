@@ -15,15 +15,18 @@ export const dynamic = "force-dynamic";
 const ACCEPTED = new Set<string>(UPLOAD_MEDIA_TYPES);
 
 /**
- * A CI job's k6 output (`--out perflab=<file>`), stored for a worker to ingest into a run (answered
+ * A CI job's k6 results (perflab's `--out perflab=<file>`, or k6's summary-export, handleSummary
+ * data or `--out json`, plain or gzip), stored for a worker to ingest into a run (answered
  * 202: the run is `ingesting` until the worker ends it); metadata in the query string.
  */
 export const POST = withProblems(async (request, _context, requestId) => {
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type && !ACCEPTED.has(type)) {
-    throw new AppError("unsupported_media_type", `The body must be NDJSON, not ${type}.`, [
-      { field: "content-type", message: `must be one of ${UPLOAD_MEDIA_TYPES.join(", ")}` },
-    ]);
+    throw new AppError(
+      "unsupported_media_type",
+      `The body must be k6 output (NDJSON, JSON or gzip), not ${type}.`,
+      [{ field: "content-type", message: `must be one of ${UPLOAD_MEDIA_TYPES.join(", ")}` }],
+    );
   }
   const caller = await authorizeWrite(getDb(), request, env.PERFLAB_ACCESS);
   await rateLimit("uploads", request, caller);
@@ -40,6 +43,7 @@ export const POST = withProblems(async (request, _context, requestId) => {
         query: queryOf(request),
         body: request.body,
         ...(Number.isFinite(declared) && declared > 0 ? { declaredBytes: declared } : {}),
+        maxBytes: env.PERFLAB_UPLOAD_MAX_BYTES,
         origin: requestOrigin(request),
         enqueue: (job) => enqueueIngest(getIngestQueue(), job),
         caller,

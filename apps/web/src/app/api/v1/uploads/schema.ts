@@ -20,23 +20,34 @@ export const POST = declareOperation({
   security: writer,
   summary: "Store a CI job's k6 results as a run, which a worker ingests",
   description:
-    "The body is the NDJSON perflab's k6 writes with `--out perflab=<file>` (a start line, one line per " +
-    "second with HDR histograms, an end line), at most 50 MiB; what was measured goes in the query string. " +
-    "The body is stored as it arrives and a worker ingests it: the histograms are merged exactly as for " +
-    "runs the worker measures, the summary covering requests tagged phase=measure only, and the run's one " +
-    "cell, its summary and its per-second points are written in one transaction. Until then the run " +
-    "(source `api`) is `ingesting`; output the worker refuses fails it with the line or field named in " +
-    "its `error`.",
+    "The body is one of the files k6 writes, sent unchanged, plain or gzip (`content-encoding: gzip` or " +
+    "a `.gz` file as is; found by its magic bytes): perflab's own NDJSON (`--out perflab=<file>`: per-second " +
+    "HDR histograms), k6's `--out json` NDJSON (one Point per sample: exact percentiles per tag group and a " +
+    "per-second series are built from the raw samples), or a k6 summary (`--summary-export` JSON or the " +
+    "`handleSummary` data object: k6's own figures, kept as k6's, with no series and no histogram, so a " +
+    "verdict cannot use them). The format is read from the content (`format` overrides it, and a body that " +
+    "is not that format fails the run naming `format`). At most PERFLAB_UPLOAD_MAX_BYTES (default 1 GiB) " +
+    "as sent; what was measured goes in the query string. The body is stored as it arrives and a worker " +
+    "ingests it: the summary covers requests tagged phase=measure (or after the warm-up), and the run's one " +
+    "cell, its summary and its per-second points are written in one transaction; the run's " +
+    "`spec.upload.lacks` says what its format cannot give. Until then the run (source `api`) is " +
+    "`ingesting`; output the worker refuses fails it with the line or field named in its `error`.",
   request: {
     query: ZUploadQuery,
     headers: idempotencyHeaders,
     body: {
       required: true,
-      // NDJSON by its registered and common names (each line is JSON, so application/json too).
+      // NDJSON by its registered and common names, JSON (a summary), and gzip.
       content: Object.fromEntries(
         UPLOAD_MEDIA_TYPES.map((type) => [
           type,
-          { schema: z.string().describe("One JSON object per line, as perflab's k6 output wrote them.") },
+          {
+            schema: z
+              .string()
+              .describe(
+                "The file as k6 wrote it: NDJSON (perflab's or --out json) or a summary's JSON, plain or gzip.",
+              ),
+          },
         ]),
       ),
     },
@@ -46,10 +57,10 @@ export const POST = declareOperation({
       "The body was stored and its ingest queued; the run is `ingesting`, and `location` holds its URL.",
       named("CreatedUpload", ZCreatedUpload),
     ),
-    413: problem("The body is larger than 50 MiB."),
+    413: problem("The body is larger than PERFLAB_UPLOAD_MAX_BYTES (default 1 GiB)."),
     415: problem(
-      "The body is not NDJSON: send `content-type: application/x-ndjson` (or `application/jsonl`, " +
-        "`application/json`, `text/plain`).",
+      "The body is not k6 output: send `content-type: application/x-ndjson` (or `application/jsonl`, " +
+        "`application/json`, `text/plain`, `application/gzip`, `application/x-gzip`, `application/octet-stream`).",
     ),
     422: problem(
       "A query parameter is invalid (`errors[].field` names it; `baselineRunId` when no run has that id), " +

@@ -13,6 +13,8 @@ import * as runsIdEvents from "../app/api/v1/runs/[id]/events/schema";
 import * as runsId from "../app/api/v1/runs/[id]/schema";
 import * as runsIdVerdict from "../app/api/v1/runs/[id]/verdict/schema";
 import * as runs from "../app/api/v1/runs/schema";
+import * as scriptsId from "../app/api/v1/scripts/[id]/schema";
+import * as scripts from "../app/api/v1/scripts/schema";
 import * as serversId from "../app/api/v1/servers/[id]/schema";
 import * as servers from "../app/api/v1/servers/schema";
 import * as session from "../app/api/v1/session/schema";
@@ -36,6 +38,8 @@ export const apiDeclarations = {
   "/api/v1/runs/{id}/comparison": runsIdComparison,
   "/api/v1/runs/{id}/events": runsIdEvents,
   "/api/v1/runs/{id}/verdict": runsIdVerdict,
+  "/api/v1/scripts": scripts,
+  "/api/v1/scripts/{id}": scriptsId,
   "/api/v1/servers": servers,
   "/api/v1/servers/{id}": serversId,
   "/api/v1/session": session,

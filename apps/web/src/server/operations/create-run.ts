@@ -11,6 +11,7 @@ import type { Caller } from "../auth";
 import { AppError } from "../errors";
 import { type CellQueue, enqueueCells } from "../queue";
 import { assertBaselineExists } from "./baseline";
+import { missingScripts } from "./k6-scripts";
 
 export type CreateRunParams = {
   db: Db;
@@ -53,6 +54,9 @@ export async function createRun({
   if (spec.baselineRunId !== undefined) await assertBaselineExists(db, spec.baselineRunId, "baselineRunId");
   const plans = expandMatrix(spec);
   const workspace = caller ? { id: caller.workspaceId } : await ensureDefaultWorkspace(db);
+  // A stored script is run only by its own workspace's runs.
+  const missing = await missingScripts(db, workspace.id, spec.scenarios);
+  if (missing.length > 0) throw new AppError("invalid", "The matrix spec is invalid.", missing);
   const pr = spec.git?.pr && /^\d+$/.test(spec.git.pr) ? Number(spec.git.pr) : null;
 
   const { run, cells } = await db.$transaction(async (tx) => {

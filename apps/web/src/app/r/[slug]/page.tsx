@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { cache } from "react";
@@ -17,6 +18,7 @@ import { succeededCells } from "@/lib/progress";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { requestOrigin } from "@/server/http";
 import { getReport } from "@/server/operations/get-report";
 import { pageCaller } from "@/server/session";
 
@@ -36,9 +38,20 @@ const load = cache(async (slug: string) => {
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const report = await load((await params).slug);
+  const description = report.description ?? `perflab report of run ${report.snapshot.run.name}`;
   return {
     title: report.title,
     description: report.description ?? undefined,
+    // Absolute image and page URLs, as the client reached the lab (opengraph-image.tsx draws the image).
+    metadataBase: new URL(requestOrigin(new Request("http://localhost/", { headers: await headers() }))),
+    openGraph: {
+      type: "article",
+      title: report.title,
+      description,
+      url: `/r/${report.slug}`,
+      siteName: "perflab",
+    },
+    twitter: { card: "summary_large_image", title: report.title, description },
     // Unlisted reports are for whoever has the link, not for search engines.
     robots: report.visibility === "public" ? undefined : { index: false, follow: false },
   };

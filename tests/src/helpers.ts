@@ -179,11 +179,11 @@ export async function api(pathname: string, init?: RequestInit) {
 }
 
 /** The Go reference server started as the local driver starts it, healthy, for tests that run k6 by hand. */
-export async function startGoServer(cellId: string) {
+export async function startGoServer(cellId: string, env: Record<string, string> = {}) {
   const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const server = await localDriver.start({ server: go, cellId, port, env: {} });
+  const server = await localDriver.start({ server: go, cellId, port, env });
   await waitForHealthy({ baseUrl, mcpPath: go.mcpPath, timeoutMs: 30_000, exited: server.exited });
   return { server, baseUrl, mcpPath: go.mcpPath };
 }

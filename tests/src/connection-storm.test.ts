@@ -1,0 +1,122 @@
+/**
+ * The open-connection storm: perflab's k6 and k6/connection-storm.js hold SSE streams open on the
+ * Go reference server (started as the local driver starts it), while the test reads the server's
+ * RSS and open descriptors from /proc; the per-level figures come from @perflab/metrics.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { levelFootprints, type ProcessReading, type StormSummary, stormLevelCounts } from "@perflab/metrics";
+import { afterEach, describe, expect, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/services.ts";
+import { processesOfCell, startGoServer, until } from "./helpers.ts";
+
+type Started = Awaited<ReturnType<typeof startGoServer>>;
+const started: Started[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map(({ server }) => server.stop(2_000)));
+});
+
+/** The server's resident bytes and open descriptors, every 250 ms until stopped. */
+function watchProcess(pid: number) {
+  const readings: ProcessReading[] = [];
+  const read = async () => {
+    const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
+    const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN);
+    const fds = (await readdir(`/proc/${pid}/fd`).catch(() => [])).length;
+    if (Number.isFinite(kb)) readings.push({ atMs: Date.now(), rssBytes: kb * 1024, fds });
+  };
+  const timer = setInterval(() => void read(), 250);
+  void read();
+  return { readings, stop: () => clearInterval(timer) };
+}
+
+async function runStorm(env: Record<string, string>): Promise<StormSummary> {
+  const summaryPath = path.join(await mkdtemp(path.join(tmpdir(), "storm-")), "summary.json");
+  await promisify(execFile)(
+    path.join(repoRoot, ".perflab/bin/k6"),
+    ["run", "--no-usage-report", "--quiet", "packages/scenarios/k6/connection-storm.js"],
+    {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/tmp",
+        ...env,
+        SUMMARY_PATH: summaryPath,
+      },
+      timeout: 90_000,
+    },
+  );
+  return JSON.parse(await readFile(summaryPath, "utf8")) as StormSummary;
+}
+
+async function goServer(cellId: string) {
+  // The marker the worker gives a cell's processes, so processesOfCell finds the server.
+  const go = await startGoServer(cellId, { PERFLAB_CELL: cellId });
+  started.push(go);
+  const [pid] = await processesOfCell(cellId);
+  return { ...go, pid: pid! };
+}
+
+describe("an open-connection storm on the Go server", () => {
+  it("holds 10 then 100 streams: all established, none dropped, each costing RSS and a descriptor", async () => {
+    const { baseUrl, mcpPath, pid } = await goServer("storm-levels");
+    const watch = watchProcess(pid);
+    const summary = await runStorm({
+      TARGET: baseUrl,
+      MCP_PATH: mcpPath,
+      LEVELS: "10,100",
+      VUS: "10",
+      RAMP: "2",
+      DURATION: "4",
+      WARMUP: "2",
+      GAP: "1",
+    });
+    watch.stop();
+    const counts = stormLevelCounts(summary);
+    expect(
+      counts.map(({ level, established, failed, dropped }) => ({ level, established, failed, dropped })),
+    ).toEqual([
+      { level: 10, established: 10, failed: 0, dropped: 0 },
+      { level: 100, established: 100, failed: 0, dropped: 0 },
+    ]);
+    // The contract's GET stream sends headers and no event: the response stands for the first one.
+    for (const level of counts) {
+      expect(level.silent).toBe(level.level);
+      expect(level.establishMs?.p99).toBeGreaterThan(0);
+      expect(level.firstEventMs?.p99).toBeGreaterThan(0);
+    }
+    const { idle, levels } = levelFootprints(summary, watch.readings);
+    expect(idle).not.toBeNull();
+    for (const footprint of levels) {
+      expect(footprint.rssPerStreamBytes, `RSS per stream at ${footprint.level}`).toBeGreaterThan(0);
+      expect(footprint.fdsAdded, `descriptors at ${footprint.level}`).toBeGreaterThanOrEqual(footprint.level);
+    }
+  });
+
+  it("counts every stream dropped when the server is killed while they are held", async () => {
+    const { baseUrl, mcpPath, pid } = await goServer("storm-killed");
+    const idleFds = (await readdir(`/proc/${pid}/fd`)).length;
+    const storm = runStorm({
+      TARGET: baseUrl,
+      MCP_PATH: mcpPath,
+      LEVELS: "10",
+      VUS: "5",
+      RAMP: "1",
+      DURATION: "60",
+      GAP: "0",
+    });
+    // Killed once all ten streams are open, long before their hold would end.
+    await until(
+      async () => (await readdir(`/proc/${pid}/fd`)).length >= idleFds + 10,
+      30_000,
+      "10 open streams",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    process.kill(pid, "SIGKILL");
+    const [level] = stormLevelCounts(await storm);
+    expect(level).toMatchObject({ level: 10, established: 10, failed: 0, dropped: 10 });
+  });
+});

@@ -36,7 +36,14 @@ describe("study cards", () => {
     // 3 servers × 3 tools × 1 level × 1 round, (5 + 15 + 2 + 3) s each.
     expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 225 });
     expect(view.variants.quick.load).toBe("50 VUs · 15 s after 5 s warm-up · 1 round · local");
-    expect(view.variants.published.cells).toBe(27);
+    // As published, the three tools are one mix: 3 servers × 1 workload × 3 rounds.
+    expect(view.variants.published.cells).toBe(9);
+    expect(view.workloads).toEqual([
+      "mix search_products get_user_cart checkout · 10 calls per session",
+      "search_products",
+      "get_user_cart",
+      "checkout",
+    ]);
     expect(view.variants.published.load).toBe(
       "50 VUs · 5 min after 1 min warm-up · 3 rounds · docker (2 vCPU / 2048 MB)",
     );

@@ -4,8 +4,11 @@ import {
   type Study,
   type StudyRowPlan,
   type StudyVariant,
+  scenarioModule,
   studyMatrix,
+  studyScenarios,
   type TMatrixSpecInput,
+  workloadName,
 } from "@perflab/contracts";
 
 /** A study as its card shows it: per variant the matrix this lab would queue, and its size. */
@@ -31,6 +34,8 @@ function argumentsLabel(args: unknown): string {
 /** One workload in a few words: "echo (pad_to_bytes 1024)", "echo · session per call", "GET /rest/time". */
 export function studyWorkload(scenario: { id: string; params?: Record<string, unknown> }): string {
   const p = scenario.params ?? {};
+  // A scenario that names its own workloads (a tool mix, a request size) says them.
+  if (scenarioModule(scenario.id)?.workload) return workloadName({ scenario: scenario.id, params: p });
   if (typeof p.route === "string") return `GET ${p.route}`;
   const parts = [`${typeof p.tool === "string" ? p.tool : scenario.id}${argumentsLabel(p.arguments)}`];
   if (p.session === "per-call") parts.push("session per call");
@@ -84,9 +89,14 @@ export function studyView(study: Study, available: readonly string[], defaultDri
     measures: study.measures,
     servers: spec.servers,
     rows,
-    workloads: study.scenarios.map((s) =>
-      studyWorkload(s as { id: string; params?: Record<string, unknown> }),
-    ),
+    // Both variants' workloads: as published (a tool mix), then the quick look's (each tool alone).
+    workloads: [
+      ...new Set(
+        [...studyScenarios(study, "published"), ...studyScenarios(study, "quick")].map((s) =>
+          studyWorkload(s as { id: string; params?: Record<string, unknown> }),
+        ),
+      ),
+    ],
     variants: { published: variant("published"), quick: variant("quick") },
   };
 }

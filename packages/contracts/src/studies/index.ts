@@ -9,7 +9,8 @@ export type * from "./types.ts";
 /**
  * The published studies perflab reproduces, each as the matrix that measures what it measured. A
  * study whose dimensions need different load levels per workload is split into several matrices,
- * and a study that mixed its tools in one load is measured one tool per cell.
+ * and a study that mixed its tools in one load mixes them as published (a tool mix) and measures
+ * one tool per cell in its quick variant.
  */
 export const studies: readonly Study[] = [...nodeVsGoStudies, ...multiLanguageStudies, ...restStudies];
 
@@ -67,7 +68,7 @@ export function studyMatrix(
     spec: {
       name: `${study.title}${variant === "quick" ? " (quick)" : ""}`,
       servers: [...new Set(servers)],
-      scenarios: study.scenarios,
+      scenarios: studyScenarios(study, variant),
       ...load,
       cooldownSec: 2,
       study: { id: study.id, variant },
@@ -75,6 +76,11 @@ export function studyMatrix(
     rows,
     missing: rows.filter((r) => r.missing !== null),
   };
+}
+
+/** The workloads a variant of a study runs (see Study.publishedScenarios). */
+export function studyScenarios(study: Study, variant: StudyVariant): TMatrixSpecInput["scenarios"] {
+  return variant === "published" ? (study.publishedScenarios ?? study.scenarios) : study.scenarios;
 }
 
 /** A row's servers as one line: "Node.js (express)", for a list of what a study runs or lacks. */

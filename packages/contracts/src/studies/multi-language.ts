@@ -1,4 +1,4 @@
-import { quickLocal, tool } from "./shared.ts";
+import { mix, quickLocal, tool } from "./shared.ts";
 import type { PublishedFigures, Study, StudyRow } from "./types.ts";
 
 const SPRING_DIFFERS = "Spring AI 2.0 (2.0.0 for WebFlux) on Java 25";
@@ -111,7 +111,7 @@ export const multiLanguageStudies: readonly Study[] = [
     source: "Java, Go, Node.js and Python MCP servers, 3.9 M requests",
     title: "Four tools, four languages",
     measures:
-      "fibonacci (CPU), fetch_upstream (I/O, an upstream that answers at once), transform_data (allocation) and sleep (a 10 ms database call) at 50 VUs, 5 minutes after 10 s of warm-up, 3 rounds in single-core containers: per-tool percentiles, RPS per MB and per CPU %, and run-to-run spread. The study mixed the four tools in one load; here each tool is a cell of its own.",
+      "fibonacci (CPU), fetch_upstream (I/O, an upstream that answers at once), transform_data (allocation) and sleep (a 10 ms database call) at 50 VUs, 5 minutes after 10 s of warm-up, 3 rounds in single-core containers: per-tool percentiles, RPS per MB and per CPU %, and run-to-run spread. As published, the four tools are mixed in one load as the study mixed them (MCP sessions of ten calls, equal weights: the study gives neither), with rates and percentiles per tool from the mix; the quick look measures each tool in a cell of its own.",
     rows: fourToolsRows,
     extras: ["java", "node", "python"],
     scenarios: [
@@ -119,6 +119,14 @@ export const multiLanguageStudies: readonly Study[] = [
       tool("fetch_upstream", { delay_ms: 0 }),
       tool("transform_data"),
       tool("sleep", { ms: 10 }),
+    ],
+    publishedScenarios: [
+      mix(
+        { tool: "fibonacci" },
+        { tool: "fetch_upstream", arguments: { delay_ms: 0 } },
+        { tool: "transform_data" },
+        { tool: "sleep", arguments: { ms: 10 } },
+      ),
     ],
     published: {
       loadLevels: [{ vus: 50 }],
@@ -135,10 +143,11 @@ export const multiLanguageStudies: readonly Study[] = [
     source: "15 MCP servers under I/O-bound tools (Redis and an HTTP API)",
     title: "Redis and HTTP API tools, every runtime",
     measures:
-      "search_products, get_user_cart and checkout (Redis and the product API, fixtures re-seeded per server) at 50 VUs, 5 minutes after 60 s of warm-up, 3 rounds in containers of 2 vCPU / 2 GB: RPS, average latency and RAM. The study mixed the three tools in one load; here each tool is a cell of its own.",
+      "search_products, get_user_cart and checkout (Redis and the product API, fixtures re-seeded per server) at 50 VUs, 5 minutes after 60 s of warm-up, 3 rounds in containers of 2 vCPU / 2 GB: RPS, average latency and RAM. As published, the three tools are mixed in one load as the study mixed them (MCP sessions of ten calls, equal weights), with rates and percentiles per tool from the mix; the quick look measures each tool in a cell of its own.",
     rows: fifteenRows,
     extras: ["go", "java", "node", "python:workers"],
     scenarios: [tool("search_products"), tool("get_user_cart"), tool("checkout")],
+    publishedScenarios: [mix({ tool: "search_products" }, { tool: "get_user_cart" }, { tool: "checkout" })],
     published: {
       loadLevels: [{ vus: 50 }],
       durationSec: 300,

@@ -1,4 +1,5 @@
-import { echo, quickLocal, tool } from "./shared.ts";
+import { requestSizes } from "@perflab/scenarios";
+import { echo, quickLocal, request, tool } from "./shared.ts";
 import type { Study, StudyRow } from "./types.ts";
 
 const SOURCE = "Node.js vs Go MCP servers, five dimensions";
@@ -48,19 +49,22 @@ const ram = (scenario: number, ramMb: number) => ({ scenario, figures: { ramMb }
  */
 const untilApart = { rounds: 3, adaptive: { maxRounds: 8 } };
 
+/** Study 000's CPU-bound tool (JSON Schema validation) and I/O-bound one (a 50 ms upstream). */
+const cpuAndIoTools = [tool("validate_document"), tool("fetch_upstream", { delay_ms: 50 })];
+
 export const nodeVsGoStudies: readonly Study[] = [
   {
     id: "payload-sweep",
     source: SOURCE,
     title: "Throughput by response size",
     measures:
-      "echo answering 1 KB, 10 KB, 100 KB and 1 MB (pad_to_bytes) at 50 VUs: requests per second and latency as the response grows. The study grew the request too; tool arguments here stay under 64 KiB, so only the response does. Its load and durations are the lab's choice: the study gives none.",
+      "echo at 50 VUs answering 1 KB, 10 KB, 100 KB and 1 MB to a short message (pad_to_bytes: the response alone grows), then sent a message of those sizes (the request grows, and the response with it, as the study's JSON-RPC messages did; k6 reads the arguments from a file): requests per second and latency as messages grow. Its load and durations are the lab's choice: the study gives none.",
     rows: rows({
-      node: [rps(0, [8000, 12000]), rps(1, [3000, 5000]), rps(2, [500, 800]), rps(3, [50, 80])],
-      go: [rps(0, [15000, 25000]), rps(1, [8000, 15000]), rps(2, [2000, 4000]), rps(3, [300, 500])],
+      node: [rps(4, [8000, 12000]), rps(5, [3000, 5000]), rps(6, [500, 800]), rps(7, [50, 80])],
+      go: [rps(4, [15000, 25000]), rps(5, [8000, 15000]), rps(6, [2000, 4000]), rps(7, [300, 500])],
     }),
     extras,
-    scenarios: [echo(1024), echo(10_240), echo(102_400), echo(1_048_576)],
+    scenarios: [...requestSizes.map(echo), ...requestSizes.map(request)],
     published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, ...untilApart, driver: "local" },
     quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
   },
@@ -69,15 +73,36 @@ export const nodeVsGoStudies: readonly Study[] = [
     source: SOURCE,
     title: "CPU-bound and I/O-bound tool latency",
     measures:
-      "validate_document (JSON Schema, CPU) and fetch_upstream (a 50 ms upstream, I/O) at 50 VUs: p50, p95 and p99 of each. Load and durations are the lab's choice.",
+      "validate_document (JSON Schema, CPU) and fetch_upstream (a 50 ms upstream, I/O) at 50 VUs: p50, p95 and p99 of each, as a closed loop (cpu-and-io-tools-open starts them at a fixed rate). Load and durations are the lab's choice.",
     rows: rows({
       node: [latency(0, 8, 25, 80), latency(1, 55, 72, 120)],
       go: [latency(0, 2, 5, 8), latency(1, 53, 65, 85)],
     }),
     extras,
-    scenarios: [tool("validate_document"), tool("fetch_upstream", { delay_ms: 50 })],
+    scenarios: cpuAndIoTools,
     published: { loadLevels: [{ vus: 50 }], durationSec: 60, warmupSec: 10, ...untilApart, driver: "local" },
     quick: { loadLevels: [{ vus: 50 }], ...quickLocal },
+  },
+  {
+    id: "cpu-and-io-tools-open",
+    source: SOURCE,
+    title: "CPU-bound and I/O-bound tool latency at a fixed arrival rate",
+    measures:
+      "The tools of cpu-and-io-tools started at a fixed 200 calls a second (open model) instead of by 50 VUs calling back to back: latency with the queueing a closed loop hides (coordinated omission), and the calls a server that falls behind drops. The study gives no arrival rate; 200 a second, below what either runtime serves here, is the lab's choice.",
+    rows: rows({
+      node: [latency(0, 8, 25, 80), latency(1, 55, 72, 120)],
+      go: [latency(0, 2, 5, 8), latency(1, 53, 65, 85)],
+    }),
+    extras,
+    scenarios: cpuAndIoTools,
+    published: {
+      loadLevels: [{ rate: 200 }],
+      durationSec: 60,
+      warmupSec: 10,
+      ...untilApart,
+      driver: "local",
+    },
+    quick: { loadLevels: [{ rate: 200 }], ...quickLocal },
   },
   {
     id: "session-storm",

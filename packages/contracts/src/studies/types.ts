@@ -68,6 +68,12 @@ export type Study = {
   /** The lab's own reference servers run beside the study's rows, marked as extra. */
   extras: readonly string[];
   scenarios: TMatrixSpecInput["scenarios"];
+  /**
+   * The published variant's workloads when they are not `scenarios` (which the quick variant runs):
+   * one mix of tools in session lifecycles where the study mixed them, while the quick look
+   * measures each tool in a cell of its own.
+   */
+  publishedScenarios?: TMatrixSpecInput["scenarios"];
   published: StudyLoad;
   quick: StudyLoad;
 };

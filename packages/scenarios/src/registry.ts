@@ -1,3 +1,4 @@
+import { connectionStorm } from "./scenarios/connection-storm/index.ts";
 import { httpRoute } from "./scenarios/http-route/index.ts";
 import { k6Script } from "./scenarios/k6-script/index.ts";
 import { mcpRequestSize } from "./scenarios/mcp-request-size/index.ts";
@@ -13,6 +14,7 @@ export const scenarioModules = [
   mcpToolCall,
   httpRoute,
   k6Script,
+  connectionStorm,
   mcpToolMix,
   mcpRequestSize,
 ] as const;

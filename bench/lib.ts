@@ -6,7 +6,14 @@ import { type DriverId, JOB_CELL_RUN, QUEUE_CELLS } from "@perflab/contracts";
 import { createDb } from "@perflab/db";
 import { t95 } from "@perflab/metrics";
 import { Queue } from "bullmq";
-import { freePort, repoRoot, startPostgres, startRedis, startWorker } from "../scripts/lib/services.ts";
+import {
+  freePort,
+  repoRoot,
+  startPostgres,
+  startRedis,
+  startWeb,
+  startWorker,
+} from "../scripts/lib/services.ts";
 
 export type CellRequest = {
   serverName: string;
@@ -20,7 +27,8 @@ export type CellRequest = {
   limits?: { cpus?: number; memoryMb?: number };
 };
 
-export async function startLab() {
+/** Postgres, Redis and a worker (and with `web`, the built web app) on free ports in a temporary dir. */
+export async function startLab(options: { web?: boolean } = {}) {
   const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-"));
   await chmod(tmp, 0o755);
   const redis = await startRedis({ dir: path.join(tmp, "redis"), port: await freePort() });
@@ -30,6 +38,10 @@ export async function startLab() {
     redisUrl: redis.url,
     env: { PERFLAB_WORK_DIR: path.join(tmp, "work") },
   });
+  const webPort = options.web ? await freePort() : 0;
+  const web = options.web
+    ? await startWeb({ databaseUrl: pg.url, redisUrl: redis.url, port: webPort })
+    : null;
   const db = createDb(pg.url);
   const redisUrl = new URL(redis.url);
   const queue = new Queue(QUEUE_CELLS, {
@@ -37,8 +49,15 @@ export async function startLab() {
   });
   const workspace = await db.workspace.create({ data: { slug: "bench", name: "bench" } });
 
-  /** Queues one run of these cells (in order, cooldown 2 s) and resolves with the finished cells. */
-  async function runCells(cells: CellRequest[], options: { cooldownSec?: number } = {}) {
+  /**
+   * Queues one run of these cells (in order, cooldown 2 s) and resolves with the finished cells.
+   * `onRun` hears the run's id once it exists; its end is polled for only once `quietUntil` settles,
+   * so the bench's own queries can stay out of a measured window.
+   */
+  async function runCells(
+    cells: CellRequest[],
+    options: { cooldownSec?: number; onRun?: (runId: string) => void; quietUntil?: Promise<unknown> } = {},
+  ) {
     const run = await db.run.create({
       data: {
         workspaceId: workspace.id,
@@ -69,6 +88,8 @@ export async function startLab() {
         opts: { jobId: c.id },
       })),
     );
+    options.onRun?.(run.id);
+    await options.quietUntil;
     for (;;) {
       const current = await db.run.findUniqueOrThrow({ where: { id: run.id } });
       if (!["queued", "running"].includes(current.status)) break;
@@ -84,10 +105,12 @@ export async function startLab() {
   return {
     db,
     worker,
+    web: web ? { child: web.child, port: webPort } : null,
     runCells,
     async stop() {
       await queue.close();
       await db.$disconnect();
+      await web?.stop();
       await worker.stop();
       await pg.stop();
       await redis.stop();

@@ -29,17 +29,17 @@
  *   pnpm --filter @perflab/bench perflab-self [rate=2000] [repeats=5] [lowRate=200] [--max-web-gib=12]
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import zlib from "node:zlib";
 import { createDb, writeCellRollups } from "@perflab/db";
 import { UPLOAD_MAX_BYTES } from "@perflab/web/testing";
 import { ingestUpload } from "@perflab/worker/testing";
 import { freePort, repoRoot, startPostgres, startRedis, startWeb } from "../scripts/lib/services.ts";
+import { duration, kib, mib, msOrS, n0, send, sized, timed } from "./http-timing.ts";
 import { machine } from "./lib.ts";
+import { processTree, rssBytes, sampleRss } from "./procs.ts";
 import { body, END_LINE, type Output, synthesize, VUS, WARMUP_SEC } from "./synthetic-output.ts";
 
 const args = process.argv.slice(2);
@@ -90,184 +90,6 @@ function secondsThatFit(output: Output, limit: number, step = 600): number {
   }
   return fit;
 }
-
-// ---------------------------------------------------------------------------------------------
-// The web app's memory: VmRSS of `next start` and every process under it.
-// ---------------------------------------------------------------------------------------------
-
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []));
-  return tree;
-}
-
-function rssBytes(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const kb = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-      total += Number(kb ?? 0) * 1024;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return total;
-}
-
-/**
- * Samples the processes' summed RSS every 20 ms until stopped: the value before and the peak. Past
- * `ceiling` it calls `kill` once (this machine is shared; the upload is then reported as killed).
- */
-function sampleRss(pids: number[], ceiling: number, kill: () => void) {
-  const before = rssBytes(pids);
-  let peak = before;
-  let tripped = false;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssBytes(pids));
-    if (peak > ceiling && !tripped) {
-      tripped = true;
-      kill();
-    }
-  }, 20);
-  return {
-    stop() {
-      clearInterval(timer);
-      if (!tripped) peak = Math.max(peak, rssBytes(pids));
-      return { before, peak, tripped };
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP, over loopback only, with the bytes a browser would receive (gzip) and decode.
-// ---------------------------------------------------------------------------------------------
-
-type Reply = { status: number; ms: number; wireBytes: number; gzip: boolean; text: string; error?: string };
-
-function send(
-  port: number,
-  method: string,
-  pathname: string,
-  options: { body?: string; type?: string; firstEvent?: boolean } = {},
-): Promise<Reply> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const headers: Record<string, string | number> = { "accept-encoding": "gzip" };
-    if (options.body !== undefined) {
-      headers["content-type"] = options.type ?? "application/json";
-      headers["content-length"] = Buffer.byteLength(options.body);
-    }
-    let settled = false;
-    const done = (reply: Reply) => {
-      if (settled) return;
-      settled = true;
-      resolve(reply);
-    };
-    const req = http.request({ host: "127.0.0.1", port, method, path: pathname, headers, agent: false });
-    req.on("error", (error) =>
-      done({
-        status: 0,
-        ms: performance.now() - started,
-        wireBytes: 0,
-        gzip: false,
-        text: "",
-        error: error.message,
-      }),
-    );
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      let wireBytes = 0;
-      let searchFrom = 0;
-      res.on("data", (chunk: Buffer) => {
-        chunks.push(chunk);
-        wireBytes += chunk.length;
-        if (!options.firstEvent) return;
-        // The first `data:` frame is the snapshot; stop reading (the stream stays open) once it ends.
-        const text = Buffer.concat(chunks).toString("utf8");
-        const frame = text.indexOf("data: ");
-        const end = frame < 0 ? -1 : text.indexOf("\n\n", Math.max(frame, searchFrom));
-        searchFrom = Math.max(0, text.length - 1);
-        if (end >= 0) {
-          done({
-            status: res.statusCode ?? 0,
-            ms: performance.now() - started,
-            wireBytes,
-            gzip: false,
-            text: text.slice(frame + 6, end),
-          });
-          req.destroy();
-        }
-      });
-      res.on("end", () => {
-        const raw = Buffer.concat(chunks);
-        const gzip = res.headers["content-encoding"] === "gzip";
-        done({
-          status: res.statusCode ?? 0,
-          ms: performance.now() - started,
-          wireBytes,
-          gzip,
-          text: (gzip ? zlib.gunzipSync(raw) : raw).toString("utf8"),
-        });
-      });
-      res.on("error", () => undefined);
-    });
-    req.end(options.body);
-  });
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
-/** One untimed request (code and caches warm), then `repeats` timed ones: the median and the last reply. */
-async function timed(port: number, pathname: string, options: { firstEvent?: boolean } = {}) {
-  const first = await send(port, "GET", pathname, options);
-  if (first.status !== 200) throw new Error(`GET ${pathname}: ${first.status} ${first.text.slice(0, 300)}`);
-  const times: number[] = [];
-  let last = first;
-  for (let i = 0; i < repeats; i++) {
-    last = await send(port, "GET", pathname, options);
-    times.push(last.ms);
-  }
-  return {
-    ms: median(times),
-    gzip: last.gzip,
-    wireBytes: last.wireBytes,
-    bytes: Buffer.byteLength(last.text),
-    text: last.text,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Formatting
-// ---------------------------------------------------------------------------------------------
-
-const n0 = (x: number) => Math.round(x).toLocaleString("en-US");
-const mib = (bytes: number) => `${(bytes / MiB).toFixed(bytes < 10 * MiB ? 2 : 1)} MiB`;
-const kib = (bytes: number) => (bytes < MiB ? `${(bytes / 1024).toFixed(0)} KiB` : mib(bytes));
-const msOrS = (ms: number) =>
-  ms < 1_000 ? `${ms.toFixed(ms < 10 ? 1 : 0)} ms` : `${(ms / 1000).toFixed(1)} s`;
-const duration = (seconds: number) => {
-  if (seconds < 3_600) return `${seconds} s`;
-  const h = Math.floor(seconds / 3_600);
-  const m = Math.round((seconds % 3_600) / 60);
-  return m ? `${h} h ${m} min` : `${h} h`;
-};
-const sized = (r: { gzip: boolean; wireBytes: number; bytes: number }) =>
-  r.gzip ? `${kib(r.bytes)} (${kib(r.wireBytes)} gzip)` : kib(r.bytes);
 
 // ---------------------------------------------------------------------------------------------
 // The run
@@ -472,15 +294,15 @@ try {
 
   // --- read back ---
   for (const c of [warm, ...cells].filter(ok)) {
-    const run = await timed(port, `/api/v1/runs/${c.runId}`);
+    const run = await timed(port, `/api/v1/runs/${c.runId}`, repeats);
     c.col.set("GET /api/v1/runs/:id", `${msOrS(run.ms)}, ${sized(run)}`);
-    const events = await timed(port, `/api/v1/runs/${c.runId}/events`, { firstEvent: true });
+    const events = await timed(port, `/api/v1/runs/${c.runId}/events`, repeats, { firstEvent: true });
     const snapshot = JSON.parse(events.text) as { points: Record<string, unknown[]> };
     const points = Math.max(...Object.values(snapshot.points).map((p) => p.length));
     c.col.set("run page series (events snapshot)", `${msOrS(events.ms)}, ${sized(events)}`);
     c.col.set("  points per cell", `${n0(points)} (cap ${n0(PAGE_POINTS)})`);
     if (points > PAGE_POINTS) notes.push(`${c.label}: the run page got ${points} points per cell`);
-    const page = await timed(port, `/runs/${c.runId}`);
+    const page = await timed(port, `/runs/${c.runId}`, repeats);
     c.col.set("/runs/:id HTML", `${msOrS(page.ms)}, ${sized(page)}`);
   }
 
@@ -496,13 +318,13 @@ try {
     const [size] = await db.$queryRaw<{ text: number; stored: number }[]>`
       SELECT octet_length(snapshot::text) AS text, pg_column_size(snapshot) AS stored
       FROM reports WHERE slug = ${c.slug}`;
-    const json = await timed(port, `/api/v1/reports/${c.slug}`);
+    const json = await timed(port, `/api/v1/reports/${c.slug}`, repeats);
     const frozen = JSON.parse(json.text) as { snapshot: { points: Record<string, unknown[]> } };
     const points = Math.max(...Object.values(frozen.snapshot.points).map((p) => p.length));
     c.col.set("  snapshot", `${kib(size!.text)} (${kib(size!.stored)} stored), ${n0(points)} points / cell`);
     if (points > REPORT_POINTS) notes.push(`${c.label}: the report froze ${points} points per cell`);
     c.col.set("GET /api/v1/reports/:slug", `${msOrS(json.ms)}, ${sized(json)}`);
-    const page = await timed(port, `/r/${c.slug}`);
+    const page = await timed(port, `/r/${c.slug}`, repeats);
     c.col.set("/r/:slug HTML", `${msOrS(page.ms)}, ${sized(page)}`);
   }
 
@@ -510,8 +332,8 @@ try {
   const compared: string[] = [];
   const compare = async (a: Cell, b: Cell) => {
     if (!ok(a) || !ok(b)) return;
-    const page = await timed(port, `/compare?runs=${a.runId},${b.runId}`);
-    const json = await timed(port, `/api/v1/comparison?runs=${a.runId},${b.runId}`);
+    const page = await timed(port, `/compare?runs=${a.runId},${b.runId}`, repeats);
+    const json = await timed(port, `/api/v1/comparison?runs=${a.runId},${b.runId}`, repeats);
     compared.push(
       `compare ${a.label} with ${b.label}: /compare ${msOrS(page.ms)}, ${sized(page)}; ` +
         `/api/v1/comparison ${msOrS(json.ms)}, ${sized(json)}`,

@@ -6,83 +6,103 @@
  *   output   the same plus perflab's k6 output into a FIFO drained by this process (the output
  *            path alone, without worker, sampler, Postgres or Redis);
  *   perflab  the same cell through perflab (worker, output, 1 Hz sampler, Postgres, Redis).
- * Prints RPS and tools/call p99 of each, paired ratios to bare, and the worker's own CPU.
+ * Prints RPS and tools/call p99 of each, paired ratios to bare, and what every process cost during
+ * each measured window (window-cost.ts): CPU seconds and wake-ups of the worker, Postgres, Redis,
+ * the web app, k6 and the server. Those hold on a loaded machine; the ratios need a quiet one.
+ * With --web the built web app runs too, with one viewer on each run's live events.
  *
- *   pnpm exec tsx bench/perflab-vs-bare.ts [rounds=5] [durationSec=10] [vus=10]
+ *   pnpm exec tsx bench/perflab-vs-bare.ts [rounds=5] [durationSec=10] [vus=10] [--web]
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { freePort, repoRoot, waitForPort } from "../scripts/lib/services.ts";
 import { bareK6Echo, machine, mean, pairedRatio, sd, startLab } from "./lib.ts";
+import { costOver, costTable, hostBusy, type LabPids, sumCosts } from "./window-cost.ts";
 
-const [rounds = 5, durationSec = 10, vus = 10] = process.argv.slice(2).map(Number);
+const args = process.argv.slice(2);
+const withWeb = args.includes("--web");
+const [rounds = 5, durationSec = 10, vus = 10] = args.filter((a) => !a.startsWith("--")).map(Number);
 const warmupSec = 2;
 const serverBin = path.join(repoRoot, "servers/go/bin/server");
 
 const fmt = (xs: number[], digits = 1) => `${mean(xs).toFixed(digits)} ± ${sd(xs).toFixed(digits)}`;
 
-async function cpuSeconds(pid: number): Promise<number> {
-  const rest = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-  return (Number(rest[11]) + Number(rest[12])) / 100;
+type Window = Awaited<ReturnType<typeof costOver>>;
+type Measured = { rps: number; p99: number; window: Window; hostBusy: number };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
+const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-bare-"));
+const lab = await startLab({ web: withWeb });
+const pids: LabPids = { worker: lab.worker.child.pid!, ...(lab.web ? { web: lab.web.child.pid! } : {}) };
+
+/** The steady part of a measured window (its first 2 s and last 1 s are left out): the cost in it. */
+async function windowFrom(measureStartMs: number): Promise<Window & { hostBusy: number }> {
+  await sleep(measureStartMs + 2_000 - Date.now());
+  const busy = hostBusy();
+  const window = await costOver(pids, sleep(measureStartMs + durationSec * 1000 - 1_000 - Date.now()));
+  return { ...window, hostBusy: busy() };
 }
 
-async function bare(tmp: string, perflabOutput: boolean): Promise<{ rps: number; p99: number }> {
+async function bare(perflabOutput: boolean): Promise<Measured> {
   const port = await freePort();
   const server = spawn(serverBin, [], { env: { PORT: String(port) }, stdio: "ignore" });
   try {
     await waitForPort(port, 10_000);
-    const summaryPath = path.join(tmp, "bare-summary.json");
+    // k6 initialises its VUs in well under a second here: the window follows its start closely enough.
+    const window = windowFrom(Date.now() + warmupSec * 1000 + 500);
     const measured = await bareK6Echo({
       target: `http://127.0.0.1:${port}`,
       vus,
       durationSec,
       warmupSec,
-      summaryPath,
+      summaryPath: path.join(tmp, "bare-summary.json"),
       perflabOutput,
     });
-    return measured;
+    return { ...measured, ...(await window.then((w) => ({ window: w, hostBusy: w.hostBusy }))) };
   } finally {
     server.kill("SIGTERM");
   }
 }
 
-const tmp = await mkdtemp(path.join(os.tmpdir(), "perflab-bench-bare-"));
-const lab = await startLab();
+/** A browser on the run page: the run's live events, read and dropped until `closed` settles. */
+function liveViewer(runId: string, closed: Promise<unknown>): void {
+  if (!lab.web) return;
+  const req = http.get(
+    { host: "127.0.0.1", port: lab.web.port, path: `/api/v1/runs/${runId}/events` },
+    (res) => res.on("data", () => undefined).on("error", () => undefined),
+  );
+  req.on("error", () => undefined);
+  void closed.then(() => req.destroy());
+}
 
-/** Worker CPU over the steady part of the measured window (the per-cell setup is a one-off cost). */
-async function workerCpuDuringLoad(): Promise<number> {
+/** The cell's window as the worker planned it, polled for during the warm-up only. */
+async function perflabWindow(): Promise<Window & { hostBusy: number }> {
   const deadline = Date.now() + (warmupSec + durationSec + 120) * 1000;
   while (Date.now() < deadline) {
     const cell = await lab.db.cell.findFirst({
       where: { status: "running", measureStartedAt: { not: null } },
     });
-    if (cell?.measureStartedAt && cell.measureEndedAt) {
-      const from = cell.measureStartedAt.getTime() + 2_000;
-      const to = cell.measureEndedAt.getTime() - 1_000;
-      await new Promise((r) => setTimeout(r, Math.max(0, from - Date.now())));
-      const c0 = await cpuSeconds(lab.worker.child.pid!);
-      const t0 = Date.now();
-      await new Promise((r) => setTimeout(r, Math.max(0, to - Date.now())));
-      return (((await cpuSeconds(lab.worker.child.pid!)) - c0) / ((Date.now() - t0) / 1000)) * 100;
-    }
-    await new Promise((r) => setTimeout(r, 100));
+    if (cell?.measureStartedAt) return windowFrom(cell.measureStartedAt.getTime());
+    await sleep(100);
   }
-  return Number.NaN;
+  throw new Error("no cell reached its measured window");
 }
 
-async function viaPerflab(): Promise<{ rps: number; p99: number; workerCpuPct: number }> {
-  const cpu = workerCpuDuringLoad();
+async function viaPerflab(): Promise<Measured> {
+  const window = perflabWindow();
   const [cell] = await lab.runCells(
     [{ serverName: "go", tool: "echo", args: { message: "hello" }, vus, durationSec, warmupSec }],
-    { cooldownSec: 0 },
+    { cooldownSec: 0, quietUntil: window, onRun: (runId) => liveViewer(runId, window) },
   );
   if (!cell?.summary) throw new Error(`cell failed: ${cell?.error}`);
   const op = (cell.summary.byOperation as { method: string; p99: number }[]).find(
     (o) => o.method === "tools/call",
   );
-  return { rps: cell.summary.httpRps, p99: op!.p99, workerCpuPct: await cpu };
+  const w = await window;
+  return { rps: cell.summary.httpRps, p99: op!.p99, window: w, hostBusy: w.hostBusy };
 }
 
 type Arm = "bare" | "output" | "perflab";
@@ -94,41 +114,41 @@ const ORDERS: Arm[][] = [
   ["perflab", "bare", "output"],
   ["output", "bare", "perflab"],
 ];
-const results: Record<Arm, { rps: number; p99: number; workerCpuPct?: number }[]> = {
-  bare: [],
-  output: [],
-  perflab: [],
-};
+const results: Record<Arm, Measured[]> = { bare: [], output: [], perflab: [] };
+const startedAt = new Date();
 try {
-  await new Promise((r) => setTimeout(r, 2000));
+  await sleep(2000);
   for (let i = 0; i < rounds; i++) {
     const order = ORDERS[i % ORDERS.length]!;
     for (const arm of order) {
-      results[arm].push(arm === "perflab" ? await viaPerflab() : await bare(tmp, arm === "output"));
+      const r = arm === "perflab" ? await viaPerflab() : await bare(arm === "output");
+      results[arm].push(r);
+      const busy = `host busy ${(r.hostBusy * 100).toFixed(0)} %`;
+      console.log(
+        `\n${costTable(`round ${i + 1}, ${arm}: ${r.rps.toFixed(0)} rps, p99 ${r.p99.toFixed(2)} ms, ${busy}`, r.window)}`,
+      );
     }
-    const line = order
-      .map((arm) => {
-        const r = results[arm].at(-1)!;
-        const cpu = r.workerCpuPct === undefined ? "" : `, worker CPU ${r.workerCpuPct.toFixed(1)} %`;
-        return `${arm} ${r.rps.toFixed(0)} rps p99 ${r.p99.toFixed(2)} ms${cpu}`;
-      })
-      .join(" | ");
-    console.log(`round ${i + 1}: ${line}`);
   }
-  console.log(`\nmachine: ${machine()}`);
   console.log(
-    `scenario: mcp-tool-call echo, ${vus} VUs, ${warmupSec} s warm-up + ${durationSec} s, Go server, ${rounds} rounds of three arms in rotating order`,
+    `\nmachine: ${machine()}, started ${startedAt.toISOString()}, load average ${os.loadavg().join(" ")}`,
+  );
+  console.log(
+    `scenario: mcp-tool-call echo, ${vus} VUs, ${warmupSec} s warm-up + ${durationSec} s, Go server, ${rounds} rounds of three arms in rotating order${withWeb ? ", web app with one live viewer" : ""}`,
   );
   for (const arm of ["bare", "output", "perflab"] as const) {
-    console.log(
-      `${arm.padEnd(8)} RPS ${fmt(
-        results[arm].map((r) => r.rps),
-        0,
-      )}   tools/call p99 ${fmt(
-        results[arm].map((r) => r.p99),
-        2,
-      )} ms`,
+    const rps = fmt(
+      results[arm].map((r) => r.rps),
+      0,
     );
+    const p99 = fmt(
+      results[arm].map((r) => r.p99),
+      2,
+    );
+    const busy = fmt(
+      results[arm].map((r) => r.hostBusy * 100),
+      0,
+    );
+    console.log(`${arm.padEnd(8)} RPS ${rps}   tools/call p99 ${p99} ms   host busy ${busy} %`);
   }
   const ratio = (a: Arm, b: Arm, key: "rps" | "p99") => {
     const r = pairedRatio(
@@ -141,9 +161,9 @@ try {
   console.log(`RPS ratio perflab / bare, paired by round: ${ratio("perflab", "bare", "rps")}`);
   console.log(`RPS ratio perflab / output, paired:         ${ratio("perflab", "output", "rps")}`);
   console.log(`tools/call p99 ratio perflab / bare, paired: ${ratio("perflab", "bare", "p99")}`);
-  console.log(
-    `worker CPU during the measured window: ${fmt(results.perflab.map((r) => r.workerCpuPct ?? Number.NaN))} % of one core`,
-  );
+  for (const arm of ["perflab", "bare"] as const) {
+    console.log(`\n${costTable(`all ${arm} windows`, sumCosts(results[arm].map((r) => r.window)))}`);
+  }
 } finally {
   await lab.stop();
   await rm(tmp, { recursive: true, force: true });

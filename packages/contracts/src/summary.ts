@@ -57,6 +57,16 @@ export const ZCellSummaryData = z.object({
   droppedCalls: nullable,
   /** How the end of the measured window compares with its start; null for windows under 20 s. */
   drift: ZDrift.nullable(),
+  /** Standard deviation of the latencies of the merged histogram `latency` is read from, in ms. */
+  latencyStddevMs: nullable,
+  /**
+   * The server runtime's GC over the measured window (servers/CONTRACT.md section 7): collections
+   * per second and pause per collection from its monotone counters, the longest single pause from
+   * its numbered pause list; null where the runtime does not report them (Bun, an uploaded run).
+   */
+  gcCollectionsPerSec: nullable,
+  gcPauseAvgMs: nullable,
+  gcPauseMaxMs: nullable,
 });
 
 export type TLatencyStats = z.infer<typeof ZLatencyStats>;

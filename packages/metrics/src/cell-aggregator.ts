@@ -14,7 +14,9 @@ import {
   encodeHistogram,
   type Histogram,
   latencyStats,
+  latencyStdDevMs,
 } from "./histogram.ts";
+import { gcSummary } from "./runtime-gc.ts";
 
 export { DRIFT_MIN_SECONDS, type Drift, type DriftMeasure } from "./cell-drift.ts";
 export {
@@ -334,6 +336,8 @@ export class CellAggregator {
       hostCpuAvgPct: avg(hostCpu),
       droppedCalls: this.sawDropped ? this.measuredDropped() : null,
       drift: this.drift(durationSec),
+      latencyStddevMs: latencyStdDevMs(measuredHist),
+      ...gcSummary(res),
     };
   }
 

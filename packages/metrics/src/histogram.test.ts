@@ -8,6 +8,7 @@ import {
   encodeHistogram,
   histogramMean,
   latencyStats,
+  latencyStdDevMs,
   mergeEncoded,
 } from "./histogram.ts";
 
@@ -219,5 +220,37 @@ describe("decoding untrusted histograms", () => {
     for (const p of [50, 90, 99, 99.9, 100]) {
       expect(ours.getValueAtPercentile(p)).toBe(theirs.getValueAtPercentile(p));
     }
+  });
+});
+
+describe("latencyStdDevMs", () => {
+  it("gives the standard deviation of known latencies: 1, 1, 1.2 and 1.2 ms deviate 0.1 ms from their mean", () => {
+    // Under 2,048 µs each microsecond is a bucket of its own, so the values are exact.
+    const h = createLatencyHistogram();
+    for (const us of [1000, 1000, 1200, 1200]) h.recordValue(us);
+    expect(latencyStdDevMs(h)).toBe(0.1);
+    // The same after the encoding the summary stores and the merge a comparison makes.
+    expect(latencyStdDevMs(mergeEncoded([encodeHistogram(h)]))).toBe(0.1);
+  });
+
+  it("is 0 for one repeated value and null for no latency at all", () => {
+    const same = createLatencyHistogram();
+    for (let i = 0; i < 10; i++) same.recordValue(5000);
+    expect(latencyStdDevMs(same)).toBe(0);
+    expect(latencyStdDevMs(createLatencyHistogram())).toBeNull();
+  });
+
+  it("merges histograms before taking the deviation, within the histogram's precision of the exact one", () => {
+    const values = [...samples(1, 5_000), ...samples(2, 5_000)];
+    const merged = mergeEncoded(
+      [values.slice(0, 5_000), values.slice(5_000)].map((part) => {
+        const h = createLatencyHistogram();
+        for (const v of part) h.recordValue(v);
+        return encodeHistogram(h);
+      }),
+    );
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const exact = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length) / 1000;
+    expect(Math.abs(latencyStdDevMs(merged)! - exact) / exact).toBeLessThan(0.001);
   });
 });

@@ -184,6 +184,34 @@ export function histogramMean(histogram: Histogram): number {
   return sum / total;
 }
 
+/**
+ * The recorded latencies' standard deviation (of the whole population), in the histogram's unit:
+ * each bucket's count at its median value, as histogramMean; two passes, since a sum of squares
+ * of microsecond values would cancel away a small spread around a large mean.
+ */
+export function histogramStdDev(histogram: Histogram): number {
+  const total = histogram.totalCount;
+  if (total === 0) return 0;
+  if (!(histogram instanceof hdr.JsHistogram)) return histogram.stdDeviation;
+  const mean = histogramMean(histogram);
+  let squares = 0;
+  let seen = 0;
+  for (let i = 0; i < histogram.countsArrayLength && seen < total; i++) {
+    const count = histogram.getCountAtIndex(i);
+    if (count > 0) {
+      const deviation = histogram.medianEquivalentValue(histogram.valueFromIndex(i)) - mean;
+      squares += deviation * deviation * count;
+      seen += count;
+    }
+  }
+  return Math.sqrt(squares / total);
+}
+
+/** A histogram's standard deviation in milliseconds; null when it holds no latency. */
+export function latencyStdDevMs(histogram: Histogram): number | null {
+  return histogram.totalCount > 0 ? ms(histogramStdDev(histogram)) : null;
+}
+
 export function latencyStats(histogram: Histogram): LatencyStats {
   const count = histogram.totalCount;
   if (count === 0) {

@@ -4,4 +4,5 @@ export * from "./histogram.ts";
 export * from "./ingest/index.ts";
 export * from "./records.ts";
 export * from "./rollups.ts";
+export * from "./runtime-gc.ts";
 export * from "./stats.ts";

@@ -81,4 +81,41 @@ describe("startSampler", () => {
     expect(got[0]!.cpuPct!).toBeGreaterThan(40);
     expect(got[0]!.cpuPct!).toBeLessThan(250);
   });
+
+  it("keeps each second's longest GC pause since the previous reading instead of the pause list", async () => {
+    const readings = [
+      { gc_count: 1, gc_pauses_recent: [[1, 4]] },
+      {
+        gc_count: 3,
+        gc_pauses_recent: [
+          [1, 4],
+          [2, 0.5],
+          [3, 2],
+        ],
+      },
+      {
+        gc_count: 3,
+        gc_pauses_recent: [
+          [1, 4],
+          [2, 0.5],
+          [3, 2],
+        ],
+      },
+    ];
+    let i = 0;
+    const got: ResourceSample[] = [];
+    const sampler = startSampler({
+      server: serverReading([{ cpuSeconds: 0, rssBytes: 1 }]),
+      k6Resources: async () => null,
+      hostCpu: async () => null,
+      runtime: async () => readings[Math.min(i++, readings.length - 1)],
+      onSample: (s) => got.push(s),
+      intervalMs: 50,
+    });
+    while (got.length < 2) await new Promise((r) => setTimeout(r, 10));
+    await sampler.stop();
+    // The first reading only sets where pauses start (its 4 ms pause is before the first sample).
+    expect(got[0]!.runtime).toEqual({ gc_count: 3, gc_pause_max_ms: 2 });
+    expect(got[1]!.runtime).toEqual({ gc_count: 3, gc_pause_max_ms: 0 });
+  });
 });

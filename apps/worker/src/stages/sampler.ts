@@ -1,4 +1,4 @@
-import type { ResourceSample } from "@perflab/metrics";
+import { longestPauseSincePrevious, type ResourceSample } from "@perflab/metrics";
 import type { RunningServer } from "../drivers/types.ts";
 import { hostCpuTimes } from "../proc.ts";
 
@@ -30,6 +30,8 @@ export function startSampler(input: {
   let previous: Reading | null = null;
   let stopped = false;
   let inFlight: Promise<void> = Promise.resolve();
+  // Every reading goes through it, the first too, which sets where the next one's pauses start.
+  const longestPause = longestPauseSincePrevious();
 
   const read = async (): Promise<Reading> => {
     // The moment the readings were asked for: a reply that comes late (an engine's stats over the
@@ -45,7 +47,7 @@ export function startSampler(input: {
 
   const tick = async () => {
     const current = await read();
-    const runtime = input.runtime ? await input.runtime() : undefined;
+    const runtime = input.runtime ? longestPause(await input.runtime()) : undefined;
     if (previous) input.onSample(sampleOf(previous, current, runtime));
     previous = current;
   };

@@ -191,5 +191,9 @@ function emptySummary(measuredSeconds: number): CellSummaryData {
     hostCpuAvgPct: null,
     droppedCalls: null,
     drift: null,
+    latencyStddevMs: null,
+    gcCollectionsPerSec: null,
+    gcPauseAvgMs: null,
+    gcPauseMaxMs: null,
   };
 }

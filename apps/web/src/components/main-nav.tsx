@@ -21,6 +21,7 @@ export function MainNav() {
     },
     { href: "/runs/new", label: "New run", active: onNew },
     { href: "/studies", label: "Studies", active: pathname === "/studies" },
+    { href: "/servers", label: "Servers", active: pathname === "/servers" },
     { href: "/reports", label: "Reports", active: pathname === "/reports" || pathname.startsWith("/r/") },
     { href: "/settings/tokens", label: "Tokens", active: pathname.startsWith("/settings/") },
   ];

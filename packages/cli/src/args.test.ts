@@ -566,7 +566,7 @@ describe("the command", () => {
     lines.length = 0;
     expect(await run(["help", "verdcit"], io, {})).toBe(2);
     expect(lines[0]).toBe(
-      'perflab: no help on "verdcit": the commands are run, upload, study, verdict, export, report',
+      'perflab: no help on "verdcit": the commands are run, upload, study, verdict, export, report, script',
     );
   });
 
@@ -658,5 +658,40 @@ describe("the command", () => {
       'PERFLAB_TIMEOUT must be a number of seconds above 0, got "soon"',
     );
     expect(parseCommand(["verdict", "r1"], {})).toMatchObject({ global: { timeoutSec: 30 } });
+  });
+});
+
+describe("perflab script", () => {
+  it("adds a file under its own name or --name, lists, and removes by name or id", () => {
+    expect(parseCommand(["script", "add", "load.js"], {})).toMatchObject({
+      command: "script",
+      action: { action: "add", file: "load.js" },
+    });
+    expect(parseCommand(["script", "add", "load.js", "--name", "mine"], {})).toMatchObject({
+      action: { action: "add", file: "load.js", name: "mine" },
+    });
+    expect(parseCommand(["script", "list"], {})).toMatchObject({ action: { action: "list" } });
+    expect(parseCommand(["script", "rm", "mine"], {})).toMatchObject({
+      action: { action: "rm", script: "mine" },
+    });
+    for (const argv of [
+      ["script"],
+      ["script", "add"],
+      ["script", "rm"],
+      ["script", "list", "x"],
+      ["script", "nope"],
+    ]) {
+      expect(() => parseCommand(argv, {}), argv.join(" ")).toThrow(UsageError);
+    }
+  });
+
+  it("runs a stored script as the k6-script scenario with run --script", () => {
+    const parsed = parseCommand(
+      ["run", "--server", "go", "--script", "mine", "--vus", "2", "--duration", "5"],
+      {},
+    );
+    expect(parsed).toMatchObject({
+      spec: { scenarios: [{ id: "k6-script", params: { scriptId: "mine" } }] },
+    });
   });
 });

@@ -16,6 +16,7 @@ import {
   scenarioPicks,
   uploadCall,
 } from "./scenario-flags.ts";
+import { parseScriptAction, type ScriptAction } from "./script-command.ts";
 
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -93,6 +94,7 @@ const options = {
     description: { type: "string" },
     public: { type: "boolean", default: false },
   },
+  script: { ...common, name: { type: "string" } },
 } as const;
 
 export type CommandName = keyof typeof options;
@@ -189,7 +191,8 @@ export type ParsedCommand =
     }
   | { command: "verdict"; global: Global; runId: string; baseline?: string; tolerance?: number }
   | { command: "report"; global: Global; runId: string; body: Record<string, unknown> }
-  | { command: "export"; global: Global; path: string };
+  | { command: "export"; global: Global; path: string }
+  | { command: "script"; global: Global; action: ScriptAction };
 
 /** The command line as requests to perflab's API; nothing is sent here. */
 export function parseCommand(argv: string[], env: Env = process.env): ParsedCommand {
@@ -342,6 +345,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         }),
       };
     }
+    case "script":
+      return { command, global, action: parseScriptAction(positionals, str("name")) };
     case "verdict": {
       const [runId, ...extra] = positionals;
       if (!runId) throw new UsageError("verdict needs the run id");
@@ -400,6 +405,7 @@ commands:
   verdict   judge a finished run against a baseline run: pass, fail or inconclusive
   report    freeze a finished run behind a shareable link
   export    a run's (or a report's) cells as CSV, on standard output
+  script    store, list or remove the workspace's own k6 scripts (run them with run --script)
 
 every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
@@ -461,6 +467,12 @@ ${scenarioHelp("upload")}
   report: `usage: perflab report <run id> [--title <text>] [--description <text>] [--public]
 
   freezes a finished run behind an unguessable link and prints it`,
+  script: `usage: perflab script add <file.js> [--name <name>]    store a k6 script (the lab's k6 checks it first)
+       perflab script list                           the workspace's scripts: id, name, size, sha256
+       perflab script rm <name|id>                   remove one
+
+  a stored script runs as the k6-script scenario: perflab run --script <name|id> --server … --vus …
+  (docs/custom-scripts.md: what it reads, how its requests are counted)`,
   export: `usage: perflab export <run id> > cells.csv     perflab export --report <slug> > cells.csv
 
   one row per cell: server, workload, load, round, status, driver and limits, the summary, the

@@ -3,6 +3,7 @@ import { parseCommand, UsageError, usage } from "./args.ts";
 import { exportCommand, reportCommand, uploadCommand, verdictCommand } from "./commands.ts";
 import { EXIT, type Io } from "./io.ts";
 import { queueAndWait } from "./queue.ts";
+import { scriptCommand, withScriptIds } from "./script-command.ts";
 import { studyCommand } from "./study-command.ts";
 
 export { EXIT, type Io } from "./io.ts";
@@ -30,7 +31,7 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         io.out(usage[parsed.topic ?? "main"]);
         return EXIT.ok;
       case "run":
-        return await queueAndWait(io, parsed.global, parsed.spec, parsed);
+        return await queueAndWait(io, parsed.global, await withScriptIds(parsed.global, parsed.spec), parsed);
       case "study":
         return await studyCommand(io, parsed);
       case "upload":
@@ -41,6 +42,8 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         return await exportCommand(io, parsed);
       case "report":
         return await reportCommand(io, parsed);
+      case "script":
+        return await scriptCommand(io, parsed.global, parsed.action);
     }
   } catch (error) {
     if (error instanceof ApiError || error instanceof UsageError) {

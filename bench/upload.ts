@@ -16,6 +16,11 @@
  * stays under 64 MiB.
  *
  *   pnpm --filter @perflab/bench upload [seconds=3600] [repeats=3]
+ *
+ * `soak` instead: the large uploads of a 24 h soak (upload-soak.ts), perflab's output and k6's
+ * --out json gzipped, with the web app's RSS before, during and after and the ingest's time:
+ *
+ *   pnpm --filter @perflab/bench upload soak [perSecond=2000] [perflabSeconds=86400] [jsonSeconds=300]
  */
 
 import { createDb, type Db, writeCellRollups } from "@perflab/db";
@@ -26,6 +31,11 @@ import { ingestUpload } from "@perflab/worker/testing";
 import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 
+if (process.argv[2] === "soak") {
+  const [perSecond = 2000, perflabSeconds = 86_400, jsonSeconds = 300] = process.argv.slice(3).map(Number);
+  await (await import("./upload-soak.ts")).soak({ perSecond, perflabSeconds, jsonSeconds });
+  process.exit(0);
+}
 const [seconds = 3600, repeats = 3] = process.argv.slice(2).map(Number);
 const PER_SECOND = 200;
 /**

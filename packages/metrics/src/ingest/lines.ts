@@ -10,9 +10,13 @@ export async function* linesOf(chunks: AsyncIterable<Uint8Array>): AsyncGenerato
   for await (const chunk of chunks) {
     let from = 0;
     for (let at = chunk.indexOf(NEWLINE); at !== -1; at = chunk.indexOf(NEWLINE, from)) {
-      rest.push(chunk.subarray(from, at));
-      yield decoder.decode(Buffer.concat(rest));
-      rest = [];
+      // Most lines lie within one chunk: decoded where they are, not copied first.
+      if (rest.length === 0) yield decoder.decode(chunk.subarray(from, at));
+      else {
+        rest.push(chunk.subarray(from, at));
+        yield decoder.decode(Buffer.concat(rest));
+        rest = [];
+      }
       from = at + 1;
     }
     if (from < chunk.length) rest.push(chunk.subarray(from));

@@ -1,8 +1,9 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import type { TK6OutputLine } from "@perflab/contracts";
+import { extract } from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDockerK6Runner } from "./k6-docker.ts";
 import { createLocalK6Runner } from "./k6-local.ts";
@@ -61,6 +62,27 @@ describe("the local k6 runner's output", () => {
     expect(skipped.samples[0]).toMatch(/"phase":"mea \(Unterminated string/);
   });
 
+  it("writes the script's files beside the cell's other files and names each in its variable", async () => {
+    // The stand-in copies what its variable names to a file the test reads after the run.
+    const seen = path.join(dir, "seen-mix");
+    const bin = await fakeK6("files", "", `printf '%s\\n' "$MIX_FILE" > ${seen}; cat "$MIX_FILE" >> ${seen}`);
+    const workDir = await mkdtemp(path.join(dir, "work-"));
+    const mix = JSON.stringify([{ tool: "echo", arguments: { message: "x".repeat(300 * 1024) } }]);
+    const run = await createLocalK6Runner(bin).run({
+      script: path.join(dir, "script.js"),
+      workDir,
+      env: { MIX_FILE: "ignored: the runner names the file" },
+      files: { MIX_FILE: mix },
+      timeoutMs: 30_000,
+      cell: { id: "c", runId: "r", owner: "o" },
+    });
+    for await (const _ of run.lines);
+    expect((await run.done).exitCode).toBe(0);
+    const [file, ...content] = (await readFile(seen, "utf8")).split("\n");
+    expect(file).toBe(path.join(workDir, "k6-mix-file.json"));
+    expect(content.join("\n")).toBe(mix);
+  });
+
   it("still fails the read on a JSON line that is not perflab's output", async () => {
     const bin = await fakeK6("wrong-shape", '{"type":"start"}\n', "exit 0");
     await expect(runToEnd(bin)).rejects.toThrow('unexpected k6 output line: {"type":"start"}');
@@ -85,10 +107,14 @@ describe("the docker k6 runner when the engine stops answering", () => {
    */
   function wedgedEngine() {
     const calls: string[] = [];
+    const archives: Buffer[] = [];
+    const created: { Env?: string[] }[] = [];
     const output = new PassThrough();
     const container = {
       id: "k6c0ffee",
-      putArchive: async () => undefined,
+      putArchive: async (archive: Buffer) => {
+        archives.push(archive);
+      },
       attach: async () => output,
       start: async () => undefined,
       wait: never,
@@ -109,7 +135,10 @@ describe("the docker k6 runner when the engine stops answering", () => {
         demuxStream: (stream: Readable, stdout: Writable) => stream.on("data", (d) => stdout.write(d)),
       },
       getImage: () => ({ inspect: async () => ({ Id: "sha256:k6" }) }),
-      createContainer: async () => container,
+      createContainer: async (options: { Env?: string[] }) => {
+        created.push(options);
+        return container;
+      },
     };
     const runner = createDockerK6Runner({
       docker: docker as never,
@@ -118,14 +147,19 @@ describe("the docker k6 runner when the engine stops answering", () => {
       exitTimeoutMs: 150,
       stopGraceMs: 150,
     });
-    return { calls, output, runner };
+    return { calls, archives, created, output, runner };
   }
 
-  async function start(engine: ReturnType<typeof wedgedEngine>, timeoutMs: number) {
+  async function start(
+    engine: ReturnType<typeof wedgedEngine>,
+    timeoutMs: number,
+    files?: Record<string, string>,
+  ) {
     const run = await engine.runner.run({
       script: path.join(dir, "script.js"),
       workDir: dir,
       env: {},
+      ...(files ? { files } : {}),
       timeoutMs,
       cell: { id: "c", runId: "r", owner: "o" },
     });
@@ -160,6 +194,28 @@ describe("the docker k6 runner when the engine stops answering", () => {
     expect(result.logTail).toContain("k6 exceeded 100 ms and was killed");
     expect(result.logTail).toContain("the engine did not report k6's exit within 150 ms of its kill");
     expect(engine.calls).toEqual(["kill SIGKILL", "remove"]);
+  });
+
+  it("puts the script's files into the container beside the scripts and names each in its variable", async () => {
+    const engine = wedgedEngine();
+    const args = JSON.stringify({ message: "x".repeat(200 * 1024) });
+    const { run, read } = await start(engine, 60_000, { ARGS_FILE: args });
+    expect(engine.created[0]?.Env).toContain("ARGS_FILE=/work/k6-args-file.json");
+    const entries = new Map<string, string>();
+    const unpack = extract();
+    const done = (async () => {
+      for await (const entry of unpack) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of entry) chunks.push(chunk as Buffer);
+        entries.set(entry.header.name, Buffer.concat(chunks).toString("utf8"));
+      }
+    })();
+    unpack.end(engine.archives[0]);
+    await done;
+    expect(entries.get("k6-args-file.json")).toBe(args);
+    expect(entries.has("script.js")).toBe(true);
+    run.kill(true);
+    await within(Promise.all([run.done, read]), 2_000);
   });
 
   it("settles after a forced kill within the bound, whatever the engine does", async () => {

@@ -159,6 +159,14 @@ describe("perflab run", () => {
     });
   });
 
+  it("sends an upload's --format as the query's format (the lab checks the file against it)", () => {
+    const parsed = parseCommand(
+      ["upload", "out.json.gz", "--server", "go", "--duration", "30", "--format", "k6-json"],
+      {},
+    );
+    expect(parsed).toMatchObject({ file: "out.json.gz", query: { format: "k6-json" } });
+  });
+
   it("refuses what it can tell is wrong before sending anything", () => {
     const refuse = (argv: string[]) => expect(() => parseCommand(argv, {})).toThrow(UsageError);
     refuse(["launch"]);

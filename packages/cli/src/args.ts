@@ -74,6 +74,7 @@ const options = {
     server: { type: "string" },
     summary: { type: "string" },
     scenario: { type: "string" },
+    format: { type: "string" },
   },
   study: {
     ...common,
@@ -287,7 +288,11 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
     }
     case "upload": {
       const [file, ...extra] = positionals;
-      if (!file) throw new UsageError("upload needs the k6 output file (--out perflab=<file>)");
+      if (!file) {
+        throw new UsageError(
+          "upload needs a k6 result file (--out perflab=<file>, --out json=<file>, --summary-export or handleSummary's JSON)",
+        );
+      }
       if (extra.length > 0) throw new UsageError(`upload takes one file, got also "${extra[0]}"`);
       judged();
       const g = gitFields(values, env);
@@ -303,6 +308,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         driver: str("driver"),
         name: str("name"),
         baselineRunId: str("baseline"),
+        format: str("format"),
         gitRepo: g.repo,
         gitBranch: g.branch,
         gitCommit: g.commit,
@@ -401,7 +407,7 @@ usage: perflab <command> [options]        (perflab help <command> for its option
 commands:
   run       queue a matrix and wait for it: servers × tool × load levels × rounds
   study     queue a published study's matrix and wait for it (perflab study lists them)
-  upload    upload a k6 output file written with --out perflab=<file>
+  upload    upload a k6 result file: --out perflab, --out json, a summary (plain or gzip)
   verdict   judge a finished run against a baseline run: pass, fail or inconclusive
   report    freeze a finished run behind a shareable link
   export    a run's (or a report's) cells as CSV, on standard output
@@ -436,8 +442,12 @@ ${scenarioHelp("run")}
   --tolerance <pct>       change not called a regression (default 10)
   --no-wait               print the run's id and return at once
   --git-repo/--git-branch/--git-commit/--git-pr  (default: GitHub Actions' GITHUB_* variables)`,
-  upload: `usage: perflab upload <out.ndjson> --server <name> --duration <s> [options]
+  upload: `usage: perflab upload <file> --server <name> --duration <s> [options]
 
+  <file> is what k6 wrote, plain or gzip: perflab's --out perflab=<file>, k6's --out json=<file>,
+  --summary-export=<file> or handleSummary's JSON (a summary has no series or histogram)
+  --format <name>         perflab, k6-json, k6-summary-export or k6-handle-summary (default: read
+                          from the file; the upload fails naming format if the file is not that)
   --warmup <s>            the warm-up the script ran (WARMUP)
   --summary <file>        k6's summary (SUMMARY_PATH): its request count guards against lost lines;
                           its dropped calls (whole test) serve only an output without per-second

@@ -15,12 +15,14 @@ import { printVerdict, verdictExit } from "./print.ts";
 
 type Command<C extends ParsedCommand["command"]> = Extract<ParsedCommand, { command: C }>;
 
-/** `perflab upload`: sends a k6 output, waits for the lab to read it, and judges it against its baseline. */
+/** `perflab upload`: sends a k6 result file (any format the lab reads, plain or gzip), waits for the lab to read it, and judges it against its baseline. */
 export async function uploadCommand(io: Io, parsed: Command<"upload">): Promise<number> {
   const { global } = parsed;
-  const body = await readFile(parsed.file, "utf8").catch((error: Error) => {
+  // Bytes as k6 wrote them (a .gz file too: the lab finds gzip by its magic bytes).
+  const body = await readFile(parsed.file).catch((error: Error) => {
     throw new UsageError(`the k6 output ${parsed.file} could not be read: ${error.message}`);
   });
+  const gzip = body[0] === 0x1f && body[1] === 0x8b;
   let counts: ReturnType<typeof countsFromK6Summary> = {};
   if (parsed.summaryFile) {
     try {
@@ -42,7 +44,11 @@ export async function uploadCommand(io: Io, parsed: Command<"upload">): Promise<
     io,
     global,
     `/api/v1/uploads?${query}`,
-    { method: "POST", headers: { "content-type": "application/x-ndjson" }, body },
+    {
+      method: "POST",
+      headers: { "content-type": "application/x-ndjson", ...(gzip ? { "content-encoding": "gzip" } : {}) },
+      body,
+    },
     Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC),
   );
   await ingested(io, global, created.runId);

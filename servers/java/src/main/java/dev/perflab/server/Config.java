@@ -6,6 +6,13 @@ import java.util.Map;
 record Config(int port, boolean stateless, boolean jsonResponse) {
 
   static Config fromEnv(Map<String, String> env) {
+    Config cfg = anyTransport(env);
+    cfg.check();
+    return cfg;
+  }
+
+  /** The same values without the Java SDK's check, for transports that answer JSON with sessions too. */
+  static Config anyTransport(Map<String, String> env) {
     String rawPort = env.getOrDefault("PORT", "");
     int port;
     try {
@@ -16,9 +23,7 @@ record Config(int port, boolean stateless, boolean jsonResponse) {
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("PORT must be 1..65535, got \"" + rawPort + "\"");
     }
-    Config cfg = new Config(port, flag(env, "MCP_STATELESS"), flag(env, "MCP_JSON_RESPONSE"));
-    cfg.check();
-    return cfg;
+    return new Config(port, flag(env, "MCP_STATELESS"), flag(env, "MCP_JSON_RESPONSE"));
   }
 
   /**

@@ -3,7 +3,15 @@
  * types are inferred from them, and the OpenAPI document is generated from them.
  */
 
-export { failedCallsPct, ZCellDto, ZCellSummaryDto, ZDrift, ZDriftMeasure, ZLatencyDto } from "./api/cell.ts";
+export {
+  failedCallsPct,
+  rpsPerMb,
+  ZCellDto,
+  ZCellSummaryDto,
+  ZDrift,
+  ZDriftMeasure,
+  ZLatencyDto,
+} from "./api/cell.ts";
 export {
   MAX_RUNS_TO_COMPARE,
   splitRunIds,

@@ -17,7 +17,14 @@ const second = {
 describe("the point event the worker publishes", () => {
   it("numbers the second from the load's start and is a valid live event", () => {
     const event = livePointEvent("cell-1", second, 1_700_000_000);
-    expect(event).toEqual({ type: "point", cellId: "cell-1", second: 12, ...second });
+    expect(event).toEqual({
+      type: "point",
+      cellId: "cell-1",
+      second: 12,
+      ...second,
+      heapUsedBytes: null,
+      gcPauseMaxMs: null,
+    });
     expect(ZLiveEvent.parse(event)).toEqual(event);
   });
 
@@ -27,5 +34,22 @@ describe("the point event the worker publishes", () => {
     expect(Object.keys(event).sort()).toEqual(Object.keys(ZLiveEvent.parse(event)).sort());
     expect(event).not.toHaveProperty("histogram");
     expect(event).not.toHaveProperty("runtime");
+  });
+
+  it("carries the server runtime's heap and the second's longest GC pause from its runtime document", () => {
+    const runtime = { heap_used_bytes: 5_000_000, gc_count: 4, gc_pause_max_ms: 0.75, threads: 7 };
+    const event = livePointEvent("cell-1", { ...second, runtime }, 1_700_000_000);
+    expect(event).toMatchObject({ heapUsedBytes: 5_000_000, gcPauseMaxMs: 0.75 });
+    // Bun lists no pauses (null); a document without the figures gives null, not 0.
+    const bun = livePointEvent(
+      "cell-1",
+      { ...second, runtime: { heap_used_bytes: 1, gc_pause_max_ms: null } },
+      0,
+    );
+    expect(bun).toMatchObject({ heapUsedBytes: 1, gcPauseMaxMs: null });
+    expect(livePointEvent("cell-1", { ...second, runtime: "x" }, 0)).toMatchObject({
+      heapUsedBytes: null,
+      gcPauseMaxMs: null,
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { runtimeOfPoint } from "./points.ts";
 import { ZCellStatus, ZRunStatus } from "./statuses.ts";
 
 /** Channel on which the worker publishes live events of one run. */
@@ -18,6 +19,10 @@ export const ZLivePoint = z.object({
   cpuPct: z.number().nullable(),
   rssBytes: z.number().nullable(),
   k6CpuPct: z.number().nullable(),
+  /** The server runtime's managed heap in use (/debug/runtime), beside RSS; absent in older reports. */
+  heapUsedBytes: z.number().nullable().optional(),
+  /** The longest single GC pause of the second, ms; absent in older reports. */
+  gcPauseMaxMs: z.number().nullable().optional(),
 });
 
 export const ZLiveCellStatus = z.object({
@@ -52,7 +57,9 @@ export type TLivePoint = z.infer<typeof ZLivePoint>;
 export type TLiveEvent = z.infer<typeof ZLiveEvent>;
 
 /** One second of a cell as measured: the fields of a point event it carries (metrics' SecondPoint has them). */
-export type LiveSecond = Omit<TLivePoint, "type" | "cellId" | "second">;
+export type LiveSecond = Omit<TLivePoint, "type" | "cellId" | "second" | "heapUsedBytes" | "gcPauseMaxMs"> & {
+  runtime?: unknown;
+};
 
 /**
  * The `point` event the worker publishes for one measured second of a cell, numbered from the
@@ -74,5 +81,12 @@ export function livePointEvent(cellId: string, point: LiveSecond, loadStartT: nu
     cpuPct: point.cpuPct,
     rssBytes: point.rssBytes,
     k6CpuPct: point.k6CpuPct,
+    ...runtimePointFields(point.runtime),
   };
+}
+
+/** A point's heap and longest GC pause, from the runtime document its second stored. */
+export function runtimePointFields(runtime: unknown): Pick<TLivePoint, "heapUsedBytes" | "gcPauseMaxMs"> {
+  const { heapUsedBytes, gcPauseMaxMs } = runtimeOfPoint(runtime);
+  return { heapUsedBytes, gcPauseMaxMs };
 }

@@ -41,3 +41,24 @@ export const ZSecondPoint = z.object({
 });
 export type TSecondPoint = z.infer<typeof ZSecondPoint>;
 export type TPhase = z.infer<typeof ZPhase>;
+
+/**
+ * The figures a second's stored `runtime` holds (the server's /debug/runtime as the worker's
+ * sampler keeps it: servers/CONTRACT.md section 7, its pause list reduced to `gc_pause_max_ms`,
+ * the longest pause since the previous reading); null where it has none.
+ */
+export function runtimeOfPoint(runtime: unknown): {
+  heapUsedBytes: number | null;
+  gcCount: number | null;
+  gcPauseTotalMs: number | null;
+  gcPauseMaxMs: number | null;
+} {
+  const r = runtime && typeof runtime === "object" ? (runtime as Record<string, unknown>) : {};
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  return {
+    heapUsedBytes: num(r.heap_used_bytes),
+    gcCount: num(r.gc_count),
+    gcPauseTotalMs: num(r.gc_pause_total_ms),
+    gcPauseMaxMs: num(r.gc_pause_max_ms),
+  };
+}

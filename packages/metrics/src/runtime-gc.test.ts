@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ResourceSample } from "./cell-aggregator.ts";
-import { gcSummary, longestPauseSincePrevious, runtimeSecond } from "./runtime-gc.ts";
+import { gcSummary, longestPauseSincePrevious } from "./runtime-gc.ts";
 
 const doc = (pauses: [number, number][] | null, extra: Record<string, unknown> = {}) => ({
   gc_count: pauses?.length ?? 0,
@@ -92,17 +92,6 @@ describe("gcSummary", () => {
       gcCollectionsPerSec: 0,
       gcPauseAvgMs: null,
       gcPauseMaxMs: 0,
-    });
-  });
-
-  it("reads a stored document's heap and GC figures", () => {
-    expect(
-      runtimeSecond({ heap_used_bytes: 7, gc_count: 2, gc_pause_total_ms: 1, gc_pause_max_ms: 0.5 }),
-    ).toEqual({
-      heapUsedBytes: 7,
-      gcCount: 2,
-      gcPauseTotalMs: 1,
-      gcPauseMaxMs: 0.5,
     });
   });
 });

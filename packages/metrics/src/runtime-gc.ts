@@ -1,3 +1,4 @@
+import { runtimeOfPoint } from "@perflab/contracts";
 import type { ResourceSample } from "./cell-aggregator.ts";
 
 /**
@@ -26,27 +27,6 @@ export function longestPauseSincePrevious(): (runtime: unknown) => unknown {
   };
 }
 
-/** The runtime figures a second's point shows: heap beside RSS, and that second's GC. */
-export type RuntimeSecond = {
-  heapUsedBytes: number | null;
-  gcCount: number | null;
-  gcPauseTotalMs: number | null;
-  gcPauseMaxMs: number | null;
-};
-
-const numberOr = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : null);
-
-/** The figures of one stored runtime document (a point's `runtime`), null where it has none. */
-export function runtimeSecond(runtime: unknown): RuntimeSecond {
-  const r = runtime && typeof runtime === "object" ? (runtime as Record<string, unknown>) : {};
-  return {
-    heapUsedBytes: numberOr(r.heap_used_bytes),
-    gcCount: numberOr(r.gc_count),
-    gcPauseTotalMs: numberOr(r.gc_pause_total_ms),
-    gcPauseMaxMs: numberOr(r.gc_pause_max_ms),
-  };
-}
-
 /** The measured window's GC: collections per second, mean pause per collection, longest pause. */
 export type GcSummary = {
   gcCollectionsPerSec: number | null;
@@ -59,7 +39,7 @@ export type GcSummary = {
  * report them (monotone, so a missed second costs nothing) and the longest per-second pause.
  */
 export function gcSummary(samples: readonly ResourceSample[]): GcSummary {
-  const seconds = samples.map((s) => ({ t: s.t, ...runtimeSecond(s.runtime) }));
+  const seconds = samples.map((s) => ({ t: s.t, ...runtimeOfPoint(s.runtime) }));
   const counted = seconds.filter((s) => s.gcCount !== null);
   const first = counted[0];
   const last = counted.at(-1);

@@ -4,7 +4,7 @@ import { levelLabel, operationsName, operationWord } from "@/lib/labels";
 
 /** Title and units name the workload's own operations (see operationWord): requests, or tool calls. */
 export type Metric = {
-  id: "ops" | "p99" | "rss" | "efficiency";
+  id: "ops" | "p99" | "rss" | "efficiency" | "rps-per-mb" | "gc-pause-max";
   title: (scenario: string) => string;
   unit: (scenario: string) => string;
   /** Short unit for the tooltip's heading. */
@@ -58,6 +58,22 @@ export const metrics: Metric[] = [
     short: (scenario) => `${operationWord(scenario)}/CPU-s`,
     pick: (g) => g.opsPerCpuSecond,
     format: formatRate,
+  },
+  {
+    id: "rps-per-mb",
+    title: () => "Requests per MB",
+    unit: () => "HTTP req/s per MB of mean server RSS",
+    short: () => "req/s per MB",
+    pick: (g) => g.rpsPerMb,
+    format: formatRate,
+  },
+  {
+    id: "gc-pause-max",
+    title: () => "Longest GC pause",
+    unit: () => "ms, one pause of the server's runtime (Rust: no GC, 0; Bun: not reported)",
+    short: () => "ms",
+    pick: (g) => g.gcPauseMaxMs,
+    format: msNumber,
   },
 ];
 

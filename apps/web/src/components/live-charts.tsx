@@ -16,6 +16,7 @@ const colors = {
   cpu: "#8b5cf6",
   k6: "#64748b",
   rss: "#0ea5e9",
+  heap: "#f59e0b",
 };
 
 function toRows(points: PointDto[]): ChartRow[] {
@@ -28,6 +29,7 @@ function toRows(points: PointDto[]): ChartRow[] {
     cpu: p.cpuPct,
     k6: p.k6CpuPct,
     rss: bytesToMb(p.rssBytes),
+    heap: bytesToMb(p.heapUsedBytes),
   }));
 }
 
@@ -88,9 +90,13 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
           {...common}
           testId="live-chart-rss"
           title="Server memory"
-          unit="RSS, MB"
+          unit="RSS and runtime heap in use, MB"
           valueUnit="MB"
-          series={[{ key: "rss", name: "RSS", color: colors.rss }]}
+          // The runtime's own heap (/debug/runtime) beside what the process holds from the OS.
+          series={[
+            { key: "rss", name: "RSS", color: colors.rss },
+            { key: "heap", name: "heap in use", color: colors.heap },
+          ]}
         />
       </div>
     </section>

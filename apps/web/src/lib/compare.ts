@@ -39,6 +39,12 @@ export type ComparisonGroup = ComparisonLevel & {
    * ended, failed ones too, so a server that answers fast with errors must not read as fast.
    */
   failedCallsPct: Stat | null;
+  /** HTTP requests per second per MB of mean server RSS (`rpsPerMb`). */
+  rpsPerMb: Stat | null;
+  /** Standard deviation of the measured window's latency, ms. */
+  latencyStddevMs: Stat | null;
+  /** The server runtime's longest single GC pause in the measured window, ms. */
+  gcPauseMaxMs: Stat | null;
   /** Rounds whose load generator was saturated: their throughput is k6's ceiling, not the server's. */
   k6SaturatedRounds: number;
   /** Rounds measured while other work took a quarter of the machine or more (`CellDto.machineBusy`). */
@@ -139,6 +145,10 @@ export function compareCells(cells: (CellDto & CellNumbering)[], serverOrder: st
           rssPeakBytes: stat(rounds.map((c) => c.summary!.rssPeakBytes)),
           opsPerCpuSecond: stat(rounds.map((c) => opsPerCpuSecond(c.summary!))),
           failedCallsPct: stat(rounds.map((c) => failedCallsPct(c.summary!))),
+          // Reports frozen before these figures existed have none.
+          rpsPerMb: stat(rounds.map((c) => c.summary!.rpsPerMb ?? null)),
+          latencyStddevMs: stat(rounds.map((c) => c.summary!.latencyStddevMs ?? null)),
+          gcPauseMaxMs: stat(rounds.map((c) => c.summary!.gcPauseMaxMs ?? null)),
           k6SaturatedRounds: rounds.filter((c) => c.k6Saturated).length,
           // A report frozen before the flag existed has none.
           machineBusyRounds: rounds.filter((c) => c.machineBusy === true).length,

@@ -32,6 +32,20 @@ describe("downsamplePoints", () => {
     expect(out[1]).toMatchObject({ second: 2, rps: 200 });
   });
 
+  it("keeps a bucket's largest heap and longest GC pause, and null where no second reported one", () => {
+    const out = downsamplePoints(
+      [
+        point(0, { heapUsedBytes: 8, gcPauseMaxMs: 0.5 }),
+        point(1, { heapUsedBytes: 12, gcPauseMaxMs: 3 }),
+        point(2, { heapUsedBytes: null, gcPauseMaxMs: null }),
+        point(3),
+      ],
+      2,
+    );
+    expect(out[0]).toMatchObject({ heapUsedBytes: 12, gcPauseMaxMs: 3 });
+    expect(out[1]).toMatchObject({ heapUsedBytes: null, gcPauseMaxMs: null });
+  });
+
   it("marks a bucket that touches the warm-up as warm-up", () => {
     const out = downsamplePoints([point(0, { phase: "warmup" }), point(1), point(2), point(3)], 2);
     expect(out.map((p) => p.phase)).toEqual(["warmup", "measure"]);

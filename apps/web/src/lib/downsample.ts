@@ -6,7 +6,8 @@ export const MAX_POINTS_PER_CELL = 2_000;
 
 /**
  * Merges consecutive seconds into at most `limit` buckets. Rates and CPU are averaged; latency
- * percentiles and RSS keep the bucket's worst second, since averaging them would hide spikes.
+ * percentiles, RSS, heap and the longest GC pause keep the bucket's worst second, since averaging
+ * them would hide spikes.
  */
 export function downsamplePoints(points: PointDto[], limit: number = MAX_POINTS_PER_CELL): PointDto[] {
   if (points.length <= limit) return points;
@@ -30,6 +31,8 @@ export function downsamplePoints(points: PointDto[], limit: number = MAX_POINTS_
       cpuPct: mean(pick("cpuPct")),
       rssBytes: max(pick("rssBytes")),
       k6CpuPct: mean(pick("k6CpuPct")),
+      heapUsedBytes: max(pick("heapUsedBytes").map((v) => v ?? null)),
+      gcPauseMaxMs: max(pick("gcPauseMaxMs").map((v) => v ?? null)),
     });
   }
   return out;

@@ -207,7 +207,8 @@ describe("cellsCsv", () => {
       columns: true,
       bom: true,
     }) as Record<string, string>[];
-    expect(CELLS_CSV_HEADERS.slice(-4)).toEqual([
+    const sessionsAt = CELLS_CSV_HEADERS.indexOf("sessions_per_vu");
+    expect(CELLS_CSV_HEADERS.slice(sessionsAt, sessionsAt + 4)).toEqual([
       "sessions_per_vu",
       "think_ms",
       "held_sessions",
@@ -241,5 +242,37 @@ describe("cellsCsv", () => {
     expect(rows[1]!.error).toBe("'=HYPERLINK(1)");
     expect(rows[2]!.error).toBe("'-bash: no such file");
     expect(rows[0]!.requests).toBe("60000");
+  });
+
+  it("writes the latency spread, requests per MB and the runtime's GC last, empty where a cell has none", () => {
+    const figures = {
+      latencyStddevMs: 0.4,
+      rpsPerMb: 25,
+      gcCollectionsPerSec: 3.5,
+      gcPauseAvgMs: 0.2,
+      gcPauseMaxMs: 1.25,
+    };
+    const measured: ReportCellDto = { ...base, summary: { ...base.summary!, ...figures }, serverBuild: null };
+    // A report frozen before the figures existed has none of them.
+    const older: ReportCellDto = { ...base, serverBuild: null };
+    const [row, old] = parse(cellsCsv("run-4", [measured, older]), { columns: true, bom: true }) as Record<
+      string,
+      string
+    >[];
+    expect(CELLS_CSV_HEADERS.slice(-5)).toEqual([
+      "latency_stddev_ms",
+      "rps_per_mb",
+      "gc_collections_per_s",
+      "gc_pause_avg_ms",
+      "gc_pause_max_ms",
+    ]);
+    expect(row).toMatchObject({
+      latency_stddev_ms: "0.4",
+      rps_per_mb: "25",
+      gc_collections_per_s: "3.5",
+      gc_pause_avg_ms: "0.2",
+      gc_pause_max_ms: "1.25",
+    });
+    expect(old).toMatchObject({ latency_stddev_ms: "", rps_per_mb: "", gc_pause_max_ms: "" });
   });
 });

@@ -125,6 +125,12 @@ const columns: Column[] = [
       return bytes === null ? null : bytes / 1024;
     },
   ],
+  // The studies' figures and the runtime's GC (null where the runtime reports none), added last.
+  ["latency_stddev_ms", (c) => c.summary?.latencyStddevMs ?? null],
+  ["rps_per_mb", (c) => c.summary?.rpsPerMb ?? null],
+  ["gc_collections_per_s", (c) => c.summary?.gcCollectionsPerSec ?? null],
+  ["gc_pause_avg_ms", (c) => c.summary?.gcPauseAvgMs ?? null],
+  ["gc_pause_max_ms", (c) => c.summary?.gcPauseMaxMs ?? null],
 ];
 
 export const CELLS_CSV_HEADERS = columns.map(([header]) => header);

@@ -1,7 +1,9 @@
 import {
   heldSessions,
   needsFixtures,
+  rpsPerMb,
   rssPerSession,
+  runtimePointFields,
   type TMatrixSpec,
   type TRoundsDecision,
   type TRunListItem,
@@ -108,6 +110,11 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
     droppedCalls: num(summary.droppedCalls),
     drift: (summary.drift ?? null) as CellSummaryDto["drift"],
     windowSeconds: summary.windowSeconds,
+    latencyStddevMs: summary.latencyStddevMs,
+    rpsPerMb: rpsPerMb({ httpRps: summary.httpRps, rssAvgBytes: num(summary.rssAvgBytes) }),
+    gcCollectionsPerSec: summary.gcCollectionsPerSec,
+    gcPauseAvgMs: summary.gcPauseAvgMs,
+    gcPauseMaxMs: summary.gcPauseMaxMs,
   };
 }
 
@@ -191,7 +198,7 @@ export function serializeReportCell(cell: Cell & { summary?: CellSummary | null 
   return { ...serializeCell(cell), serverBuild: cell.serverBuild ?? null };
 }
 
-export function serializePoint(point: Omit<MetricPoint, "histogram" | "runtime">): PointDto {
+export function serializePoint(point: Omit<MetricPoint, "histogram">): PointDto {
   return {
     type: "point",
     cellId: point.cellId,
@@ -206,6 +213,7 @@ export function serializePoint(point: Omit<MetricPoint, "histogram" | "runtime">
     cpuPct: point.cpuPct,
     rssBytes: num(point.rssBytes),
     k6CpuPct: point.k6CpuPct,
+    ...runtimePointFields(point.runtime),
   };
 }
 

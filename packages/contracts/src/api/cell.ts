@@ -64,7 +64,46 @@ export const ZCellSummaryDto = z.object({
   /** The last tenth of the measured window against the first; null under 20 s (and before drift existed). */
   drift: ZDrift.nullable(),
   windowSeconds: z.number(),
+  /** The figures below are absent in reports frozen before they existed. */
+  latencyStddevMs: z
+    .number()
+    .nullable()
+    .optional()
+    .describe("Standard deviation of the measured operations' latency (ms), from the merged histogram."),
+  rpsPerMb: z
+    .number()
+    .nullable()
+    .optional()
+    .describe(
+      "HTTP requests per second per MB of the server's mean RSS over the measured window (rpsPerMb()).",
+    ),
+  gcCollectionsPerSec: z
+    .number()
+    .nullable()
+    .optional()
+    .describe(
+      "Garbage collections per second of the server's runtime over the measured window (/debug/runtime gc_count); null where the runtime does not report them (Bun, uploads); 0 for Rust.",
+    ),
+  gcPauseAvgMs: z
+    .number()
+    .nullable()
+    .optional()
+    .describe("GC pause time per collection (ms): the growth of gc_pause_total_ms over that of gc_count."),
+  gcPauseMaxMs: z
+    .number()
+    .nullable()
+    .optional()
+    .describe("The longest single GC pause of the measured window (ms), from the numbered gc_pauses_recent."),
 });
+
+/**
+ * Requests per second per MB of memory, the memory-efficiency figure of the 15-server study:
+ * HTTP requests per second over the server's mean RSS in MB (10^6 bytes) over the measured window;
+ * null without RSS (a registered endpoint, an upload).
+ */
+export function rpsPerMb(s: { httpRps: number; rssAvgBytes: number | null }): number | null {
+  return s.rssAvgBytes !== null && s.rssAvgBytes > 0 ? s.httpRps / (s.rssAvgBytes / 1e6) : null;
+}
 
 export const ZCellDto = z.object({
   id: z.string(),

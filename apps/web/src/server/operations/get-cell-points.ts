@@ -96,8 +96,8 @@ export async function getCellPoints({
   const rows = await db.metricPoint.findMany({
     where: { cellId: { in: raw } },
     orderBy: [{ cellId: "asc" }, { t: "asc" }],
-    // The histogram and runtime columns are the bulk of a row and no chart needs them.
-    omit: { histogram: true, runtime: true },
+    // The histogram is the bulk of a row and no chart needs it; the runtime gives heap and GC.
+    omit: { histogram: true },
   });
   for (const row of rows) result[row.cellId]?.push(serializePoint(row));
   for (const id of raw) result[id] = downsamplePoints(result[id]!, maxPointsPerCell);

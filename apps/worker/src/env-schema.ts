@@ -122,6 +122,15 @@ export const workerEnvSchema = {
     .describe(
       "how long a cell's writes wait for a Postgres that does not answer (a restart, a failover) before the cell fails saying so; the seconds measured meanwhile wait in memory and are written after",
     ),
+  PERFLAB_LIVE_BATCH_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(60)
+    .default(5)
+    .describe(
+      "how many measured seconds a cell gathers before writing them to Postgres and publishing them live: each write wakes the worker, Postgres, Redis and the web app beside the server measured (see [Fidelity](fidelity.md)); the live charts move in steps of this many seconds, what is stored is the same. 1 writes every second",
+    ),
   LOG_LEVEL: z
     .enum(["fatal", "error", "warn", "info", "debug", "trace"])
     .default("info")

@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * /proc's files are made by the kernel on read and never wait on a disk: read synchronously, each
+ * costs microseconds instead of four thread-pool round trips (open, stat, read, close) that wake the
+ * worker beside the server it measures (bench/perflab-vs-bare.ts).
+ */
+const readProcFile = async (path: string) => readFileSync(path, "utf8");
+const readProcDir = async (path: string) => readdirSync(path);
 
 /** A `getconf` value of this machine, or `fallback` where getconf is missing or says nothing useful. */
 export function sysconf(name: string, fallback: number): number {
@@ -30,7 +38,7 @@ type ProcStat = {
 
 async function readStat(pid: number): Promise<ProcStat | null> {
   try {
-    const text = await readFile(`/proc/${pid}/stat`, "utf8");
+    const text = await readProcFile(`/proc/${pid}/stat`);
     // The command name may hold spaces and parentheses: fields start after the last ')'.
     const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
     const pgrp = Number(rest[2]);
@@ -55,7 +63,7 @@ export type MemorySplit = { privateBytes: number; sharedBytes: number };
 
 async function readMemorySplit(pid: number): Promise<MemorySplit | null> {
   try {
-    const text = await readFile(`/proc/${pid}/smaps_rollup`, "utf8");
+    const text = await readProcFile(`/proc/${pid}/smaps_rollup`);
     const kb = (field: string) =>
       Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? Number.NaN);
     const privateBytes = (kb("Private_Clean") + kb("Private_Dirty")) * 1024;
@@ -82,17 +90,17 @@ export type ProcSource = {
 };
 
 export const procSource: ProcSource = {
-  pids: async () => (await readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number),
+  pids: async () => (await readProcDir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number),
   stat: readStat,
   children: async (pid) => {
     try {
-      const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8");
+      const text = await readProcFile(`/proc/${pid}/task/${pid}/children`);
       return text.split(" ").filter(Boolean).map(Number);
     } catch {
       return [];
     }
   },
-  uptime: async () => Number((await readFile("/proc/uptime", "utf8")).split(" ")[0]),
+  uptime: async () => Number((await readProcFile("/proc/uptime")).split(" ")[0]),
   memory: readMemorySplit,
 };
 
@@ -248,8 +256,8 @@ export function cpuTimesOf(stat: string, cpus: Set<number> | null): { busy: numb
  */
 export async function hostCpuTimes(): Promise<{ busy: number; total: number }> {
   const [stat, status] = await Promise.all([
-    readFile("/proc/stat", "utf8"),
-    readFile("/proc/self/status", "utf8").catch(() => ""),
+    readProcFile("/proc/stat"),
+    readProcFile("/proc/self/status").catch(() => ""),
   ]);
   const allowed = /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1];
   return cpuTimesOf(stat, allowed ? parseCpuList(allowed) : null);

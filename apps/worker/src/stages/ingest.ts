@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TK6OutputLine } from "@perflab/contracts";
-import { CellAggregator } from "@perflab/metrics";
+import { type CellAggregator, K6OutputDecoder } from "@perflab/metrics";
 import type { CellContext } from "../cell/context.ts";
 import { CellFailure, loadFailure } from "../cell/errors.ts";
 import type { ServerWatch } from "../drivers/placement.ts";
@@ -12,18 +12,20 @@ import type { StartedServer } from "./start.ts";
 
 export type Ingested = { aggregator: CellAggregator; k6Result: K6Result };
 
-/** k6's per-second output as it arrives: aggregated, written and published, and the measured window. */
+/**
+ * k6's per-second output as it arrives, through the decoder uploads use (the same checks and
+ * aggregation): its seconds written and published as they are ready, and the measured window.
+ */
 class LoadIngest {
-  readonly aggregator: CellAggregator;
+  readonly decoder: K6OutputDecoder;
   readonly sink: PointSink;
   private loadStartT: number | null = null;
+  private lineNumber = 0;
   /**
    * The database did not take a second within PERFLAB_DB_RETRY_MS: the cell has failed, so its
    * load stops now; the write's error, not k6's kill, is the reason given.
    */
   sinkFailed = false;
-  /** k6's start line (before VU initialisation): the window's origin only if no run line came. */
-  k6StartMs: number | null = null;
   windowPlanned = false;
   // Written beside the reading, not in its way: a database slow to answer must not stall k6's output.
   windowWritten: Promise<unknown> = Promise.resolve(null);
@@ -36,10 +38,6 @@ class LoadIngest {
     load: StartedLoad,
   ) {
     const { cell, deps } = ctx;
-    this.aggregator = new CellAggregator({
-      operationMethod: scenario.entry.operationMethod,
-      measuredSeconds: cell.durationSeconds,
-    });
     this.sink = new PointSink(
       { db: deps.db, publisher: deps.publisher, log: ctx.log, retryMs: deps.env.PERFLAB_DB_RETRY_MS },
       { id: cell.id, runId: cell.runId },
@@ -49,15 +47,25 @@ class LoadIngest {
         ctx.log.error({ err: error }, "the cell's seconds could not be written: stopping its load");
         load.k6.kill();
       },
+      { batchSeconds: deps.env.PERFLAB_LIVE_BATCH_SECONDS },
     );
+    this.decoder = new K6OutputDecoder({
+      operationMethod: scenario.entry.operationMethod,
+      measuredSeconds: cell.durationSeconds,
+      warmupSeconds: cell.warmupSeconds,
+      onSeconds: (points) => this.sink.push(points),
+    });
+  }
+
+  get aggregator(): CellAggregator {
+    return this.decoder.aggregator;
   }
 
   // The measured window: the warm-up counts from the test run's start, as the script's phase tag does.
-  planWindow(runStartMs: number): Promise<unknown> {
+  private planWindow(testStartMs: number): Promise<unknown> {
     const { cell, deps } = this.ctx;
     this.windowPlanned = true;
-    const measureStart = runStartMs + cell.warmupSeconds * 1000;
-    this.aggregator.setMeasureStart(measureStart);
+    const measureStart = testStartMs + cell.warmupSeconds * 1000;
     return this.ctx
       .durable("the measured window", () =>
         deps.db.cell.update({
@@ -75,13 +83,10 @@ class LoadIngest {
   }
 
   onLine(line: TK6OutputLine): void {
+    this.decoder.accept(++this.lineNumber, line);
     if (line.type === "start") {
       this.loadStartT = Math.floor(line.t / 1000);
-      this.k6StartMs = line.t;
-    } else if (line.type === "run") {
-      this.windowWritten = this.planWindow(line.t);
     } else if (line.type === "interval") {
-      this.aggregator.addInterval(line);
       if (!this.measuring && line.groups.some((g) => g.phase === "measure")) {
         this.measuring = true;
         void this.ctx.stage("measuring");
@@ -89,10 +94,20 @@ class LoadIngest {
     } else if (line.type === "end") {
       this.sawEnd = true;
     }
+    // The decoder planned the window (a run line, or a second with requests before any): record it.
+    const testStartMs = this.decoder.testStartMs;
+    if (!this.windowPlanned && testStartMs !== null) this.windowWritten = this.planWindow(testStartMs);
   }
 
   flushReady(): void {
-    this.sink.push(this.aggregator.takeReadyPoints(Math.floor(Date.now() / 1000)));
+    this.decoder.takeReady(Math.floor(Date.now() / 1000));
+  }
+
+  /** k6 has ended: a window not planned yet (no iteration began) counts from its start line. */
+  flushAll(): void {
+    const testStartMs = this.decoder.planUnplanned();
+    if (!this.windowPlanned && testStartMs !== null) this.windowWritten = this.planWindow(testStartMs);
+    this.decoder.takeAll();
   }
 }
 
@@ -153,12 +168,9 @@ async function readOutput(load: StartedLoad, ingest: LoadIngest, stopSampling: (
 async function settleIngest(ctx: CellContext, load: StartedLoad, ingest: LoadIngest, read: ReadEnd) {
   const { k6 } = load;
   const k6Result = await k6.done;
-  // No iteration began (k6 failed in its init, or was stopped before): the plan from its start.
-  if (!ingest.windowPlanned && ingest.k6StartMs !== null)
-    ingest.windowWritten = ingest.planWindow(ingest.k6StartMs);
   const skipped = k6.skippedLines();
   if (skipped.count > 0) ctx.log.warn({ skipped }, "skipped k6 output lines that were not JSON");
-  ingest.sink.push(ingest.aggregator.takeAllPoints());
+  ingest.flushAll();
   const flushed = ingest.sink.flush().then(
     () => null,
     (error: unknown) => error,

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
-import { type DriverId, type TK6OutputLine, ZK6OutputLine } from "@perflab/contracts";
+import type { DriverId, TK6OutputLine } from "@perflab/contracts";
+import { readK6Line } from "@perflab/metrics";
 import type { ServerResources } from "../drivers/types.ts";
 
 export type K6RunnerKind = DriverId;
@@ -86,16 +87,14 @@ export async function* parseLines(
         other(raw);
         continue;
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch (error) {
-        onUnparsable?.(raw, error as Error);
+      // Read as uploads are (the shared decoder's reading): one place says what a line is.
+      const read = readK6Line(raw);
+      if ("notJson" in read) {
+        onUnparsable?.(raw, read.notJson);
         continue;
       }
-      const parsed = ZK6OutputLine.safeParse(json);
-      if (!parsed.success) throw new Error(`unexpected k6 output line: ${raw.slice(0, 200)}`);
-      yield parsed.data;
+      if ("notPerflab" in read) throw new Error(`unexpected k6 output line: ${raw.slice(0, 200)}`);
+      yield read.line;
     }
   } finally {
     // A reader that stops early closes its end: a local k6 then gets EPIPE instead of blocking.

@@ -574,7 +574,7 @@ describe("the command", () => {
     lines.length = 0;
     expect(await run(["help", "verdcit"], io, {})).toBe(2);
     expect(lines[0]).toBe(
-      'perflab: no help on "verdcit": the commands are run, upload, study, verdict, export, report, script',
+      'perflab: no help on "verdcit": the commands are run, upload, study, verdict, export, report, script, servers',
     );
   });
 

@@ -17,6 +17,7 @@ import {
   uploadCall,
 } from "./scenario-flags.ts";
 import { parseScriptAction, type ScriptAction } from "./script-command.ts";
+import { parseServersAction, type ServersAction } from "./servers-command.ts";
 
 /** A mistake in the command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
@@ -81,6 +82,7 @@ const options = {
     list: { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
     server: { type: "string", multiple: true },
+    with: { type: "string", multiple: true },
     driver: { type: "string" },
     name: { type: "string" },
     baseline: { type: "string" },
@@ -96,6 +98,7 @@ const options = {
     public: { type: "boolean", default: false },
   },
   script: { ...common, name: { type: "string" } },
+  servers: { ...common },
 } as const;
 
 export type CommandName = keyof typeof options;
@@ -184,6 +187,8 @@ export type ParsedCommand =
       variant: StudyVariant;
       /** Only these of the study's servers; checked against the lab's once its servers are known. */
       servers?: string[];
+      /** Servers queued beside the study's (the workspace's registered ones), checked like `servers`. */
+      with?: string[];
       driver?: (typeof driverIds)[number];
       name?: string;
       baseline?: string;
@@ -193,7 +198,8 @@ export type ParsedCommand =
   | { command: "verdict"; global: Global; runId: string; baseline?: string; tolerance?: number }
   | { command: "report"; global: Global; runId: string; body: Record<string, unknown> }
   | { command: "export"; global: Global; path: string }
-  | { command: "script"; global: Global; action: ScriptAction };
+  | { command: "script"; global: Global; action: ScriptAction }
+  | { command: "servers"; global: Global; action: ServersAction };
 
 /** The command line as requests to perflab's API; nothing is sent here. */
 export function parseCommand(argv: string[], env: Env = process.env): ParsedCommand {
@@ -322,9 +328,16 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
       if (id === undefined || values.list) {
         if (id !== undefined) throw new UsageError("give a study id or --list, not both");
         // The flags of a queued study mean nothing to the list: a forgotten id, not a list wanted.
-        const queueing = ["quick", "server", "driver", "name", "baseline", "tolerance", "no-wait"].find(
-          (flag) => values[flag] !== undefined && values[flag] !== false,
-        );
+        const queueing = [
+          "quick",
+          "server",
+          "with",
+          "driver",
+          "name",
+          "baseline",
+          "tolerance",
+          "no-wait",
+        ].find((flag) => values[flag] !== undefined && values[flag] !== false);
         if (queueing)
           throw new UsageError(`--${queueing} needs a study id: perflab study <id> --${queueing}`);
         return { command, global, study: null };
@@ -344,6 +357,7 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
         wait: values["no-wait"] !== true,
         ...defined({
           servers: values.server as string[] | undefined,
+          with: values.with as string[] | undefined,
           driver: driver as (typeof driverIds)[number] | undefined,
           name: str("name"),
           baseline: str("baseline"),
@@ -353,6 +367,8 @@ export function parseCommand(argv: string[], env: Env = process.env): ParsedComm
     }
     case "script":
       return { command, global, action: parseScriptAction(positionals, str("name")) };
+    case "servers":
+      return { command, global, action: parseServersAction(positionals) };
     case "verdict": {
       const [runId, ...extra] = positionals;
       if (!runId) throw new UsageError("verdict needs the run id");
@@ -412,6 +428,7 @@ commands:
   report    freeze a finished run behind a shareable link
   export    a run's (or a report's) cells as CSV, on standard output
   script    store, list or remove the workspace's own k6 scripts (run them with run --script)
+  servers   list the servers a matrix may name; register, show, change or remove the workspace's own
 
 every command: --url <perflab> (default $PERFLAB_URL, else ${DEFAULT_URL}), --json (print the API's JSON),
               --token <API token> (default $PERFLAB_TOKEN; a lab with PERFLAB_ACCESS=token needs one to
@@ -464,6 +481,7 @@ ${scenarioHelp("upload")}
   --quick                 the study shortened to minutes on one machine (default: as published)
   --server <name>         only these of the study's servers (repeat the flag; default: every one
                           the lab has, naming those it lacks)
+  --with <name>           also this server, beside the study's (repeat the flag): your registered one
   --driver local|docker   instead of the study's own (local leaves the study's container limits out)
   --name <text>           the run's name (default: the study's title)
   --baseline <run id>     judge the run against this one when it ends (exit 1 on a regression)
@@ -483,6 +501,13 @@ ${scenarioHelp("upload")}
 
   a stored script runs as the k6-script scenario: perflab run --script <name|id> --server … --vus …
   (docs/custom-scripts.md: what it reads, how its requests are counted)`,
+  servers: `usage: perflab servers list                          the lab's servers, then the workspace's registered ones
+       perflab servers add <server.json>              register one: an image, a command (admins) or an endpoint
+       perflab servers show <name|id>                 its definition
+       perflab servers update <name|id> <fields.json> change the fields the file gives
+       perflab servers rm <name|id>                   remove it (its runs keep their results)
+
+  the JSON is POST /api/v1/servers's body (docs/adding-a-server.md#registering-your-own-server)`,
   export: `usage: perflab export <run id> > cells.csv     perflab export --report <slug> > cells.csv
 
   one row per cell: server, workload, load, round, status, driver and limits, the summary, the

@@ -4,6 +4,7 @@ import { exportCommand, reportCommand, uploadCommand, verdictCommand } from "./c
 import { EXIT, type Io } from "./io.ts";
 import { queueAndWait } from "./queue.ts";
 import { scriptCommand, withScriptIds } from "./script-command.ts";
+import { serversCommand } from "./servers-command.ts";
 import { studyCommand } from "./study-command.ts";
 
 export { EXIT, type Io } from "./io.ts";
@@ -44,6 +45,8 @@ export async function run(argv: string[], io: Io = processIo, env = process.env)
         return await reportCommand(io, parsed);
       case "script":
         return await scriptCommand(io, parsed.global, parsed.action);
+      case "servers":
+        return await serversCommand(io, parsed.global, parsed.action);
     }
   } catch (error) {
     if (error instanceof ApiError || error instanceof UsageError) {

@@ -17,6 +17,16 @@ function chosenServers(studyId: string, servers: string[], chosen: string[] | un
   return servers.filter((s) => chosen.includes(s));
 }
 
+/** `--with`: servers of the lab (a workspace's registered ones) queued beside the study's rows. */
+function beside(lab: { servers: { name: string }[] }, names: string[] | undefined): string[] {
+  const unknown = (names ?? []).filter((n) => !lab.servers.some((s) => s.name === n));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--with ${unknown.join(", ")}: not a server of this lab or workspace (perflab servers list)`,
+    );
+  return [...new Set(names ?? [])];
+}
+
 /** `perflab study`: lists the studies, or queues one on the lab's servers and follows it. */
 export async function studyCommand(
   io: Io,
@@ -42,7 +52,8 @@ export async function studyCommand(
   if (spec.servers.length === 0)
     throw new UsageError(`the lab has none of ${study.id}'s servers (${studyServers(study).join(", ")})`);
   if (missing.length > 0) io.err(missingRows(study.id, missing));
-  const servers = chosenServers(study.id, spec.servers, parsed.servers);
+  const chosen = chosenServers(study.id, spec.servers, parsed.servers);
+  const servers = [...chosen, ...beside(lab, parsed.with).filter((name) => !chosen.includes(name))];
   const driver = parsed.driver ?? spec.driver ?? "local";
   // Only the docker driver applies limits: a local run that kept them would record a request
   // nothing enforced in its spec.

@@ -1,5 +1,5 @@
 import type { CellDto } from "@/lib/dto";
-import { cellRoute, cellTool, levelLabel, operationWord, sharedScenario, workloadName } from "@/lib/labels";
+import { levelLabel, operationWord, sharedScenario, workloadName } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
@@ -26,7 +26,7 @@ function CellError({ text, testId }: { text: string; testId: string }) {
 
 /** The chart button's name, the cell in words: "Chart go, echo, 10 VUs, round 2 (cell 3)". */
 export function chartButtonName(cell: CellDto): string {
-  const what = cellTool(cell) || cellRoute(cell) ? `, ${workloadName(cell)}` : "";
+  const what = workloadName(cell) !== cell.scenario ? `, ${workloadName(cell)}` : "";
   const level = levelLabel(cell);
   return `Chart ${cell.serverName}${what}${level === null ? "" : `, ${level}`}, round ${cell.round} (cell ${cell.index})`;
 }
@@ -86,7 +86,7 @@ export function CellTable({
                 <td className={`${td} font-medium`}>{cell.serverName}</td>
                 <td className={td}>
                   {cell.scenario}
-                  {(cellTool(cell) || cellRoute(cell)) && (
+                  {workloadName(cell) !== cell.scenario && (
                     <span className="text-zinc-500 dark:text-zinc-400"> · {workloadName(cell)}</span>
                   )}
                 </td>

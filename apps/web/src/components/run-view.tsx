@@ -12,6 +12,8 @@ import { CellTable } from "./cell-table";
 import { ComparisonSection } from "./comparison";
 import { ExportCsv } from "./export-csv";
 import { LiveCharts } from "./live-charts";
+import { mixedOperations } from "./mixed-operations";
+import { OperationsTable } from "./operations-table";
 import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
@@ -133,6 +135,7 @@ export function RunView({
 
   const chartCellId = picked ?? defaultChartCell(state);
   const chartCell = state.cells.find((c) => c.id === chartCellId);
+  const operations = chartCell ? mixedOperations(chartCell) : null;
 
   return (
     <div className="space-y-6">
@@ -168,6 +171,7 @@ export function RunView({
           onSelect={setPicked}
         />
       </section>
+      {chartCell && operations && <OperationsTable cell={chartCell} operations={operations} />}
       <OverlayCharts
         cells={state.cells}
         points={state.points}

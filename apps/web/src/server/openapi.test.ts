@@ -20,6 +20,8 @@ describe("OpenAPI document", () => {
       "/api/v1/runs/{id}/comparison",
       "/api/v1/runs/{id}/events",
       "/api/v1/runs/{id}/verdict",
+      "/api/v1/scripts",
+      "/api/v1/scripts/{id}",
       "/api/v1/servers",
       "/api/v1/session",
       "/api/v1/tokens",

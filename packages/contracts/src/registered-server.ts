@@ -12,11 +12,29 @@ export type RegisteredServerKind = (typeof registeredServerKinds)[number];
 /** Load traffic stays on the machine's loopback: an endpoint is one of these hosts. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"] as const;
 
-const ZLoopbackUrl = z
-  .url({ protocol: /^https?$/, error: "an http:// URL" })
-  .refine((url) => (LOOPBACK_HOSTS as readonly string[]).includes(new URL(url).hostname), {
-    message: `must be on this machine's loopback (${LOOPBACK_HOSTS.join(", ")}): load traffic never leaves it`,
-  });
+/** Why a URL is not one load may go to (one reason, the first), or null. */
+function loopbackUrlProblem(text: string, needsPort: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "an http:// URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "an http:// URL";
+  if (!(LOOPBACK_HOSTS as readonly string[]).includes(url.hostname))
+    return `must be on this machine's loopback (${LOOPBACK_HOSTS.join(", ")}): load traffic never leaves it`;
+  if (needsPort && url.port === "") return "name the port (http://127.0.0.1:<port>)";
+  return null;
+}
+
+const ZLoopbackUrl = (needsPort: boolean) =>
+  z
+    .string()
+    .max(2_000)
+    .superRefine((text, ctx) => {
+      const problem = loopbackUrlProblem(text, needsPort);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    });
 
 const ZEnv = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name"), z.string())
@@ -61,9 +79,9 @@ export const ZRegisteredEndpoint = z.strictObject({
   ...ZIdentity,
   kind: z.literal("endpoint"),
   /** Where it answers: scheme, host and port (`http://127.0.0.1:8080`); paths are mcpPath and healthPath. */
-  url: ZLoopbackUrl.refine((url) => new URL(url).port !== "", { message: "name the port" }),
+  url: ZLoopbackUrl(true),
   /** An optional JSON runtime report (a server's /debug/runtime), read once a second. */
-  runtimeUrl: ZLoopbackUrl.optional(),
+  runtimeUrl: ZLoopbackUrl(false).optional(),
 });
 
 /** The body of POST /api/v1/servers and PUT /api/v1/servers/{id}: one of three kinds. */

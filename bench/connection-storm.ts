@@ -15,12 +15,19 @@ import path from "node:path";
 import { loadServerCatalog } from "@perflab/catalog";
 import { levelFootprints, type ProcessReading, type StormSummary, stormLevelCounts } from "@perflab/metrics";
 import { localDriver, waitForHealthy } from "@perflab/worker/testing";
+import { stormMinDuration } from "../packages/scenarios/k6/storm-plan.js";
 import { freePort, repoRoot } from "../scripts/lib/services.ts";
 import { machine } from "./lib.ts";
 
 const [servers = "go,node", levels = "10,100,1000,10000", holdSec = "20", rate = "200"] =
   process.argv.slice(2);
 const MARKER = "PERFLAB_STORM_BENCH";
+const GAP_SEC = 5;
+// The levels share the duration: each ramps (its streams at the rate), is held holdSec, closes.
+const levelList = levels.split(",").map(Number);
+const durationSec =
+  stormMinDuration({ levels: levelList, rate: Number(rate), ramp: 0, gap: GAP_SEC }) +
+  levelList.length * (Number(holdSec) - 1);
 const catalog = loadServerCatalog(path.join(repoRoot, "servers"));
 
 async function readProcess(pid: number): Promise<ProcessReading | null> {
@@ -83,9 +90,9 @@ async function stormOn(name: string) {
       LEVELS: levels,
       RATE: rate,
       MAX_VUS: "50",
-      DURATION: holdSec,
+      DURATION: String(durationSec),
       WARMUP: "5",
-      GAP: "5",
+      GAP: String(GAP_SEC),
       SUMMARY_PATH: summaryPath,
     });
     k6Pid = k6.pid;

@@ -70,7 +70,8 @@ describe("an open-connection storm on the Go server", () => {
       LEVELS: "10,100",
       VUS: "10",
       RAMP: "2",
-      DURATION: "4",
+      // Each level: a 2 s ramp, 4 s held, 1 s to close.
+      DURATION: "14",
       WARMUP: "2",
       GAP: "1",
     });
@@ -105,7 +106,7 @@ describe("an open-connection storm on the Go server", () => {
       LEVELS: "10",
       VUS: "5",
       RAMP: "1",
-      DURATION: "60",
+      DURATION: "61",
       GAP: "0",
     });
     // Killed once all ten streams are open, long before their hold would end.

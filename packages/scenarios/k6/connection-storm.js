@@ -1,13 +1,15 @@
 // Open-connection storm: at each of LEVELS, that many clients each open an MCP session and hold an
-// SSE stream open for DURATION s, then close it; the levels run one after the other. The stream is
-// the Streamable HTTP standalone GET stream (STREAM=streamable, GET on the MCP path with the session
-// id) or a legacy HTTP+SSE server's /sse stream (STREAM=legacy-sse). Needs perflab's k6
-// (scripts/build-k6.sh), which compiles in k6/x/perflab-sse: a stream is a promise, not a VU.
+// SSE stream open, then close it; the levels run one after the other and share DURATION s (each
+// ramps, is held, and closes). The stream is the Streamable HTTP standalone GET stream
+// (STREAM=streamable, GET on the MCP path with the session id) or a legacy HTTP+SSE server's /sse
+// stream (STREAM=legacy-sse). Needs perflab's k6 (scripts/build-k6.sh), which compiles in
+// k6/x/perflab-sse: a stream is a promise, not a VU.
 import exec from "k6/execution";
 import http from "k6/http";
 import { Counter, Trend } from "k6/metrics";
 import { hold } from "k6/x/perflab-sse";
 import { ms, nonNegativeInt, positiveInt, summaryTo, systemTags, valuesOf } from "./load.js";
+import { STORM_DEFAULT_RAMP_SEC, STORM_GAP_SEC, stormPlan } from "./storm-plan.js";
 
 const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
 const MCP_PATH = __ENV.MCP_PATH || "/mcp";
@@ -23,33 +25,29 @@ const LEVELS = (__ENV.LEVELS || "10,100").split(",").map((v) => {
   return n;
 });
 // Each level's streams open spread evenly over RAMP s (or at RATE streams/s), by at most VUS (or
-// MAX_VUS) VUs; all of them are then held until DURATION s after the ramp, and closed together.
+// MAX_VUS) VUs; all of them are then held for the level's share of DURATION, and closed together.
 const VUS = positiveInt("VUS", 10);
 const RATE = __ENV.RATE ? positiveInt("RATE", 1) : 0;
 const POOL = RATE ? positiveInt("MAX_VUS", VUS) : VUS;
-const RAMP = positiveInt("RAMP", 5);
+const RAMP = positiveInt("RAMP", STORM_DEFAULT_RAMP_SEC);
 const DURATION = positiveInt("DURATION", 10);
-// Idle seconds before the first level (the server's idle RSS), and between levels (closes settle).
+// Idle seconds before the first level (the server's idle RSS), and after each (closes settle).
 const WARMUP = nonNegativeInt("WARMUP", 0);
-const GAP = nonNegativeInt("GAP", 3);
+const GAP = nonNegativeInt("GAP", STORM_GAP_SEC);
 const SUMMARY_PATH = __ENV.SUMMARY_PATH || "";
 // 2025-11-25 lets a server prime a stream with an event id at once; every SDK tested accepts it.
 const PROTOCOL_VERSION = "2025-11-25";
 
 /** When each level opens, holds and ends, in s from the test's start: the summary's `plan` too. */
-const PLAN = [];
-for (let k = 0, at = WARMUP; k < LEVELS.length; k++) {
-  const rampSec = RATE ? Math.ceil(LEVELS[k] / RATE) : RAMP;
-  const vus = Math.min(POOL, LEVELS[k]);
-  PLAN.push({
-    level: LEVELS[k],
-    vus,
-    startSec: at,
-    holdFromSec: at + rampSec,
-    holdToSec: at + rampSec + DURATION,
-  });
-  at += rampSec + DURATION + GAP;
-}
+const PLAN = stormPlan({
+  levels: LEVELS,
+  rate: RATE,
+  ramp: RAMP,
+  duration: DURATION,
+  warmup: WARMUP,
+  gap: GAP,
+  pool: POOL,
+});
 
 export const options = {
   scenarios: Object.fromEntries(

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { stormPlan } from "../../../k6/storm-plan.js";
 import { ZConnectionStormParams } from "./params.ts";
 import { connectionStormEnv, ZConnectionStormRun } from "./run.ts";
 
@@ -15,11 +16,17 @@ const fields = (input: object) => {
 
 describe("the connection-storm scenario's parameters", () => {
   it("become the environment the k6 script reads", () => {
-    const env = connectionStormEnv({ ...base, warmupSec: 5, stream: "legacy-sse", rampSec: 30 });
+    const env = connectionStormEnv({
+      ...base,
+      durationSec: 70,
+      warmupSec: 5,
+      stream: "legacy-sse",
+      rampSec: 30,
+    });
     expect(env).toEqual({
       TARGET: "http://127.0.0.1:8080",
       VUS: "10",
-      DURATION: "20",
+      DURATION: "70",
       WARMUP: "5",
       MCP_PATH: "/mcp",
       LEVELS: "10,100",
@@ -41,10 +48,40 @@ describe("the connection-storm scenario's parameters", () => {
     const env = connectionStormEnv({ ...open, rate: 400, maxVus: 50 });
     expect(env).toMatchObject({ RATE: "400", MAX_VUS: "50", STREAM: "streamable" });
     expect(env).not.toHaveProperty("RAMP");
-    expect(connectionStormEnv(base)).toMatchObject({ RAMP: "5" });
+    expect(connectionStormEnv(base)).toMatchObject({ RAMP: "2" });
     expect(fields({ ...open, rate: 400, rampSec: 5 })).toEqual([
       "rampSec: a rate sets the ramp; give one or the other",
     ]);
+  });
+
+  it("needs a duration that gives each level its ramp, a second held and its close", () => {
+    // Two levels: 2 s ramps, 1 s held, 2 s to close each.
+    expect(fields({ ...base, durationSec: 10 })).toEqual([]);
+    expect(fields({ ...base, durationSec: 9 })).toEqual([
+      "durationSec: must be at least 10 seconds for these levels (each ramps, is held a second, and closes)",
+    ]);
+    // At 100 streams a second, 10,000 take 100 s to open.
+    const { vus: _vus, ...open } = base;
+    expect(fields({ ...open, rate: 100, levels: [10000], durationSec: 100 })[0]).toMatch(
+      /at least 103 seconds/,
+    );
+    // The script divides the duration the same way: the levels are held equally long and end in it.
+    const plan = stormPlan({
+      levels: [10, 100],
+      rate: 0,
+      ramp: 2,
+      duration: 20,
+      warmup: 5,
+      gap: 2,
+      pool: 50,
+    });
+    expect(plan).toEqual([
+      { level: 10, vus: 10, startSec: 5, holdFromSec: 7, holdToSec: 13 },
+      { level: 100, vus: 50, startSec: 15, holdFromSec: 17, holdToSec: 23 },
+    ]);
+    expect(() =>
+      stormPlan({ levels: [10, 100], rate: 0, ramp: 2, duration: 9, warmup: 0, gap: 2, pool: 5 }),
+    ).toThrow(/DURATION must be at least 10 s/);
   });
 
   it("takes levels as a list or as the form's text, rising, up to 10,000 streams", () => {

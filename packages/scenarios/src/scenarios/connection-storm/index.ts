@@ -18,7 +18,7 @@ export const connectionStorm = defineScenario({
     "At each level (10, 100, 1,000, 10,000…) that many clients each open an MCP session and hold an SSE stream open (the Streamable HTTP standalone GET stream, or a legacy /sse stream) for the duration, then close it: streams established, failed and dropped, time to establish and to the first event, and what each open stream costs the server.",
   script: "connection-storm.js",
   params: ZConnectionStormParams,
-  defaultParams: { levels: [10, 100] },
+  defaultParams: { levels: [10] },
   operationMethod: "initialize",
   protocol: "mcp",
   operations: { name: "MCP sessions opened", word: "session", tag: "the stream", vuHolds: "streams" },
@@ -42,7 +42,7 @@ export const connectionStorm = defineScenario({
       default: "streamable",
       omitDefault: true,
     },
-    { kind: "whole-number", name: "rampSec", label: "Ramp (s)", placeholder: "5" },
+    { kind: "whole-number", name: "rampSec", label: "Ramp (s)", placeholder: "2" },
   ],
   cli: [
     {

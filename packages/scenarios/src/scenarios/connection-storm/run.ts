@@ -1,14 +1,12 @@
 import { z } from "zod";
+import { STORM_DEFAULT_RAMP_SEC, STORM_GAP_SEC, stormMinDuration } from "../../../k6/storm-plan.js";
 import { checkLoadModel, loadEnv, loadRunShape } from "../../load.ts";
 import { ZConnectionStormParams } from "./params.ts";
 
-/** The ramp when none is given: long enough that 10,000 handshakes do not all land in one second. */
-export const DEFAULT_RAMP_SEC = 5;
-
 /**
  * Everything one run of k6/connection-storm.js takes: the load (the VUs that open the streams, or a
- * rate of streams opened per second; how long each level is held; the idle seconds before the first)
- * and the storm (levels, stream, ramp). A user running the script by hand sets the same variables.
+ * rate of streams opened per second; the duration the levels share; the idle seconds before the
+ * first) and the storm (levels, stream, ramp). A user running the script by hand sets the same variables.
  */
 export const ZConnectionStormRun = z
   .strictObject({
@@ -24,6 +22,14 @@ export const ZConnectionStormRun = z
         path: ["rampSec"],
         message: "a rate sets the ramp; give one or the other",
       });
+    const ramp = run.rampSec ?? STORM_DEFAULT_RAMP_SEC;
+    const least = stormMinDuration({ levels: run.levels, rate: run.rate ?? 0, ramp, gap: STORM_GAP_SEC });
+    if (run.durationSec < least)
+      ctx.addIssue({
+        code: "custom",
+        path: ["durationSec"],
+        message: `must be at least ${least} seconds for these levels (each ramps, is held a second, and closes)`,
+      });
   });
 export type TConnectionStormRun = z.input<typeof ZConnectionStormRun>;
 
@@ -35,6 +41,6 @@ export function connectionStormEnv(input: TConnectionStormRun): Record<string, s
     MCP_PATH: run.mcpPath,
     LEVELS: run.levels.join(","),
     STREAM: run.stream,
-    ...(run.rate === undefined ? { RAMP: String(run.rampSec ?? DEFAULT_RAMP_SEC) } : {}),
+    ...(run.rate === undefined ? { RAMP: String(run.rampSec ?? STORM_DEFAULT_RAMP_SEC) } : {}),
   };
 }

@@ -7,6 +7,7 @@ import {
 } from "@perflab/contracts";
 import type { FieldError } from "@/lib/form-errors";
 import { FormField, inputClass } from "../form-field";
+import { StoredScriptControl } from "./stored-script-field";
 
 type FieldProps = {
   field: FormFieldSpec;
@@ -97,14 +98,7 @@ function control({ field, value, errors, onChange, tools }: FieldProps, id: stri
         <textarea rows={field.rows} spellCheck={false} className={`${inputClass} font-mono`} {...common} />
       );
     case "stored-script":
-      return (
-        <input
-          placeholder={field.placeholder}
-          spellCheck={false}
-          className={`${inputClass} font-mono`}
-          {...common}
-        />
-      );
+      return <StoredScriptControl common={common} placeholder={field.placeholder} onPick={onChange} />;
     case "server-tool":
       return tools && tools.length > 0 ? (
         <select className={inputClass} {...common}>

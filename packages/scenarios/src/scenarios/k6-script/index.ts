@@ -35,7 +35,7 @@ export const k6Script = defineScenario({
       kind: "stored-script",
       name: "scriptId",
       label: "Stored k6 script",
-      hint: "Its id, from `perflab script list` or GET /api/v1/scripts (docs/custom-scripts.md)",
+      hint: "One of the workspace's stored scripts (`perflab script add`, POST /api/v1/scripts; docs/custom-scripts.md)",
       placeholder: "the script's id",
       // Accepted by the schema, refused by the API (no such script) until a stored one is typed.
       default: EXAMPLE_SCRIPT_ID,

@@ -1,6 +1,6 @@
 import { notFound } from "next/navigation";
 import { ImageResponse } from "next/og";
-import { formatMs, formatRate } from "@/lib/format";
+import { formatInt, formatMs } from "@/lib/format";
 import { reportHeadline } from "@/lib/report-headline";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -49,8 +49,8 @@ export default async function Image({ params }: { params: Promise<{ slug: string
       <div style={{ display: "flex", flexDirection: "column", marginTop: 36 }}>
         {(headline?.bars ?? []).slice(0, 6).map((bar) => (
           <div key={bar.serverName} style={{ display: "flex", alignItems: "center", marginBottom: 18 }}>
-            <div style={{ display: "flex", width: 220, fontWeight: 700 }}>{bar.serverName.slice(0, 16)}</div>
-            <div style={{ display: "flex", width: 560, height: 40, background: "#f4f4f5" }}>
+            <div style={{ display: "flex", width: 200 }}>{bar.serverName.slice(0, 16)}</div>
+            <div style={{ display: "flex", width: 480, height: 40, background: "#f4f4f5" }}>
               <div
                 style={{
                   display: "flex",
@@ -60,8 +60,8 @@ export default async function Image({ params }: { params: Promise<{ slug: string
                 }}
               />
             </div>
-            <div style={{ display: "flex", marginLeft: 20 }}>
-              {`${formatRate(bar.opsRps)} ops/s · p99 ${formatMs(bar.p99Ms)}`}
+            <div style={{ display: "flex", marginLeft: 20, whiteSpace: "nowrap" }}>
+              {`${formatInt(bar.opsRps)} ops/s · p99 ${formatMs(bar.p99Ms)}`}
             </div>
           </div>
         ))}

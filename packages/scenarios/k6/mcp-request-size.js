@@ -39,12 +39,11 @@ export const options = {
 };
 
 // Each VU's session, opened on its first call and again when it failed or the server dropped it.
-let session = newSession();
+const session = newSession();
 
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
-  if (session.dropped || !session.initialized) {
-    session = newSession();
+  if (!session.initialized) {
     if (!openSession(URL, phase, session)) {
       // A server refusing sessions is not hammered faster than one answering them.
       sleep(0.1);

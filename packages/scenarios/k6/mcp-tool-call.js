@@ -1,9 +1,7 @@
 // MCP tools/call load over Streamable HTTP: closed model (VUS calling back to back) or, with RATE,
 // open model (RATE calls started per second from a pool of MAX_VUS VUs, whatever the latency).
 // Plain k6 JavaScript: runs with a stock k6 (`k6 run mcp-tool-call.js`); see docs/uploads-and-verdicts.md.
-import { check, sleep } from "k6";
-import http from "k6/http";
-import { Counter } from "k6/metrics";
+import { sleep } from "k6";
 import {
   loadFromEnv,
   ms,
@@ -14,14 +12,15 @@ import {
   systemTags,
   valuesOf,
 } from "./load.js";
+import { callTool, closeSession, mcpUrl, newSession, openSession } from "./mcp.js";
 import { toolDefaults } from "./tool-defaults.js";
 
-const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
-const MCP_PATH = __ENV.MCP_PATH || "/mcp";
-const URL = TARGET + (MCP_PATH.startsWith("/") ? MCP_PATH : `/${MCP_PATH}`);
+const URL = mcpUrl(__ENV.TARGET, __ENV.MCP_PATH);
 const LOAD = loadFromEnv();
 const TOOL = __ENV.TOOL || "echo";
 const ARGS = parseArgs(__ENV.ARGS);
+// Serialized once: every call sends the same arguments.
+const ARGS_TEXT = JSON.stringify(ARGS);
 // "per-vu": one MCP session per VU, kept for the whole test; "per-call": a new session for every call
 // (initialize, notifications/initialized, tools/call, then DELETE), the session storm of agents
 // that connect per task.
@@ -35,7 +34,6 @@ if (SESSION === "per-call" && SESSIONS_PER_VU > 1) {
   throw new Error("SESSIONS_PER_VU holds sessions open, which SESSION=per-call does not");
 }
 const SUMMARY_PATH = __ENV.SUMMARY_PATH || "";
-const PROTOCOL_VERSION = "2025-06-18";
 
 export const options = {
   scenarios: { mcp: LOAD.scenario },
@@ -55,15 +53,12 @@ export const options = {
   },
 };
 
-const mcpOpErrors = new Counter("mcp_op_errors");
-
 // Per-VU state (each VU has its own JS runtime): its sessions, and the one the next call uses.
 const sessions = [];
 for (let i = 0; i < SESSIONS_PER_VU; i++) {
-  sessions.push({ sessionId: null, protocolVersion: PROTOCOL_VERSION, initialized: false });
+  sessions.push(newSession());
 }
 let turn = 0;
-let nextId = 1;
 
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
@@ -72,22 +67,22 @@ export default function () {
   const roundStart = turn === 0 && SESSIONS_PER_VU > 1;
   if (roundStart) {
     for (const s of sessions) {
-      if (!s.initialized) openSession(phase, s);
+      if (!s.initialized) openSession(URL, phase, s);
     }
   }
   const session = sessions[turn];
   turn = (turn + 1) % SESSIONS_PER_VU;
-  if (!session.initialized && (SESSIONS_PER_VU > 1 || !openSession(phase, session))) {
+  if (!session.initialized && (SESSIONS_PER_VU > 1 || !openSession(URL, phase, session))) {
     if (SESSION === "per-call") {
       // A session the server opened before the handshake failed is ended too, not left to pile up.
-      closeSession(phase, session);
+      closeSession(URL, phase, session);
     }
     think();
     return;
   }
-  callTool(phase, session);
+  callTool(URL, phase, session, TOOL, ARGS_TEXT);
   if (SESSION === "per-call") {
-    closeSession(phase, session);
+    closeSession(URL, phase, session);
   }
   think();
 }
@@ -97,179 +92,6 @@ function think() {
   if (THINK_MS > 0) {
     sleep(THINK_MS / 1000);
   }
-}
-
-function openSession(phase, session) {
-  session.sessionId = null;
-  session.protocolVersion = PROTOCOL_VERSION;
-  const id = nextId++;
-  const res = post(
-    {
-      jsonrpc: "2.0",
-      id,
-      method: "initialize",
-      params: {
-        protocolVersion: PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: "perflab-k6", version: "1.0.0" },
-      },
-    },
-    tags(phase, "initialize", ""),
-    "text",
-    session,
-  );
-  const reply = rpcReply(res, id);
-  const ok = check(res, {
-    "initialize succeeded": () => res.status === 200 && reply !== null && reply.result !== undefined,
-  });
-  if (!ok) {
-    mcpOpErrors.add(1, { phase, method: "initialize" });
-    return false;
-  }
-  session.sessionId = header(res, "mcp-session-id");
-  if (typeof reply.result.protocolVersion === "string") {
-    session.protocolVersion = reply.result.protocolVersion;
-  }
-
-  const note = post(
-    { jsonrpc: "2.0", method: "notifications/initialized" },
-    tags(phase, "notifications/initialized", ""),
-    "none",
-    session,
-  );
-  if (!check(note, { "notifications/initialized accepted": (r) => r.status === 202 || r.status === 200 })) {
-    mcpOpErrors.add(1, { phase, method: "notifications/initialized" });
-    return false;
-  }
-  session.initialized = true;
-  return true;
-}
-
-function callTool(phase, session) {
-  const id = nextId++;
-  const res = post(
-    { jsonrpc: "2.0", id, method: "tools/call", params: { name: TOOL, arguments: ARGS } },
-    tags(phase, "tools/call", TOOL),
-    "text",
-    session,
-  );
-  if (res.status === 404 && session.sessionId !== null) {
-    // The server dropped the session: its next turn opens a new one.
-    session.initialized = false;
-  }
-  const reply = rpcReply(res, id);
-  const ok = check(res, {
-    "tools/call succeeded": () =>
-      res.status === 200 &&
-      reply !== null &&
-      reply.error === undefined &&
-      reply.result !== undefined &&
-      reply.result.isError !== true,
-  });
-  if (!ok) {
-    mcpOpErrors.add(1, { phase, method: "tools/call", tool: TOOL });
-  }
-}
-
-const DELETE_ANSWERS = http.expectedStatuses({ min: 200, max: 299 }, 405);
-
-// Ends the session with DELETE when the server gave one (stateless servers give none). A server
-// may refuse client-initiated termination with 405; that is an answer, not an error.
-function closeSession(phase, session) {
-  const id = session.sessionId;
-  session.initialized = false;
-  session.sessionId = null;
-  if (id === null) {
-    return;
-  }
-  const res = http.del(URL, null, {
-    headers: { "Mcp-Session-Id": id, "MCP-Protocol-Version": session.protocolVersion },
-    tags: tags(phase, "DELETE", ""),
-    responseType: "none",
-    // So k6's http_req_failed agrees with the check below: a 405 is not a failed request either.
-    responseCallback: DELETE_ANSWERS,
-  });
-  if (
-    !check(res, { "session DELETE accepted": (r) => (r.status >= 200 && r.status < 300) || r.status === 405 })
-  ) {
-    mcpOpErrors.add(1, { phase, method: "DELETE" });
-  }
-}
-
-function post(message, requestTags, responseType, session) {
-  const headers = {
-    "Content-Type": "application/json",
-    Accept: "application/json, text/event-stream",
-  };
-  if (session.initialized || message.method !== "initialize") {
-    headers["MCP-Protocol-Version"] = session.protocolVersion;
-  }
-  if (session.sessionId !== null) {
-    headers["Mcp-Session-Id"] = session.sessionId;
-  }
-  return http.post(URL, JSON.stringify(message), { headers, tags: requestTags, responseType });
-}
-
-function tags(phase, method, tool) {
-  return { phase, method, tool };
-}
-
-// Returns the JSON-RPC response with the given id from a JSON or SSE body, or null.
-function rpcReply(res, id) {
-  if (typeof res.body !== "string" || res.body === "") {
-    return null;
-  }
-  const type = (header(res, "content-type") || "").toLowerCase();
-  if (type.startsWith("text/event-stream")) {
-    return sseReply(res.body, id);
-  }
-  return matching(parseJSON(res.body), id);
-}
-
-// SSE events may be preceded by an empty priming event and may carry other
-// messages (notifications); the reply is the `data:` payload with our id.
-// Multi-line data fields of one event are joined as the SSE spec says.
-function sseReply(body, id) {
-  let data = [];
-  for (const line of body.split(/\r?\n/)) {
-    if (line.startsWith("data:")) {
-      data.push(line.slice(line[5] === " " ? 6 : 5));
-    } else if (line === "") {
-      const reply = matching(parseJSON(data.join("\n")), id);
-      if (reply !== null) {
-        return reply;
-      }
-      data = [];
-    }
-  }
-  return matching(parseJSON(data.join("\n")), id);
-}
-
-function matching(msg, id) {
-  if (Array.isArray(msg)) {
-    return msg.find((m) => m && m.id === id) || null;
-  }
-  return msg !== null && typeof msg === "object" && msg.id === id ? msg : null;
-}
-
-function parseJSON(text) {
-  if (text === "") {
-    return null;
-  }
-  try {
-    return JSON.parse(text);
-  } catch (_) {
-    return null;
-  }
-}
-
-function header(res, name) {
-  for (const key in res.headers) {
-    if (key.toLowerCase() === name) {
-      return res.headers[key];
-    }
-  }
-  return null;
 }
 
 function sessionMode(raw) {

@@ -55,7 +55,7 @@ export default function () {
   }
   const session = newSession();
   if (openSession(URL, phase, session) && listTools(URL, phase, session)) {
-    for (let i = 0; i < CALLS_PER_SESSION && !session.dropped; i++) {
+    for (let i = 0; i < CALLS_PER_SESSION && session.initialized; i++) {
       const entry = SEQUENCE[turn];
       turn = (turn + 1) % SEQUENCE.length;
       callTool(URL, phase, session, entry.tool, entry.args);

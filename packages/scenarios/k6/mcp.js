@@ -1,7 +1,7 @@
 // An MCP client over Streamable HTTP for the scenario scripts beside it: sessions (initialize →
 // notifications/initialized … DELETE), tools/list and tools/call, each request tagged with its
 // `phase`, `method` (the JSON-RPC method, or DELETE) and `tool`, each failure counted in
-// mcp_op_errors. Plain k6 JavaScript, imported by mcp-tool-mix.js and mcp-request-size.js.
+// mcp_op_errors. Plain k6 JavaScript, imported by the MCP scenario scripts beside it.
 import { check } from "k6";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
@@ -19,9 +19,12 @@ export function mcpUrl(target, path) {
   return base + (endpoint.startsWith("/") ? endpoint : `/${endpoint}`);
 }
 
-/** A session not yet open: its id once the server gives one, and the protocol version agreed. */
+/**
+ * A session not yet open: its id once the server gives one, and the protocol version agreed.
+ * `initialized` turns false again when the server drops it (a 404), so the caller opens a new one.
+ */
 export function newSession() {
-  return { sessionId: null, protocolVersion: PROTOCOL_VERSION, initialized: false, dropped: false };
+  return { sessionId: null, protocolVersion: PROTOCOL_VERSION, initialized: false };
 }
 
 /**
@@ -38,6 +41,8 @@ export function argumentsText(raw, source) {
 
 /** initialize, then notifications/initialized: whether the session is open. */
 export function openSession(url, phase, session) {
+  session.sessionId = null;
+  session.protocolVersion = PROTOCOL_VERSION;
   const id = nextId++;
   const body = JSON.stringify({
     jsonrpc: "2.0",
@@ -52,7 +57,11 @@ export function openSession(url, phase, session) {
   const res = post(url, body, tags(phase, "initialize", ""), "text", session, false);
   const reply = rpcReply(res, id);
   if (
-    !succeeded(res, "initialize", () => res.status === 200 && reply !== null && reply.result !== undefined)
+    !succeeded(
+      res,
+      "initialize succeeded",
+      () => res.status === 200 && reply !== null && reply.result !== undefined,
+    )
   ) {
     mcpOpErrors.add(1, { phase, method: "initialize" });
     return false;
@@ -69,7 +78,9 @@ export function openSession(url, phase, session) {
     session,
     true,
   );
-  if (!succeeded(note, "notifications/initialized", () => note.status === 202 || note.status === 200)) {
+  if (
+    !succeeded(note, "notifications/initialized accepted", () => note.status === 202 || note.status === 200)
+  ) {
     mcpOpErrors.add(1, { phase, method: "notifications/initialized" });
     return false;
   }
@@ -99,12 +110,12 @@ function request(url, phase, session, { id, body, method, tool, accepts }) {
   const res = post(url, body, tags(phase, method, tool), "text", session, true);
   if (res.status === 404 && session.sessionId !== null) {
     // The server dropped the session: the caller opens a new one.
-    session.dropped = true;
+    session.initialized = false;
   }
   const reply = rpcReply(res, id);
   const ok = succeeded(
     res,
-    method,
+    `${method} succeeded`,
     () =>
       res.status === 200 &&
       reply !== null &&
@@ -137,13 +148,19 @@ export function closeSession(url, phase, session) {
     // So k6's http_req_failed agrees with the check: a 405 is not a failed request either.
     responseCallback: DELETE_ANSWERS,
   });
-  if (!succeeded(res, "DELETE", () => (res.status >= 200 && res.status < 300) || res.status === 405)) {
+  if (
+    !succeeded(
+      res,
+      "session DELETE accepted",
+      () => (res.status >= 200 && res.status < 300) || res.status === 405,
+    )
+  ) {
     mcpOpErrors.add(1, { phase, method: "DELETE" });
   }
 }
 
-function succeeded(res, method, test) {
-  return check(res, { [`${method} succeeded`]: test });
+function succeeded(res, name, test) {
+  return check(res, { [name]: test });
 }
 
 function post(url, body, requestTags, responseType, session, versioned) {

@@ -15,6 +15,7 @@ import {
   loadServerCatalog,
   markBuildFailed,
   markBuilding,
+  recordBuildSeconds,
   unmarkBuildFailed,
   unmarkBuilding,
 } from "@perflab/catalog";
@@ -81,6 +82,7 @@ async function build(server: CatalogEntry, hash: string): Promise<boolean> {
     return false;
   }
   await writeFile(path.join(stampDir, `${server.name}.sha256`), hash);
+  recordBuildSeconds(stampDir, server.name, (Date.now() - started) / 1000); // the run form's estimate
   unmarkBuildFailed(stampDir, server.name);
   console.log(`✓ ${server.name.padEnd(10)} ${seconds} s`);
   return true;

@@ -6,8 +6,10 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import {
   markBuildFailed,
   markBuilding,
+  recordBuildSeconds,
   serverBuildFailure,
   serverBuildFailures,
+  serverBuildStates,
   serversBuilding,
   unmarkBuildFailed,
   unmarkBuilding,
@@ -62,5 +64,30 @@ describe("servers being built", () => {
     expect(serverBuildFailure(dir, "rust")).toBeNull();
     expect(serverBuildFailures(dir).map((f) => f.name)).toEqual(["java"]);
     expect(serverBuildFailures(path.join(dir, "missing"))).toEqual([]);
+  });
+});
+
+describe("server build states", () => {
+  it("say built, building, failed or not built, with the last successful build's seconds", () => {
+    const dir = buildDir();
+    writeFileSync(path.join(dir, "go.sha256"), "abc");
+    recordBuildSeconds(dir, "go", 12.34);
+    markBuilding(dir, "rust", process.pid);
+    recordBuildSeconds(dir, "rust", 271);
+    markBuildFailed(dir, "java", "exit 1 after 3.0 s");
+    writeFileSync(path.join(dir, "python.seconds"), "not a number\n");
+    expect(serverBuildStates(["go", "rust", "java", "python", "quarkus"], dir)).toEqual({
+      go: { state: "built", lastSeconds: 12.3 },
+      rust: { state: "building", lastSeconds: 271 },
+      java: { state: "failed", lastSeconds: null },
+      python: { state: "not built", lastSeconds: null },
+      quarkus: { state: "not built", lastSeconds: null },
+    });
+  });
+
+  it("are all not built when the folder does not exist", () => {
+    expect(serverBuildStates(["go"], path.join(buildDir(), "missing"))).toEqual({
+      go: { state: "not built", lastSeconds: null },
+    });
   });
 });

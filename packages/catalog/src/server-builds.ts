@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { processAlive, processStartTime } from "./processes.ts";
@@ -94,4 +94,51 @@ export function serverBuildFailures(buildDir: string = defaultBuildDir): { name:
       const reason = serverBuildFailure(buildDir, name);
       return reason ? [{ name, reason }] : [];
     });
+}
+
+/**
+ * How long a server's last successful build took on this machine: `scripts/build-servers.ts` writes
+ * `<name>.seconds` beside the stamp. Measured rather than declared in the manifest, since the same
+ * build takes two to three times as long on one 2-core VM as on another, and with a cold cache.
+ */
+const SECONDS_SUFFIX = ".seconds";
+
+export function recordBuildSeconds(buildDir: string, name: string, seconds: number): void {
+  writeFileSync(path.join(buildDir, name + SECONDS_SUFFIX), `${seconds.toFixed(1)}\n`);
+}
+
+export function lastBuildSeconds(buildDir: string, name: string): number | null {
+  try {
+    const seconds = Number(readFileSync(path.join(buildDir, name + SECONDS_SUFFIX), "utf8").trim());
+    return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
+  } catch {
+    return null;
+  }
+}
+
+export type ServerBuildState = {
+  /** `built`: a build succeeded here (its stamp exists); `building` and `failed` as the markers say. */
+  state: "built" | "building" | "failed" | "not built";
+  /** The last successful build's duration here, in seconds; null before the first one. */
+  lastSeconds: number | null;
+};
+
+/** The native build state of each named server on this machine, for the run form. */
+export function serverBuildStates(
+  names: string[],
+  buildDir: string = defaultBuildDir,
+): Record<string, ServerBuildState> {
+  const building = new Set(serversBuilding(buildDir));
+  return Object.fromEntries(
+    names.map((name): [string, ServerBuildState] => {
+      const state = building.has(name)
+        ? "building"
+        : serverBuildFailure(buildDir, name)
+          ? "failed"
+          : existsSync(path.join(buildDir, `${name}.sha256`))
+            ? "built"
+            : "not built";
+      return [name, { state, lastSeconds: lastBuildSeconds(buildDir, name) }];
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 "use client";
 
+import type { ServerBuildState } from "@perflab/catalog";
 import { createMatrixSpecSchema, type DriverId, scenarioModule, type TServerInfo } from "@perflab/contracts";
 import { useMemo, useState } from "react";
 import { errorsFor, type FieldError, mergeByField, unclaimedErrors } from "@/lib/form-errors";
@@ -34,10 +35,13 @@ export type ScenarioOption = { id: string; title: string; description: string };
 
 export function NewRunForm({
   servers,
+  builds = {},
   scenarios,
   defaultDriver = "local",
 }: {
   servers: TServerInfo[];
+  /** Each lab server's native build on this machine, shown in the server picker. */
+  builds?: Record<string, ServerBuildState>;
   scenarios: ScenarioOption[];
   /** The driver the form starts on: the lab's (PERFLAB_DEFAULT_DRIVER), local unless configured. */
   defaultDriver?: DriverId;
@@ -107,6 +111,7 @@ export function NewRunForm({
 
       <ServerPicker
         servers={servers}
+        builds={builds}
         selected={form.servers}
         protocol={module?.protocol ?? "mcp"}
         errors={err("servers")}

@@ -1,3 +1,4 @@
+import type { ServerBuildState } from "@perflab/catalog";
 import type { ServerProtocol, TServerInfo } from "@perflab/contracts";
 import type { FieldError } from "@/lib/form-errors";
 import { FieldGroup } from "../form-field";
@@ -8,6 +9,26 @@ function variantLabel(server: TServerInfo, variant: TServerInfo): string {
   return variant.displayName.startsWith(prefix)
     ? variant.displayName.slice(prefix.length)
     : variant.displayName;
+}
+
+/** "~40 s", "~2 min": a build's duration is only a rough guide to the next one. */
+function roughly(seconds: number): string {
+  return seconds < 90 ? `~${Math.max(1, Math.round(seconds))} s` : `~${Math.round(seconds / 60)} min`;
+}
+
+/** The native build on this machine: its state and how long the last one took here. */
+export function buildHint({ state, lastSeconds }: ServerBuildState): string {
+  const took = lastSeconds === null ? null : roughly(lastSeconds);
+  switch (state) {
+    case "built":
+      return took ? `built · a build takes ${took}` : "built";
+    case "building":
+      return took ? `building now · takes ${took}` : "building now (its first build here)";
+    case "failed":
+      return "build failed (see above)";
+    case "not built":
+      return took ? `not built · a build takes ${took}` : "not built yet";
+  }
 }
 
 /** Whether a server answers what the scenario speaks (a manifest without `protocols` answers both). */
@@ -21,12 +42,15 @@ const serves = (server: TServerInfo, protocol: ServerProtocol) =>
  */
 export function ServerPicker({
   servers,
+  builds = {},
   selected,
   protocol,
   errors,
   onChange,
 }: {
   servers: TServerInfo[];
+  /** Native build states by server name; a server without one (a registered image) shows none. */
+  builds?: Record<string, ServerBuildState>;
   selected: string[];
   protocol: ServerProtocol;
   errors: FieldError[];
@@ -72,6 +96,7 @@ export function ServerPicker({
               variants={servers.filter((v) => v.variant !== null && v.base === server.name)}
               selected={selected}
               offProtocol={serves(server, protocol) ? null : protocol}
+              build={builds[server.name]}
               toggle={toggle}
             />
           ))}
@@ -85,6 +110,7 @@ function ServerBox({
   variants,
   selected,
   offProtocol,
+  build,
   toggle,
 }: {
   server: TServerInfo;
@@ -92,6 +118,7 @@ function ServerBox({
   selected: string[];
   /** The scenario's protocol when this server does not answer it. */
   offProtocol: ServerProtocol | null;
+  build: ServerBuildState | undefined;
   toggle: (name: string, on: boolean) => void;
 }) {
   const checked = selected.includes(server.name);
@@ -121,6 +148,14 @@ function ServerBox({
             {server.language} · {server.runtime}
             {offProtocol && ` · ${offProtocol === "mcp" ? "HTTP routes only" : "MCP only"}`}
           </span>
+          {build && (
+            <span
+              className="block text-xs text-zinc-500 dark:text-zinc-400"
+              data-testid={`server-build-${server.name}`}
+            >
+              {buildHint(build)}
+            </span>
+          )}
         </span>
       </label>
       {variants.length > 0 && (

@@ -1,4 +1,4 @@
-import { serverBuildFailures, serversBuilding } from "@perflab/catalog";
+import { serverBuildFailures, serverBuildStates, serversBuilding } from "@perflab/catalog";
 import { scenarioCatalog, scenarioIds } from "@perflab/contracts";
 import type { Metadata } from "next";
 import { NewRunForm, type ScenarioOption } from "@/components/new-run-form";
@@ -14,7 +14,13 @@ export const metadata: Metadata = { title: "New run" };
 export default async function NewRunPage() {
   const { caller } = await pageReader("/runs/new");
   // The lab's servers, then the workspace's registered ones (the Servers page).
-  const servers = (await getWorkspaceCatalog(getDb(), caller)).map(toServerInfo);
+  const catalog = await getWorkspaceCatalog(getDb(), caller);
+  const servers = catalog.map(toServerInfo);
+  // Native builds on this machine: the lab's own servers, not registered or prebuilt images.
+  const builds = serverBuildStates(
+    catalog.filter((e) => e.variant === null && !e.registered && !e.image).map((e) => e.name),
+    env.PERFLAB_BUILD_DIR,
+  );
   const scenarios: ScenarioOption[] = scenarioIds.map((id) => ({
     id,
     title: scenarioCatalog[id].title,
@@ -49,7 +55,12 @@ export default async function NewRunPage() {
           </ul>
         </div>
       )}
-      <NewRunForm servers={servers} scenarios={scenarios} defaultDriver={env.PERFLAB_DEFAULT_DRIVER} />
+      <NewRunForm
+        servers={servers}
+        builds={builds}
+        scenarios={scenarios}
+        defaultDriver={env.PERFLAB_DEFAULT_DRIVER}
+      />
     </div>
   );
 }

@@ -132,6 +132,10 @@ export function printVerdict(io: Io, verdict: Verdict): void {
     );
   }
   for (const u of verdict.unmatched) io.out(`only in the ${u.in}: ${u.server} · ${what(u)} · ${level(u)}`);
+  for (const n of verdict.notMeasured ?? [])
+    io.out(
+      `not judged on ${n.metric}: ${n.server} · ${what(n)} · ${level(n)} (a registered endpoint: not measured)`,
+    );
   for (const e of verdict.environment) {
     io.out(`warning: the runs differ in ${e.aspect}: ${e.variants.map((v) => v.label).join(" | ")}`);
   }

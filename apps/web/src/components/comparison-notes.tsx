@@ -93,6 +93,25 @@ export function WarmingUpNote({ workload }: { workload: Workload }) {
 }
 
 /**
+ * Names the servers perflab loaded but does not run (registered endpoints): their CPU and memory
+ * bars are missing because nothing measured them, not because they used none.
+ */
+export function UnmeasuredNote({ workload }: { workload: Workload }) {
+  const servers = [
+    ...new Set(workload.groups.filter((g) => g.unmeasured.length > 0).map((g) => g.serverName)),
+  ];
+  if (servers.length === 0) return null;
+  return (
+    <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="comparison-unmeasured">
+      {servers.join(", ")} {servers.length === 1 ? "is a registered endpoint" : "are registered endpoints"}:
+      perflab loads {servers.length === 1 ? "it" : "them"} but does not run{" "}
+      {servers.length === 1 ? "its" : "their"} process, so CPU, memory and {operationsName(workload.scenario)}{" "}
+      per CPU-second are not measured there (no bar, not a zero).
+    </p>
+  );
+}
+
+/**
  * Under the open model k6 offers a fixed rate: throughput there says whether a server kept up, not
  * how fast it can go.
  */

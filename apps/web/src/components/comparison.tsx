@@ -12,6 +12,7 @@ import {
   FailedCallsNote,
   OpenModelNote,
   SaturationNote,
+  UnmeasuredNote,
   WarmingUpNote,
 } from "./comparison-notes";
 import { RoundsTable } from "./comparison-table";
@@ -93,6 +94,7 @@ export function ComparisonSection({
             <BusyMachineNote workload={workload} />
             <WarmingUpNote workload={workload} />
             <OpenModelNote workload={workload} />
+            <UnmeasuredNote workload={workload} />
             <RoundsTable workload={workload} />
           </div>
         ))}

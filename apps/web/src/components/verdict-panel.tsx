@@ -148,7 +148,10 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
           ))}
         </ol>
       )}
-      {(verdict.failed.length > 0 || verdict.unmatched.length > 0 || verdict.environment.length > 0) && (
+      {(verdict.failed.length > 0 ||
+        verdict.unmatched.length > 0 ||
+        (verdict.notMeasured?.length ?? 0) > 0 ||
+        verdict.environment.length > 0) && (
         <ul className="list-inside list-disc text-sm text-zinc-600 dark:text-zinc-400">
           {verdict.failed.map((f) => (
             <li
@@ -165,6 +168,15 @@ export function VerdictPanel({ verdict }: { verdict: VerdictDto }) {
             <li key={`${u.in}:${u.server}:${JSON.stringify(u.params)}:${u.vus}:${u.rate}`}>
               Only in {u.in === "baseline" ? "the baseline" : "this run"}: {u.server} · {workloadName(u)} ·{" "}
               {levelLabel(u) ?? "—"}
+            </li>
+          ))}
+          {verdict.notMeasured?.map((n) => (
+            <li
+              key={`unmeasured:${n.server}:${JSON.stringify(n.params)}:${n.vus}:${n.rate}`}
+              data-testid="verdict-not-measured"
+            >
+              Not judged on peak RSS: {n.server} · {workloadName(n)} · {levelLabel(n) ?? "—"} (a registered
+              endpoint: its memory is not measured)
             </li>
           ))}
           {verdict.environment.map((e) => (

@@ -51,6 +51,8 @@ export type ComparisonGroup = ComparisonLevel & {
   machineBusyRounds: number;
   /** Rounds whose server was still getting faster while they measured (`CellDto.warmingUp`). */
   warmingUpRounds: number;
+  /** What its cells could not measure (a registered endpoint: CPU and RSS), so none is shown as zero. */
+  unmeasured: ("cpu" | "rss")[];
 };
 
 /** Cells that measure the same thing: one scenario with the same parameters. */
@@ -153,6 +155,7 @@ export function compareCells(cells: (CellDto & CellNumbering)[], serverOrder: st
           // A report frozen before the flag existed has none.
           machineBusyRounds: rounds.filter((c) => c.machineBusy === true).length,
           warmingUpRounds: rounds.filter((c) => c.warmingUp === true).length,
+          unmeasured: [...new Set(rounds.flatMap((c) => c.unmeasured ?? []))],
         });
       }
     }

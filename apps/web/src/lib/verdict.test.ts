@@ -30,6 +30,18 @@ describe("judgeRuns", () => {
     expect(verdict.checks.find((c) => c.metric === "rssPeakBytes")?.outcome).toBe("unchanged");
   });
 
+  it("does not judge a registered endpoint's memory, which nothing measured, and says so", () => {
+    resetCells();
+    const endpoint = (ops: number[]) =>
+      rounds("mine", 10, ops, 10, null).map((c) => ({ ...c, unmeasured: ["cpu" as const, "rss" as const] }));
+    const verdict = judgeRuns(endpoint([1000, 1000]), endpoint([1000, 1000]));
+    expect(verdict.checks.map((c) => c.metric).sort()).toEqual(["opsRps", "p99Ms"]);
+    expect(verdict.notMeasured).toEqual([
+      expect.objectContaining({ server: "mine", vus: 10, metric: "rssPeakBytes" }),
+    ]);
+    expect(verdict.outcome).toBe("pass");
+  });
+
   it("calls a higher p99 and more memory regressions, a lower p99 an improvement", () => {
     resetCells();
     const baseline = [...rounds("go", 10, [1000, 1000], 10, 50e6), ...rounds("node", 10, [900, 900], 20)];

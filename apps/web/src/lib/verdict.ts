@@ -73,6 +73,14 @@ export type FailedInCandidate = ComparisonLevel & {
   error: string | null;
 };
 
+/** A check a verdict could not make: a registered endpoint's memory is not measured. */
+export type NotMeasured = ComparisonLevel & {
+  scenario: string;
+  params: Record<string, unknown>;
+  server: string;
+  metric: VerdictMetric;
+};
+
 export type Verdict = {
   /**
    * fail: some check regressed, or a cell that had a result in the baseline failed; pass: neither;
@@ -83,6 +91,7 @@ export type Verdict = {
   checks: VerdictCheck[];
   failed: FailedInCandidate[];
   unmatched: Unmatched[];
+  notMeasured: NotMeasured[];
 };
 
 /** Changes within this many percent are not called a regression unless a caller asks for less. */
@@ -205,6 +214,7 @@ export function judgeRuns(
   const candErrors = errorRates(candidateCells);
   const checks: VerdictCheck[] = [];
   const unmatched: Unmatched[] = [];
+  const notMeasured: NotMeasured[] = [];
   const describe = ({ workload, group }: Keyed) => ({
     scenario: workload.scenario,
     params: workload.params,
@@ -223,6 +233,10 @@ export function judgeRuns(
     for (const metric of Object.keys(verdictMetrics) as VerdictMetric[]) {
       const baseline = metric === "errorPct" ? (baseErrors.get(key) ?? null) : b.group[metric];
       const candidate = metric === "errorPct" ? (candErrors.get(key) ?? null) : c.group[metric];
+      if (metric === "rssPeakBytes" && [...b.group.unmeasured, ...c.group.unmeasured].includes("rss")) {
+        notMeasured.push({ ...describe(c), metric });
+        continue;
+      }
       if (!baseline || !candidate) continue;
       checks.push({
         ...describe(c),
@@ -248,5 +262,5 @@ export function judgeRuns(
   const failed = [...failedByKey.values()];
   const regressed = failed.length > 0 || checks.some((c) => c.outcome === "regressed");
   const outcome = regressed ? "fail" : checks.length === 0 ? "inconclusive" : "pass";
-  return { outcome, tolerancePct, checks, failed, unmatched };
+  return { outcome, tolerancePct, checks, failed, unmatched, notMeasured };
 }

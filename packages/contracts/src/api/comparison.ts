@@ -64,6 +64,12 @@ export const comparisonBody = {
             .describe(
               "Rounds whose server was still getting faster while they measured (a cell's warmingUp).",
             ),
+          unmeasured: z
+            .array(z.enum(["cpu", "rss"]))
+            .optional()
+            .describe(
+              "What its cells could not measure: a registered endpoint has no CPU or RSS (rssPeakBytes and opsPerCpuSecond are null, not 0).",
+            ),
           opsRps: ZRoundStats.describe(
             "MCP tool calls per second. At an open-model level k6 offers the rate: this shows whether the " +
               "server kept up, not how fast it could go.",

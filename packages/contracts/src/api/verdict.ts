@@ -87,6 +87,12 @@ export const ZVerdict = z.object({
       }),
     )
     .describe("Server, workload and level measured with a result in only one of the runs."),
+  notMeasured: z
+    .array(z.object({ ...verdictWhere, metric: ZVerdictMetric }))
+    .optional()
+    .describe(
+      "Checks not made because a side could not measure the metric: a registered endpoint has no RSS, so its memory is not judged.",
+    ),
   environment: comparisonBody.environment.describe(
     "Aspects (machine, k6 build, limits) the two runs' cells did not share: a verdict across machines is weak.",
   ),

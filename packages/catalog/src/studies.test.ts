@@ -55,7 +55,7 @@ describe("studies", () => {
     expect(reason("rust")).toBeUndefined();
     expect(reason("go")).toBe("this lab has no server go-mcp-go");
     expect(reason("java")).toBe("this lab has no server spring-ai");
-    expect(reason("quarkus")).toBe("perflab has no Quarkus server yet");
+    expect(reason("quarkus")).toBe("this lab has no server quarkus");
     expect(reason("java-native")).toMatch(/GraalVM native-image/);
     expect(missing).toHaveLength(study.rows.length - 1 + 2);
   });

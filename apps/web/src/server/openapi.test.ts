@@ -23,6 +23,7 @@ describe("OpenAPI document", () => {
       "/api/v1/scripts",
       "/api/v1/scripts/{id}",
       "/api/v1/servers",
+      "/api/v1/servers/{id}",
       "/api/v1/session",
       "/api/v1/tokens",
       "/api/v1/tokens/{id}",

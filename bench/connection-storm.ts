@@ -38,14 +38,23 @@ async function readProcess(pid: number): Promise<ProcessReading | null> {
   return { atMs: Date.now(), rssBytes: Number(kb) * 1024, fds };
 }
 
+/** A process's CPU seconds so far (utime + stime of /proc/<pid>/stat, at 100 ticks a second). */
+async function cpuSeconds(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return stat ? (Number(fields[11]) + Number(fields[12])) / 100 : null;
+}
+
 function watch(pid: () => number | undefined) {
   const readings: ProcessReading[] = [];
+  let cpu = 0;
   const timer = setInterval(async () => {
     const id = pid();
     const reading = id === undefined ? null : await readProcess(id);
     if (reading) readings.push(reading);
+    if (id !== undefined) cpu = (await cpuSeconds(id)) ?? cpu;
   }, 500);
-  return { readings, stop: () => clearInterval(timer) };
+  return { readings, cpu: () => cpu, stop: () => clearInterval(timer) };
 }
 
 /** The server's own process: the one started with this run's marker (the driver's wrapper execs it). */
@@ -96,17 +105,24 @@ async function stormOn(name: string) {
       SUMMARY_PATH: summaryPath,
     });
     k6Pid = k6.pid;
+    const started = Date.now();
+    const serverCpuBefore = (await cpuSeconds(serverPid)) ?? 0;
     const code = await k6.done;
+    // The CPU each used while the storm ran, in cores (2 = this machine's both).
+    const seconds = (Date.now() - started) / 1000;
+    const cores = { server: (serverWatch.cpu() - serverCpuBefore) / seconds, k6: k6Watch.cpu() / seconds };
     serverWatch.stop();
     k6Watch.stop();
     if (code !== 0) throw new Error(`k6 exited ${code}`);
     const summary = JSON.parse(await readFile(summaryPath, "utf8")) as StormSummary;
+    const counts = stormLevelCounts(summary);
     return {
       server: name,
-      counts: stormLevelCounts(summary),
-      serverFootprint: levelFootprints(summary, serverWatch.readings),
+      cores,
+      counts,
+      serverFootprint: levelFootprints(summary, serverWatch.readings, counts),
       // k6's idle: its readings before the first level, once its VUs are up.
-      k6: levelFootprints(summary, k6Watch.readings),
+      k6: levelFootprints(summary, k6Watch.readings, counts),
     };
   } finally {
     await running.stop(5_000);
@@ -127,7 +143,7 @@ for (const name of servers.split(",")) {
   const result = await stormOn(name);
   results.push(result);
   console.log(
-    `\n${name}: idle RSS ${fmt((result.serverFootprint.idle?.rssBytes ?? 0) / MB, 1)} MB, ${result.serverFootprint.idle?.fds} fds; k6 idle ${fmt((result.k6.idle?.rssBytes ?? 0) / MB, 1)} MB`,
+    `\n${name}: idle RSS ${fmt((result.serverFootprint.idle?.rssBytes ?? 0) / MB, 1)} MB, ${result.serverFootprint.idle?.fds} fds; k6 idle ${fmt((result.k6.idle?.rssBytes ?? 0) / MB, 1)} MB; cores used: server ${fmt(result.cores.server, 2)}, k6 ${fmt(result.cores.k6, 2)}`,
   );
   console.log(
     "| streams | established | failed | dropped | establish p50/p99 ms | first event p50/p99 ms | server RSS MB | server fds | RSS/stream KB | k6 RSS/stream KB |",

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import { levelFootprints, type ProcessReading, type StormSummary, stormLevelCounts } from "@perflab/metrics";
 import { afterEach, describe, expect, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/services.ts";
-import { processesOfCell, startGoServer, until } from "./helpers.ts";
+import { api, processesOfCell, startGoServer, until, waitForRun } from "./helpers.ts";
 
 type Started = Awaited<ReturnType<typeof startGoServer>>;
 const started: Started[] = [];
@@ -119,5 +119,38 @@ describe("an open-connection storm on the Go server", () => {
     process.kill(pid, "SIGKILL");
     const [level] = stormLevelCounts(await storm);
     expect(level).toMatchObject({ level: 10, established: 10, failed: 0, dropped: 10 });
+  });
+
+  it("runs as a cell queued through the API: one initialize, notification and DELETE per stream", async () => {
+    const created = await api("/api/v1/matrices", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        servers: ["go"],
+        scenarios: [{ id: "connection-storm", params: { levels: [10], rampSec: 1 } }],
+        loadLevels: [{ vus: 5 }],
+        durationSec: 6,
+        warmupSec: 1,
+        rounds: 1,
+        cooldownSec: 0,
+      }),
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const runId = created.body.runId as string;
+    await waitForRun(runId, 120_000);
+    type Op = { method: string; count: number; errors: number };
+    const { run, cells } = (await api(`/api/v1/runs/${runId}`)).body as unknown as {
+      run: { status: string };
+      cells: { error: string | null; summary: { ops: number; operations: Op[] } | null }[];
+    };
+    expect([run.status, cells[0]?.error]).toEqual(["succeeded", null]);
+    const ops = cells[0]!.summary!.operations;
+    for (const method of ["initialize", "notifications/initialized", "DELETE"]) {
+      expect(
+        ops.find((o) => o.method === method),
+        method,
+      ).toMatchObject({ count: 10, errors: 0 });
+    }
+    expect(cells[0]!.summary!.ops).toBe(10);
   });
 });

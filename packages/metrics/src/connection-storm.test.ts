@@ -68,6 +68,15 @@ describe("a connection storm's figures per level", () => {
     ]);
   });
 
+  it("shares the RSS among the streams established when a level did not open them all", () => {
+    const readings = [reading(0, 10, 8), reading(13, 31, 108)];
+    const counts = stormLevelCounts(summary);
+    expect(levelFootprints(summary, readings, counts).levels[1]!.rssPerStreamBytes).toBe(
+      Math.round(21e6 / 97),
+    );
+    expect(levelFootprints(summary, readings).levels[1]!.rssPerStreamBytes).toBe(210_000);
+  });
+
   it("has no figure for a level without readings, and no per-stream figure without an idle one", () => {
     const { idle, levels } = levelFootprints(summary, [reading(13, 31, 108)]);
     expect(idle).toBeNull();

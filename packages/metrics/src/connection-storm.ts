@@ -34,7 +34,7 @@ export type LevelFootprint = {
   level: number;
   rssBytes: number | null;
   fds: number | null;
-  /** (RSS at the level − idle RSS) ÷ streams. */
+  /** (RSS at the level − idle RSS) ÷ the streams open: the level, or those established of it. */
   rssPerStreamBytes: number | null;
   fdsAdded: number | null;
 };
@@ -63,11 +63,13 @@ export function stormLevelCounts(summary: StormSummary): StormLevelCounts[] {
 /**
  * A process's footprint at each level against its idle one. Idle is the median of the readings
  * before the first level opened; a level's is the median RSS and the highest descriptor count of the
- * readings in its hold, less its first second (streams opened last are still settling).
+ * readings in its hold, less its first second (streams opened last are still settling). With the
+ * levels' counts, RSS is shared among the streams established, not the streams asked for.
  */
 export function levelFootprints(
   summary: Pick<StormSummary, "setup_data">,
   readings: readonly ProcessReading[],
+  counts?: readonly Pick<StormLevelCounts, "level" | "established">[],
 ): { idle: { rssBytes: number; fds: number } | null; levels: LevelFootprint[] } {
   const { startMs, plan } = summary.setup_data;
   const at = (sec: number) => startMs + sec * 1000;
@@ -80,12 +82,13 @@ export function levelFootprints(
     if (held.length === 0)
       return { level, rssBytes: null, fds: null, rssPerStreamBytes: null, fdsAdded: null };
     const rssBytes = median(held.map((r) => r.rssBytes));
+    const streams = counts?.find((c) => c.level === level)?.established ?? level;
     const fds = Math.max(...held.map((r) => r.fds));
     return {
       level,
       rssBytes,
       fds,
-      rssPerStreamBytes: idle ? Math.round((rssBytes - idle.rssBytes) / level) : null,
+      rssPerStreamBytes: idle && streams > 0 ? Math.round((rssBytes - idle.rssBytes) / streams) : null,
       fdsAdded: idle ? fds - idle.fds : null,
     };
   });

@@ -8,7 +8,7 @@ import exec from "k6/execution";
 import http from "k6/http";
 import { Counter, Trend } from "k6/metrics";
 import { hold } from "k6/x/perflab-sse";
-import { ms, nonNegativeInt, positiveInt, summaryTo, systemTags, valuesOf } from "./load.js";
+import { ms, nonNegativeInt, phaseOf, positiveInt, summaryTo, systemTags, valuesOf } from "./load.js";
 import { STORM_DEFAULT_RAMP_SEC, STORM_GAP_SEC, stormPlan } from "./storm-plan.js";
 
 const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
@@ -96,21 +96,23 @@ export function setup() {
 
 /** One VU's share of a level: streams slot, slot + vus, …, each opened at its time on the ramp. */
 export async function level(data) {
+  // Also tells perflab's output when the test began; the levels start after the warm-up.
+  const phase = phaseOf(WARMUP);
   const plan = PLAN[Number(exec.scenario.name.slice("level_".length))];
   const slot = exec.scenario.iterationInTest;
   const opens = [];
   for (let i = slot; i < plan.level; i += plan.vus) {
     const at = data.startMs + (plan.startSec + ((plan.holdFromSec - plan.startSec) * i) / plan.level) * 1000;
-    opens.push(wait(at).then(() => openAndHold(data.startMs + plan.holdToSec * 1000)));
+    opens.push(wait(at).then(() => openAndHold(phase, data.startMs + plan.holdToSec * 1000)));
   }
   await Promise.all(opens);
 }
 
 const wait = (atMs) => new Promise((resolve) => setTimeout(resolve, Math.max(0, atMs - Date.now())));
 
-async function openAndHold(untilMs) {
+async function openAndHold(phase, untilMs) {
   const start = Date.now();
-  const session = STREAM === "streamable" ? await initialize() : null;
+  const session = STREAM === "streamable" ? await initialize(phase) : null;
   if (STREAM === "streamable" && session === null) {
     failed.add(1);
     return;
@@ -119,7 +121,7 @@ async function openAndHold(untilMs) {
   const headers = session ? { "Mcp-Session-Id": session.id, "MCP-Protocol-Version": session.version } : {};
   const stream = await hold(session ? URL : SSE_URL, { headers, holdMs: Math.max(1, untilMs - Date.now()) });
   record(stream);
-  if (session) await close(session);
+  if (session) await close(phase, session);
 }
 
 // A legacy stream is usable once its `endpoint` event came: that is its time to establish.
@@ -146,9 +148,10 @@ function record(stream) {
 
 let nextId = 1;
 
-async function initialize() {
+async function initialize(phase) {
   const id = nextId++;
   const res = await post(
+    phase,
     {
       jsonrpc: "2.0",
       id,
@@ -166,6 +169,7 @@ async function initialize() {
   if (res.status !== 200 || !sessionId) return null;
   const session = { id: sessionId, version: protocolOf(res.body) };
   const note = await post(
+    phase,
     { jsonrpc: "2.0", method: "notifications/initialized" },
     "notifications/initialized",
     session,
@@ -179,21 +183,21 @@ function protocolOf(body) {
   return match ? match[1] : PROTOCOL_VERSION;
 }
 
-function post(message, method, session) {
+function post(phase, message, method, session) {
   const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
   if (session)
     Object.assign(headers, { "Mcp-Session-Id": session.id, "MCP-Protocol-Version": session.version });
   return http.asyncRequest("POST", URL, JSON.stringify(message), {
     headers,
-    tags: { method, phase: "measure" },
+    tags: { method, phase },
     responseType: method === "initialize" ? "text" : "none",
   });
 }
 
-function close(session) {
+function close(phase, session) {
   return http.asyncRequest("DELETE", URL, null, {
     headers: { "Mcp-Session-Id": session.id, "MCP-Protocol-Version": session.version },
-    tags: { method: "DELETE", phase: "measure" },
+    tags: { method: "DELETE", phase },
     responseType: "none",
     responseCallback: http.expectedStatuses({ min: 200, max: 299 }, 404, 405),
   });

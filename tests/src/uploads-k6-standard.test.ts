@@ -37,13 +37,17 @@ type Cell = {
 type Detail = {
   run: {
     status: string;
-    spec: { upload: { format: string; compressed: boolean; lacks: string[]; k6Summary?: Summary } };
+    spec: {
+      upload: { bytes: number; format: string; compressed: boolean; lacks: string[]; k6Summary?: Summary };
+    };
   };
   cells: Cell[];
 };
 
 let server: RunningServer | null = null;
 let files: Files;
+/** An --out json upload, judged against by the summary uploads' verdicts. */
+let histogramRunId = "";
 
 /** k6 as a CI job runs it, writing all three of its standard files from one run. */
 async function runK6(dir: string, target: { TARGET: string; MCP_PATH: string }): Promise<Files> {
@@ -76,7 +80,7 @@ async function runK6(dir: string, target: { TARGET: string; MCP_PATH: string }):
   await writeFile(
     plain,
     `import http from "k6/http";\nexport const options = { vus: 1, duration: "${WARMUP + DURATION}s" };\n` +
-      `export default function () { http.get("${target.TARGET}/healthz"); }\n`,
+      `import { sleep } from "k6";\nexport default function () { http.get("${target.TARGET}/health"); sleep(0.01); }\n`,
   );
   await promisify(execFile)(
     k6,
@@ -92,6 +96,7 @@ async function runK6(dir: string, target: { TARGET: string; MCP_PATH: string }):
 
 async function uploadFile(file: string, query: string, gzip: boolean): Promise<Detail & { runId: string }> {
   const raw = await readFile(file);
+  const body = gzip ? gzipSync(raw) : raw;
   const response = await fetch(url(`/api/v1/uploads?${query}`), {
     method: "POST",
     headers: {
@@ -99,7 +104,7 @@ async function uploadFile(file: string, query: string, gzip: boolean): Promise<D
         file.endsWith(".json") && !file.includes("out") ? "application/json" : "application/x-ndjson",
       ...(gzip ? { "content-encoding": "gzip" } : {}),
     },
-    body: gzip ? gzipSync(raw) : raw,
+    body,
   });
   const created = (await response.json()) as { runId: string };
   expect(response.status, JSON.stringify(created)).toBe(202);
@@ -107,6 +112,8 @@ async function uploadFile(file: string, query: string, gzip: boolean): Promise<D
   expect(run, JSON.stringify(run)).toMatchObject({ status: "succeeded" });
   const detail = (await (await fetch(url(`/api/v1/runs/${created.runId}`))).json()) as Detail;
   await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
+  // Every byte sent was stored and read: what the worker decoded is the file.
+  expect(detail.run.spec.upload.bytes).toBe(body.length);
   return { ...detail, runId: created.runId };
 }
 
@@ -149,6 +156,7 @@ describe("k6's standard result files as uploads", () => {
       const run = await uploadFile(files.outJson, `${baseQuery}&k6Requests=${k6Count}`, gzip);
       expect(run.run.spec.upload).toMatchObject({ format: "k6-json", compressed: gzip });
       expect(run.run.spec.upload.lacks).toContain("no k6 version: --out json does not record it");
+      histogramRunId = run.runId;
       const cell = run.cells[0]!;
       expect(cell.summary!.requests).toBe(k6Count);
       const direct = await rawPercentiles(files.outJson);
@@ -187,6 +195,11 @@ describe("k6's standard result files as uploads", () => {
         expect(upload.lacks).toContain("from a k6 summary: no per-second series");
         expect(upload.lacks.join("; ")).toMatch(/k6's .*p\(95\).* cannot use them/);
         expect(await testDb().metricPoint.count({ where: { cellId: run.cells[0]!.id } })).toBe(0);
+        // k6's p(95) is no histogram: a verdict refuses it by name, against a run that has one.
+        const verdict = await fetch(url(`/api/v1/runs/${run.runId}/verdict?baseline=${histogramRunId}`));
+        expect(verdict.status).toBe(422);
+        const problem = (await verdict.json()) as { errors: { field: string }[] };
+        expect(problem.errors.map((e) => e.field)).toEqual(["id"]);
       }
     },
   );

@@ -58,20 +58,26 @@ const TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)
  * read metric that is malformed is refused with its line number and the field.
  */
 export function readK6JsonLine(n: number, raw: string, times: Map<string, number>): K6Point | null {
-  const name = METRIC_NAME.exec(raw)?.[1];
-  const kind = name === undefined ? undefined : KINDS[name];
-  if (kind === undefined) {
-    if (name === undefined) checkIsK6Line(n, raw);
-    return null;
-  }
+  // A cheap look at the name first; older k6 writes `metric` last, after the tags, so a tag named
+  // "metric" may be found instead: the parsed line's own name decides.
+  const found = METRIC_NAME.exec(raw)?.[1];
+  if (found === undefined) checkIsK6Line(n, raw);
+  const tagged = raw.includes('"metric"', raw.indexOf('"metric"') + 8);
+  if (!tagged && (found === undefined || KINDS[found] === undefined)) return null;
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
     throw invalidLine(n, "is not valid JSON", "is not valid JSON");
   }
-  const line = json as { type?: unknown; data?: { time?: unknown; value?: unknown; tags?: unknown } };
-  if (line.type !== "Point") return null;
+  const line = json as {
+    type?: unknown;
+    metric?: unknown;
+    data?: { time?: unknown; value?: unknown; tags?: unknown };
+  };
+  const name = typeof line.metric === "string" ? line.metric : "";
+  const kind = Object.hasOwn(KINDS, name) ? KINDS[name] : undefined;
+  if (line.type !== "Point" || kind === undefined) return null;
   const data = line.data;
   if (typeof data !== "object" || data === null) throw bad(n, "data", "must be an object");
   const ms = pointTime(n, data.time, times);

@@ -73,6 +73,18 @@ describe("k6's --out json", () => {
     expect(summary.latency.count).toBe(200);
   });
 
+  it("reads the line order of older k6 (metric last, null tags, a zone offset)", () => {
+    const old = (metric: string, time: string, value: number, tags: Record<string, string> | null) =>
+      JSON.stringify({ type: "Point", data: { time, value, tags }, metric });
+    const output = decode([
+      old("vus", "2026-01-01T14:00:00.000000001+02:00", 1, null),
+      old("http_reqs", "2026-01-01T14:00:00.5+02:00", 1, { metric: "http_reqs", name: "x" }),
+      old("http_req_duration", "2026-01-01T14:00:00.5+02:00", 12.5, { metric: "http_reqs", name: "x" }),
+    ]);
+    expect(output.start.t).toBe(T0);
+    expect(output.aggregator.summary({ durationSec: 1 }).latency).toMatchObject({ count: 1, p50: 12.503 });
+  });
+
   it("refuses a duration past an hour, naming the line and field", () => {
     const hostile = [point("vus", T0, 1), point("http_req_duration", T0, 1e300, tags)];
     expect(refusal(() => decode(hostile))).toEqual({

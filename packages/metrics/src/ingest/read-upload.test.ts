@@ -90,7 +90,7 @@ describe("a k6 summary upload", () => {
       trend,
     );
     expect(upload.lacks).toContain("from a k6 summary: no per-second series");
-    expect(upload.lacks.join("\n")).toMatch(/k6's med\/p\(90\)\/p\(95\)\/p\(99\) .* cannot use them/);
+    expect((upload.lacks ?? []).join("\n")).toMatch(/k6's med\/p\(90\)\/p\(95\)\/p\(99\) .* cannot use them/);
   });
 
   it("of handleSummary data uses k6's whole-test rate where no measured submetric exists", async () => {

@@ -6,6 +6,7 @@
 export {
   failedCallsPct,
   rpsPerMb,
+  sessionDropPct,
   ZCellDto,
   ZCellSummaryDto,
   ZDrift,

@@ -17,6 +17,7 @@ const colors = {
   k6: "#64748b",
   rss: "#0ea5e9",
   heap: "#f59e0b",
+  gc: "#f43f5e",
 };
 
 function toRows(points: PointDto[]): ChartRow[] {
@@ -30,6 +31,7 @@ function toRows(points: PointDto[]): ChartRow[] {
     k6: p.k6CpuPct,
     rss: bytesToMb(p.rssBytes),
     heap: bytesToMb(p.heapUsedBytes),
+    gc: p.gcPauseMaxMs ?? null,
   }));
 }
 
@@ -97,6 +99,14 @@ export function LiveCharts({ cell, points }: { cell: CellDto; points: PointDto[]
             { key: "rss", name: "RSS", color: colors.rss },
             { key: "heap", name: "heap in use", color: colors.heap },
           ]}
+        />
+        <SeriesChart
+          {...common}
+          testId="live-chart-gc"
+          title="GC pauses"
+          unit="longest single pause of each second, ms"
+          valueUnit="ms"
+          series={[{ key: "gc", name: "longest pause", color: colors.gc }]}
         />
       </div>
     </section>

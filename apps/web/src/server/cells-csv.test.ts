@@ -244,13 +244,14 @@ describe("cellsCsv", () => {
     expect(rows[0]!.requests).toBe("60000");
   });
 
-  it("writes the latency spread, requests per MB and the runtime's GC last, empty where a cell has none", () => {
+  it("writes the latency spread, requests per MB, the runtime's GC and session drops last, empty where a cell has none", () => {
     const figures = {
       latencyStddevMs: 0.4,
       rpsPerMb: 25,
       gcCollectionsPerSec: 3.5,
       gcPauseAvgMs: 0.2,
       gcPauseMaxMs: 1.25,
+      sessionDropPct: 2.5,
     };
     const measured: ReportCellDto = { ...base, summary: { ...base.summary!, ...figures }, serverBuild: null };
     // A report frozen before the figures existed has none of them.
@@ -259,12 +260,13 @@ describe("cellsCsv", () => {
       string,
       string
     >[];
-    expect(CELLS_CSV_HEADERS.slice(-5)).toEqual([
+    expect(CELLS_CSV_HEADERS.slice(-6)).toEqual([
       "latency_stddev_ms",
       "rps_per_mb",
       "gc_collections_per_s",
       "gc_pause_avg_ms",
       "gc_pause_max_ms",
+      "session_drop_pct",
     ]);
     expect(row).toMatchObject({
       latency_stddev_ms: "0.4",
@@ -272,6 +274,7 @@ describe("cellsCsv", () => {
       gc_collections_per_s: "3.5",
       gc_pause_avg_ms: "0.2",
       gc_pause_max_ms: "1.25",
+      session_drop_pct: "2.5",
     });
     expect(old).toMatchObject({ latency_stddev_ms: "", rps_per_mb: "", gc_pause_max_ms: "" });
   });

@@ -131,6 +131,7 @@ const columns: Column[] = [
   ["gc_collections_per_s", (c) => c.summary?.gcCollectionsPerSec ?? null],
   ["gc_pause_avg_ms", (c) => c.summary?.gcPauseAvgMs ?? null],
   ["gc_pause_max_ms", (c) => c.summary?.gcPauseMaxMs ?? null],
+  ["session_drop_pct", (c) => c.summary?.sessionDropPct ?? null],
 ];
 
 export const CELLS_CSV_HEADERS = columns.map(([header]) => header);

@@ -4,6 +4,7 @@ import {
   rpsPerMb,
   rssPerSession,
   runtimePointFields,
+  sessionDropPct,
   type TMatrixSpec,
   type TRoundsDecision,
   type TRunListItem,
@@ -115,6 +116,7 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
     gcCollectionsPerSec: summary.gcCollectionsPerSec,
     gcPauseAvgMs: summary.gcPauseAvgMs,
     gcPauseMaxMs: summary.gcPauseMaxMs,
+    sessionDropPct: sessionDropPct(summary.byOperation),
   };
 }
 

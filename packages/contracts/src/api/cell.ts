@@ -94,6 +94,13 @@ export const ZCellSummaryDto = z.object({
     .nullable()
     .optional()
     .describe("The longest single GC pause of the measured window (ms), from the numbered gc_pauses_recent."),
+  sessionDropPct: z
+    .number()
+    .nullable()
+    .optional()
+    .describe(
+      "MCP sessions opened in the measured window (initialize answered) that the client did not end with a successful DELETE (the server dropped the session, a 404, or a request in it failed), in % of those opened (sessionDropPct()); null where the client ends no session in the window (sessions held for the whole test, stateless servers).",
+    ),
 });
 
 /**
@@ -101,6 +108,27 @@ export const ZCellSummaryDto = z.object({
  * HTTP requests per second over the server's mean RSS in MB (10^6 bytes) over the measured window;
  * null without RSS (a registered endpoint, an upload).
  */
+/**
+ * Sessions dropped in % of those opened, from a summary's per-operation counts (its `operations`):
+ * opened = `initialize` requests answered, ended = `DELETE` requests answered (k6's own check of
+ * each). Every request of a k6 iteration carries that iteration's phase, so a session's initialize
+ * and DELETE fall in the same window. Null without an `initialize` or a `DELETE` in the window.
+ */
+export function sessionDropPct(operations: unknown): number | null {
+  const ops = Array.isArray(operations)
+    ? (operations as { method?: unknown; count?: unknown; errors?: unknown }[])
+    : [];
+  const answered = (method: string) => {
+    const of = ops.filter((o) => o.method === method);
+    if (of.length === 0) return null;
+    return of.reduce((n, o) => n + Number(o.count ?? 0) - Number(o.errors ?? 0), 0);
+  };
+  const opened = answered("initialize");
+  const ended = answered("DELETE");
+  if (opened === null || ended === null || opened <= 0) return null;
+  return (Math.max(0, opened - ended) * 100) / opened;
+}
+
 export function rpsPerMb(s: { httpRps: number; rssAvgBytes: number | null }): number | null {
   return s.rssAvgBytes !== null && s.rssAvgBytes > 0 ? s.httpRps / (s.rssAvgBytes / 1e6) : null;
 }

@@ -6,7 +6,7 @@ import { check } from "k6";
 import exec from "k6/execution";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
-import { loadFromEnv, ms, phaseOf, summaryTo, systemTags, valuesOf } from "./load.js";
+import { loadFromEnv, ms, phaseOf, summaryTo, systemTags, timeoutParams, valuesOf } from "./load.js";
 
 const ROUTES = ["/rest/time", "/rest/users/{id}"];
 // Users in the fixtures database (servers/CONTRACT.md section 5.3): ids 1..USERS all exist.
@@ -15,6 +15,7 @@ const USERS = 100000;
 const TARGET = (__ENV.TARGET || "http://127.0.0.1:8080").replace(/\/+$/, "");
 const ROUTE = route(__ENV.ROUTE);
 const LOAD = loadFromEnv();
+const TIMEOUT = timeoutParams();
 const SUMMARY_PATH = __ENV.SUMMARY_PATH || "";
 
 export const options = {
@@ -45,7 +46,7 @@ let nextUser = -1;
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
   const requestTags = { phase, method: "GET", tool: ROUTE, name: ROUTE };
-  const res = http.get(TARGET + path(), { tags: requestTags, responseType: "none" });
+  const res = http.get(TARGET + path(), { tags: requestTags, responseType: "none", ...TIMEOUT });
   if (!check(res, { "status is 200": (r) => r.status === 200 })) {
     mcpOpErrors.add(1, { phase, method: "GET", tool: ROUTE });
   }

@@ -60,6 +60,15 @@ export function loadFromEnv() {
 }
 
 /**
+ * The client's timeout of every request (k6's `timeout` param) from TIMEOUT_MS, as request params
+ * to spread into each call's; {} when unset, which keeps k6's own 60 s. A request that hits it ends
+ * with error_code 1050, which perflab's output counts as a timeout rather than an error.
+ */
+export function timeoutParams() {
+  return __ENV.TIMEOUT_MS ? { timeout: `${positiveInt("TIMEOUT_MS", 60000)}ms` } : {};
+}
+
+/**
  * "warmup" while the test has run less than the warm-up, else "measure": the summary's window.
  * Called first in each iteration, it also reports the test run's start, once per VU, before the
  * VU's first request.

@@ -5,10 +5,13 @@
 import { check } from "k6";
 import http from "k6/http";
 import { Counter } from "k6/metrics";
+import { timeoutParams } from "./load.js";
 
 export const PROTOCOL_VERSION = "2025-06-18";
 
 const mcpOpErrors = new Counter("mcp_op_errors");
+// TIMEOUT_MS, read once per VU.
+const TIMEOUT = timeoutParams();
 const DELETE_ANSWERS = http.expectedStatuses({ min: 200, max: 299 }, 405);
 let nextId = 1;
 
@@ -147,6 +150,7 @@ export function closeSession(url, phase, session) {
     responseType: "none",
     // So k6's http_req_failed agrees with the check: a 405 is not a failed request either.
     responseCallback: DELETE_ANSWERS,
+    ...TIMEOUT,
   });
   if (
     !succeeded(
@@ -174,7 +178,7 @@ function post(url, body, requestTags, responseType, session, versioned) {
   if (session.sessionId !== null) {
     headers["Mcp-Session-Id"] = session.sessionId;
   }
-  return http.post(url, body, { headers, tags: requestTags, responseType });
+  return http.post(url, body, { headers, tags: requestTags, responseType, ...TIMEOUT });
 }
 
 function tags(phase, method, tool) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ILL_FORMED_MESSAGE, isWellFormedText } from "./fields.ts";
 
 /** The largest k6 script the lab stores: a hand-written load test, not a bundle. */
 export const K6_SCRIPT_MAX_BYTES = 256 * 1024;
@@ -13,9 +14,12 @@ export const ZCreateK6Script = z.strictObject({
     .string({ error: "must be the script's JavaScript as a string" })
     .min(1, "must not be empty")
     .refine(
-      (s) => Buffer.byteLength(s) <= K6_SCRIPT_MAX_BYTES,
+      (s) => new TextEncoder().encode(s).length <= K6_SCRIPT_MAX_BYTES,
       `must be at most ${K6_SCRIPT_MAX_BYTES} bytes`,
-    ),
+    )
+    // Postgres text holds neither.
+    .refine((s) => !s.includes("\u0000"), "must not contain a NUL character")
+    .refine(isWellFormedText, ILL_FORMED_MESSAGE),
 });
 export type TCreateK6Script = z.input<typeof ZCreateK6Script>;
 

@@ -25,6 +25,8 @@ type groupAgg struct {
 	requests int64
 	failed   int64
 	opErrors int64
+	// timeouts are the failed requests that hit the client's timeout (k6 error_code 1050).
+	timeouts int64
 	hist     *hdrhistogram.Histogram
 }
 
@@ -154,7 +156,11 @@ func (a *aggregator) add(s *metrics.Sample) {
 		a.group(sec, s.Tags).requests += int64(s.Value)
 	case kindFailed:
 		if s.Value != 0 {
-			a.group(sec, s.Tags).failed++
+			g := a.group(sec, s.Tags)
+			g.failed++
+			if isTimeout(s.Tags) {
+				g.timeouts++
+			}
 		} else {
 			// Touch the group so a second with only successes still lists it.
 			a.group(sec, s.Tags)
@@ -176,6 +182,17 @@ func (a *aggregator) add(s *metrics.Sample) {
 			sec.vus = v
 		}
 	}
+}
+
+// k6's error code of a request that hit its `timeout` param (the scripts' TIMEOUT_MS).
+const timeoutErrorCode = "1050"
+
+func isTimeout(tags *metrics.TagSet) bool {
+	if tags == nil {
+		return false
+	}
+	code, ok := tags.Get("error_code")
+	return ok && code == timeoutErrorCode
 }
 
 func toMicros(ms float64) int64 {

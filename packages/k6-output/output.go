@@ -184,6 +184,8 @@ type groupEntry struct {
 	Requests int64  `json:"requests"`
 	Failed   int64  `json:"failed"`
 	OpErrors int64  `json:"opErrors"`
+	// Timeouts are counted in Failed too; left out when 0, as older lines had none.
+	Timeouts int64  `json:"timeouts,omitempty"`
 	Hist     string `json:"hist"`
 }
 
@@ -213,7 +215,7 @@ func encodeInterval(sec *secondAgg, keys []groupKey) ([]byte, error) {
 			continue
 		}
 		k := keys[id]
-		e := groupEntry{Phase: k.Phase, Method: k.Method, Tool: k.Tool, Requests: g.requests, Failed: g.failed, OpErrors: g.opErrors, Hist: emptyHist}
+		e := groupEntry{Phase: k.Phase, Method: k.Method, Tool: k.Tool, Requests: g.requests, Failed: g.failed, OpErrors: g.opErrors, Timeouts: g.timeouts, Hist: emptyHist}
 		if g.hist != nil {
 			b, err := g.hist.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 			if err != nil {

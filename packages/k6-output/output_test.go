@@ -63,9 +63,9 @@ type interval struct {
 	T      int64  `json:"t"`
 	K6     string `json:"k6"`
 	Groups []struct {
-		Phase, Method, Tool        string
-		Requests, Failed, OpErrors int64
-		Hist                       string
+		Phase, Method, Tool                  string
+		Requests, Failed, OpErrors, Timeouts int64
+		Hist                                 string
 	} `json:"groups"`
 	Iterations   int64 `json:"iterations"`
 	Dropped      int64 `json:"dropped"`
@@ -431,5 +431,32 @@ func TestWritesTheTestRunStartOnceBeforeTheSecondsItPrecedes(t *testing.T) {
 	// The gauge is no second's data: the interval lines hold the vus sample and the requests only.
 	if lines[2].T != base.Unix() || len(lines[2].Groups) != 0 || lines[3].Groups[0].Requests != 1 || lines[4].Groups[0].Requests != 1 {
 		t.Errorf("intervals = %+v", lines[2:5])
+	}
+}
+
+func TestCountsRequestsThatHitTheClientTimeoutApartInTheirGroup(t *testing.T) {
+	f := newFixture(t)
+	at := time.Unix(1_700_000_000, 0)
+	tags := f.tags("phase", "measure", "method", "GET", "tool", "/rest/time")
+	timedOut := tags.With("error_code", "1050")
+	refused := tags.With("error_code", "1211")
+	a := newAggregator()
+	a.addContainers([]metrics.SampleContainer{
+		f.request(timedOut, at, 200, true),
+		f.request(timedOut, at, 201, true),
+		f.request(refused, at, 1, true),
+		f.request(tags, at, 3, false),
+	})
+	secs := a.take(0, true)
+	line, err := encodeInterval(secs[0], a.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got interval
+	if err := json.Unmarshal(line, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Groups) != 1 || got.Groups[0].Requests != 4 || got.Groups[0].Failed != 3 || got.Groups[0].Timeouts != 2 {
+		t.Errorf("want one group of 4 requests, 3 failed, 2 of them timeouts, got %s", line)
 	}
 }

@@ -34,6 +34,8 @@ export const ZK6IntervalGroup = z.object({
   failed: perSecond,
   /** Failed MCP operations (JSON-RPC error, isError, bad status), HTTP failures included; 0 for non-MCP scripts. */
   opErrors: perSecond.default(0),
+  /** Of the failed: requests that hit the client's timeout (TIMEOUT_MS; k6's error_code 1050). */
+  timeouts: perSecond.optional(),
   /** http_req_duration in microseconds, HDR histogram, compressed V2 base64 (a few KiB at most). */
   hist: z.string().max(1_000_000, "must be at most 1000000 characters"),
 });

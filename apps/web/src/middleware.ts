@@ -2,11 +2,25 @@ import { type NextRequest, NextResponse } from "next/server";
 import { env } from "@/env";
 import { refuseUndecodablePath } from "@/server/api-routes";
 import { newNonce, pageCsp } from "@/server/csp";
-import { refusedHost } from "@/server/hosts";
+import { foreignHostResponse } from "@/server/hosts";
 import { isApiPath, PAGE_METHODS, pageMethodNotAllowed, refuseApiRequest } from "@/server/refusals";
 
 // Node.js, not the edge runtime: it reads the lab's settings when it starts, not when it is built.
-export const config = { runtime: "nodejs" };
+// Not an upload with a body: Next.js copies a body the middleware sees into memory and cuts it at
+// 10 MiB, and uploads reach a GiB. The upload route refuses a foreign host itself.
+export const config = {
+  runtime: "nodejs",
+  matcher: [
+    "/((?!api/v1/uploads).*)",
+    {
+      source: "/api/v1/uploads",
+      missing: [
+        { type: "header", key: "content-length" },
+        { type: "header", key: "transfer-encoding" },
+      ],
+    },
+  ],
+};
 
 /**
  * A page's scripts run only with the nonce drawn here: Next.js reads it from the request's
@@ -44,24 +58,11 @@ function routeRefusal(request: NextRequest): Response | null {
  * by src/server/http-gate.ts.
  */
 export function middleware(request: NextRequest) {
-  const allowed = env.PERFLAB_ALLOWED_HOSTS;
-  const refused = allowed?.length ? refusedHost(request.headers, allowed) : null;
-  if (!refused) {
-    const refusal = routeRefusal(request);
-    if (refusal) return refusal;
-    const { pathname } = request.nextUrl;
-    if (isApiPath(pathname) || pathname.startsWith("/_next/")) return NextResponse.next();
-    return withPageCsp(request);
-  }
-  const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;
-  return NextResponse.json(
-    {
-      type: "urn:perflab:problem:bad-request",
-      title: "Bad request",
-      status: 400,
-      detail: "Refused a request for another host.",
-      errors: [{ field: refused.field, message }],
-    },
-    { status: 400, headers: { "content-type": "application/problem+json" } },
-  );
+  const foreign = foreignHostResponse(request.headers, env.PERFLAB_ALLOWED_HOSTS);
+  if (foreign) return foreign;
+  const refusal = routeRefusal(request);
+  if (refusal) return refusal;
+  const { pathname } = request.nextUrl;
+  if (isApiPath(pathname) || pathname.startsWith("/_next/")) return NextResponse.next();
+  return withPageCsp(request);
 }

@@ -23,3 +23,26 @@ export function refusedHost(
   }
   return null;
 }
+
+/**
+ * The 400 problem for a request naming a host the lab does not answer to (PERFLAB_ALLOWED_HOSTS),
+ * or null: answered by the middleware, and by the upload route, which the middleware does not see.
+ */
+export function foreignHostResponse(
+  headers: Headers,
+  allowed: readonly string[] | undefined,
+): Response | null {
+  const refused = allowed?.length ? refusedHost(headers, allowed) : null;
+  if (!refused) return null;
+  const message = `"${refused.name}" is not a host this lab answers to (PERFLAB_ALLOWED_HOSTS: ${allowed?.join(", ")})`;
+  return Response.json(
+    {
+      type: "urn:perflab:problem:bad-request",
+      title: "Bad request",
+      status: 400,
+      detail: "Refused a request for another host.",
+      errors: [{ field: refused.field, message }],
+    },
+    { status: 400, headers: { "content-type": "application/problem+json" } },
+  );
+}

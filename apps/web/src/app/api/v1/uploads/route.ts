@@ -3,6 +3,7 @@ import { env } from "@/env";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
+import { foreignHostResponse } from "@/server/hosts";
 import { queryOf, requestOrigin, withProblems } from "@/server/http";
 import { idempotent } from "@/server/idempotency";
 import { createUpload } from "@/server/operations/create-upload";
@@ -20,6 +21,9 @@ const ACCEPTED = new Set<string>(UPLOAD_MEDIA_TYPES);
  * 202: the run is `ingesting` until the worker ends it); metadata in the query string.
  */
 export const POST = withProblems(async (request, _context, requestId) => {
+  // The middleware does not see an upload's body (middleware.ts): its host check is made here.
+  const foreign = foreignHostResponse(request.headers, env.PERFLAB_ALLOWED_HOSTS);
+  if (foreign) return foreign;
   const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
   if (type && !ACCEPTED.has(type)) {
     throw new AppError(

@@ -94,6 +94,15 @@ export function readK6JsonLine(n: number, raw: string, times: Map<string, number
 const bad = (n: number, field: string, reason: string) =>
   invalidLine(n, `${field}: ${reason}`, "is not a Point k6's --out json writes");
 
+/** A line without its newline (the output's last) must be whole: JSON, whatever its metric. */
+export function checkWholeLine(n: number, raw: string): void {
+  try {
+    JSON.parse(raw);
+  } catch {
+    throw invalidLine(n, "is cut short: it is not valid JSON and has no newline", "is cut short");
+  }
+}
+
 /** A line that names no metric must still be one of k6's: JSON with a `type`. */
 function checkIsK6Line(n: number, raw: string): void {
   let json: unknown;

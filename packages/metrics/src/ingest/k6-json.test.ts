@@ -110,6 +110,17 @@ describe("k6's --out json", () => {
     );
   });
 
+  it("refuses an output cut short mid-line, even in a line of a metric it does not read", () => {
+    const whole = [...lines.slice(0, 40), ""].join("\n");
+    const cut = `${whole}${point("http_req_waiting", T0, 1, tags).slice(0, 50)}`;
+    const decoder = new K6JsonDecoder({});
+    for (const line of cut.split("\n")) decoder.feed(line);
+    expect(refusal(() => decoder.end())).toEqual({
+      field: "line 41",
+      reason: "is cut short: it is not valid JSON and has no newline",
+    });
+  });
+
   it("refuses an output without a request sample", () => {
     const metricsOnly = [JSON.stringify({ type: "Metric", data: { name: "vus" }, metric: "vus" })];
     expect(refusal(() => decode(metricsOnly)).field).toBe("(body)");

@@ -2,7 +2,7 @@ import { type TK6IntervalGroup, type TK6IntervalLine, ZK6IntervalGroup } from "@
 import { createLatencyHistogram, encodeHistogram, type Histogram } from "../histogram.ts";
 import { K6OutputDecoder, type K6OutputOptions, type ParsedK6Output } from "./decoder.ts";
 import { IngestError, invalidBody } from "./errors.ts";
-import { type K6Point, readK6JsonLine } from "./k6-json-point.ts";
+import { checkWholeLine, type K6Point, readK6JsonLine } from "./k6-json-point.ts";
 
 /** k6's `--out json` carries no version: what the cell records instead. */
 export const K6_JSON_VERSION = "unknown (k6 --out json)";
@@ -36,6 +36,8 @@ export class K6JsonDecoder {
   private readonly times = new Map<string, number>();
   private readonly labels = new Set<string>();
   private lineNumber = 0;
+  /** The last line fed, trimmed: empty when the output ended with a newline, as k6 writes it. */
+  private last = "";
   private lines = 0;
   private points = 0;
   private firstMs = Number.POSITIVE_INFINITY;
@@ -51,6 +53,7 @@ export class K6JsonDecoder {
   feed(text: string): void {
     const n = ++this.lineNumber;
     const raw = text.trim();
+    this.last = raw;
     if (!raw) return;
     this.lines++;
     const point = readK6JsonLine(n, raw, this.times);
@@ -70,6 +73,9 @@ export class K6JsonDecoder {
   }
 
   end(): ParsedK6Output {
+    // k6 ends every line with a newline: a last line without one was cut short in transfer, and
+    // a line of a metric the lab skips unread must not hide that.
+    if (this.last) checkWholeLine(this.lineNumber, this.last);
     if (this.points === 0) {
       throw invalidBody(
         "has no Point lines of http_reqs or http_req_duration",

@@ -191,6 +191,7 @@ function emptySummary(measuredSeconds: number): CellSummaryData {
     hostCpuAvgPct: null,
     droppedCalls: null,
     drift: null,
+    timeouts: null,
     latencyStddevMs: null,
     gcCollectionsPerSec: null,
     gcPauseAvgMs: null,

@@ -340,6 +340,20 @@ describe("how a cell's load ends", () => {
     expect([after.status, after.error]).toEqual(["failed", "k6 failed (exit SIGKILL): killed"]);
   });
 
+  it("refuses a line out of place as an upload's decoder does, naming it, and stops k6", async () => {
+    const { cellId } = await cell();
+    const h = harness({});
+    const running = runCell(h.deps, { cellId });
+    await until(async () => h.k6Runs() === 1, 10_000, "k6 to start");
+    h.k6.emit({ type: "start", t: Date.now(), k6: "fake" });
+    h.k6.emit({ type: "start", t: Date.now(), k6: "fake" });
+    await running;
+    const after = await testDb().cell.findUniqueOrThrow({ where: { id: cellId } });
+    expect(after.status).toBe("failed");
+    expect(after.error).toContain("Line 2 of the k6 output is a second start line");
+    expect(h.k6.kills.length).toBeGreaterThan(0);
+  });
+
   it("fails a cell whose server exits on its own just after the load, and keeps no summary", async () => {
     const { cellId } = await cell();
     // The exit lands after the load's checks passed and the summary was written, just before

@@ -13,6 +13,8 @@ export const ZOperationStats = z.object({
   tool: z.string(),
   count: z.number().int().nonnegative(),
   errors: z.number().int().nonnegative(),
+  /** Requests that hit the client's timeout (k6 error_code 1050), not counted in `errors`. */
+  timeouts: z.number().int().nonnegative().optional(),
   p50: nullable,
   p90: nullable,
   p95: nullable,
@@ -27,7 +29,13 @@ export const ZOperationStats = z.object({
  */
 export const ZCellSummaryData = z.object({
   requests: z.number().int().nonnegative(),
+  /** Failed operations, timeouts not included. */
   errors: z.number().int().nonnegative(),
+  /**
+   * Requests that hit the client's timeout (the matrix's `timeoutMs`; k6 error_code 1050), counted
+   * apart from errors; null where the source cannot tell them apart (an uploaded k6 summary).
+   */
+  timeouts: nullable,
   ops: z.number().int().nonnegative(),
   httpRps: rate,
   opsRps: rate,

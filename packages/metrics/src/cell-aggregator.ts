@@ -6,7 +6,13 @@ import type {
   TSecondPoint,
 } from "@perflab/contracts";
 import { computeDrift, DRIFT_MIN_SECONDS, type Drift } from "./cell-drift.ts";
-import { countOperation, errorsOf, type OperationState, operationStats } from "./cell-operations.ts";
+import {
+  countOperation,
+  errorsApartFromTimeouts,
+  errorsOf,
+  type OperationState,
+  operationStats,
+} from "./cell-operations.ts";
 import { emptySecond, type SecondState, toSecondPoint } from "./cell-second.ts";
 import {
   createLatencyHistogram,
@@ -310,10 +316,15 @@ export class CellAggregator {
     const hostCpu = values((r) => r.hostCpuPct);
     const { requests, ops } = this.measured;
     let errors = 0;
-    for (const op of this.operations.values()) errors += errorsOf(op.failed, op.opErrors);
+    let timeouts = 0;
+    for (const op of this.operations.values()) {
+      errors += errorsApartFromTimeouts(op);
+      timeouts += op.timeouts;
+    }
     return {
       requests,
       errors,
+      timeouts,
       ops,
       httpRps: durationSec > 0 ? requests / durationSec : 0,
       opsRps: durationSec > 0 ? ops / durationSec : 0,

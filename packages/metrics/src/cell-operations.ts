@@ -12,10 +12,16 @@ export type OperationState = {
   count: number;
   failed: number;
   opErrors: number;
+  /** Failed requests that hit the client's timeout: counted in `failed` (and opErrors) too. */
+  timeouts: number;
   hist: Histogram;
 };
 /** A group's failed operations: perflab's scripts count every one in opErrors (HTTP failures too); other scripts only HTTP failures. */
 export const errorsOf = (failed: number, opErrors: number) => Math.max(failed, opErrors);
+
+/** An operation's failures other than timeouts, which are counted apart (each is in both counts). */
+export const errorsApartFromTimeouts = (op: Pick<OperationState, "failed" | "opErrors" | "timeouts">) =>
+  Math.max(0, errorsOf(op.failed, op.opErrors) - op.timeouts);
 
 /** Adds one measured group to the operation (method and tool) it belongs to. */
 export function countOperation(
@@ -32,6 +38,7 @@ export function countOperation(
       count: 0,
       failed: 0,
       opErrors: 0,
+      timeouts: 0,
       hist: createLatencyHistogram(),
     };
     operations.set(key, op);
@@ -39,6 +46,7 @@ export function countOperation(
   op.count += group.requests;
   op.failed += group.failed;
   op.opErrors += group.opErrors ?? 0;
+  op.timeouts += group.timeouts ?? 0;
   op.hist.add(hist);
 }
 
@@ -49,7 +57,8 @@ export function operationStats(op: OperationState): TOperationStats {
     method: op.method,
     tool: op.tool,
     count: op.count,
-    errors: errorsOf(op.failed, op.opErrors),
+    errors: errorsApartFromTimeouts(op),
+    timeouts: op.timeouts,
     p50: s.p50,
     p90: s.p90,
     p95: s.p95,

@@ -10,6 +10,7 @@ export function cellSummaryRecord(s: CellSummaryData, k6Requests: number | null)
   return {
     requests: BigInt(s.requests),
     errors: BigInt(s.errors),
+    timeouts: s.timeouts === null ? null : BigInt(s.timeouts),
     ops: BigInt(s.ops),
     httpRps: s.httpRps,
     opsRps: s.opsRps,

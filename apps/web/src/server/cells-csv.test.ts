@@ -244,7 +244,7 @@ describe("cellsCsv", () => {
     expect(rows[0]!.requests).toBe("60000");
   });
 
-  it("writes the latency spread, requests per MB, the runtime's GC and session drops last, empty where a cell has none", () => {
+  it("writes the latency spread, requests per MB, the runtime's GC, session drops and timeouts last, empty where a cell has none", () => {
     const figures = {
       latencyStddevMs: 0.4,
       rpsPerMb: 25,
@@ -252,6 +252,7 @@ describe("cellsCsv", () => {
       gcPauseAvgMs: 0.2,
       gcPauseMaxMs: 1.25,
       sessionDropPct: 2.5,
+      timeouts: 7,
     };
     const measured: ReportCellDto = { ...base, summary: { ...base.summary!, ...figures }, serverBuild: null };
     // A report frozen before the figures existed has none of them.
@@ -260,13 +261,14 @@ describe("cellsCsv", () => {
       string,
       string
     >[];
-    expect(CELLS_CSV_HEADERS.slice(-6)).toEqual([
+    expect(CELLS_CSV_HEADERS.slice(-7)).toEqual([
       "latency_stddev_ms",
       "rps_per_mb",
       "gc_collections_per_s",
       "gc_pause_avg_ms",
       "gc_pause_max_ms",
       "session_drop_pct",
+      "timeouts",
     ]);
     expect(row).toMatchObject({
       latency_stddev_ms: "0.4",
@@ -275,7 +277,8 @@ describe("cellsCsv", () => {
       gc_pause_avg_ms: "0.2",
       gc_pause_max_ms: "1.25",
       session_drop_pct: "2.5",
+      timeouts: "7",
     });
-    expect(old).toMatchObject({ latency_stddev_ms: "", rps_per_mb: "", gc_pause_max_ms: "" });
+    expect(old).toMatchObject({ latency_stddev_ms: "", rps_per_mb: "", gc_pause_max_ms: "", timeouts: "" });
   });
 });

@@ -132,6 +132,7 @@ const columns: Column[] = [
   ["gc_pause_avg_ms", (c) => c.summary?.gcPauseAvgMs ?? null],
   ["gc_pause_max_ms", (c) => c.summary?.gcPauseMaxMs ?? null],
   ["session_drop_pct", (c) => c.summary?.sessionDropPct ?? null],
+  ["timeouts", (c) => c.summary?.timeouts ?? null],
 ];
 
 export const CELLS_CSV_HEADERS = columns.map(([header]) => header);

@@ -86,6 +86,7 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
   return {
     requests: Number(summary.requests),
     errors: Number(summary.errors),
+    timeouts: num(summary.timeouts),
     ops: Number(summary.ops),
     httpRps: summary.httpRps,
     opsRps: summary.opsRps,

@@ -45,7 +45,14 @@ export function failedCallsPct(s: { requests: number; errors: number; ops: numbe
 
 export const ZCellSummaryDto = z.object({
   requests: z.number(),
-  errors: z.number(),
+  errors: z.number().describe("Failed operations, timeouts not included."),
+  timeouts: z
+    .number()
+    .nullable()
+    .optional()
+    .describe(
+      "Requests that hit the client's timeout (the matrix's timeoutMs, k6's 60 s by default; k6 error_code 1050), counted apart from errors; null where the source cannot tell them apart (an uploaded k6 summary); absent in reports frozen before.",
+    ),
   ops: z.number(),
   httpRps: z.number(),
   opsRps: z.number(),

@@ -1,10 +1,11 @@
 import type { TOperationStats } from "@perflab/contracts";
 import type { CellDto } from "@/lib/dto";
-import { formatInt, formatMs } from "@/lib/format";
+import { formatInt, formatMs, formatRate } from "@/lib/format";
 import { workloadName } from "@/lib/labels";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 export function OperationsTable({ cell, operations }: { cell: CellDto; operations: TOperationStats[] }) {
+  const seconds = cell.summary?.windowSeconds ?? 0;
   return (
     <section aria-label="Operations">
       <h2 className="mb-3 text-lg font-semibold">
@@ -17,6 +18,9 @@ export function OperationsTable({ cell, operations }: { cell: CellDto; operation
               <th className={th}>Method</th>
               <th className={th}>Tool</th>
               <th className={thNum}>Requests</th>
+              <th className={thNum} title="Requests per second of the measured window">
+                Per s
+              </th>
               <th className={thNum}>Errors</th>
               <th className={thNum}>p50</th>
               <th className={thNum}>p90</th>
@@ -29,6 +33,7 @@ export function OperationsTable({ cell, operations }: { cell: CellDto; operation
                 <td className={td}>{o.method}</td>
                 <td className={td}>{o.tool}</td>
                 <td className={tdNum}>{formatInt(o.count)}</td>
+                <td className={tdNum}>{formatRate(seconds > 0 ? o.count / seconds : null)}</td>
                 <td className={tdNum}>{formatInt(o.errors)}</td>
                 <td className={tdNum}>{formatMs(o.p50)}</td>
                 <td className={tdNum}>{formatMs(o.p90)}</td>

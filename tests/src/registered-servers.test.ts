@@ -15,6 +15,7 @@ import { freePort, repoRoot, type Service } from "../../scripts/lib/services.ts"
 import {
   api,
   expectConforms,
+  perflab,
   startGoServer,
   startTokenLab,
   testDb,
@@ -272,5 +273,43 @@ describe("a registered server's run", () => {
       (c) => c.serverName === "byo-endpoint",
     );
     expect(dto?.unmeasured).toEqual(["cpu", "rss"]);
+    const comparison = await api(`/api/v1/runs/${runId}/comparison`);
+    const groups = (
+      comparison.body.workloads as { groups: { server: string; unmeasured?: string[] }[] }[]
+    )[0]!.groups;
+    expect(groups.find((g) => g.server === "byo-endpoint")?.unmeasured).toEqual(["cpu", "rss"]);
+    expect(groups.find((g) => g.server === "go")?.unmeasured).toEqual([]);
   }, 360_000);
+
+  it("is listed by the CLI and queued by a study beside the lab's servers", async () => {
+    const listed = await perflab("servers", "list");
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(
+      /^byo-endpoint {2}endpoint {2}github.com\/modelcontextprotocol\/go-sdk v1.8.0$/m,
+    );
+    expect(listed.stdout).toMatch(/^go {2}lab {2}/m);
+    const queued = await perflab(
+      "study",
+      "trivial-route",
+      "--quick",
+      "--no-wait",
+      "--server",
+      "go",
+      "--with",
+      "byo-endpoint",
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const runId = queued.stdout.trim();
+    try {
+      const cells = await testDb().cell.findMany({ where: { runId }, orderBy: { index: "asc" } });
+      expect([...new Set(cells.map((c) => c.serverName))]).toEqual(["go", "byo-endpoint"]);
+      expect(cells.filter((c) => c.serverDefinitionId !== null).map((c) => c.serverName)).toEqual([
+        "byo-endpoint",
+        "byo-endpoint",
+      ]);
+    } finally {
+      expect((await api(`/api/v1/runs/${runId}/cancel`, { method: "POST" })).status).toBe(202);
+      await waitForRun(runId, 60_000);
+    }
+  });
 });

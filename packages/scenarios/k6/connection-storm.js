@@ -67,9 +67,14 @@ export const options = {
   discardResponseBodies: true,
   systemTags: systemTags("url"),
   summaryTrendStats: ["avg", "min", "med", "max", "p(90)", "p(99)", "count"],
-  // Always-true thresholds make k6 keep each level's submetrics for the summary.
-  thresholds: Object.fromEntries(
-    PLAN.flatMap(({ level }) => [
+  // Always-true thresholds make k6 keep these submetrics for the summary: those perflab checks its
+  // own counts against, and each level's.
+  thresholds: Object.fromEntries([
+    ["http_reqs{phase:measure}", ["count>=0"]],
+    ["http_reqs{phase:measure,method:initialize}", ["count>=0"]],
+    ["http_req_duration{phase:measure,method:initialize}", ["max>=0"]],
+    ["http_req_failed{phase:measure}", ["rate>=0"]],
+    ...PLAN.flatMap(({ level }) => [
       [`storm_established{level:${level}}`, ["count>=0"]],
       [`storm_failed{level:${level}}`, ["count>=0"]],
       [`storm_dropped{level:${level}}`, ["count>=0"]],
@@ -78,7 +83,7 @@ export const options = {
       [`storm_stream_open_ms{level:${level}}`, ["max>=0"]],
       [`storm_first_event_ms{level:${level}}`, ["max>=0"]],
     ]),
-  ),
+  ]),
 };
 
 const established = new Counter("storm_established");

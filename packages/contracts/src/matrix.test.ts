@@ -150,6 +150,17 @@ describe("matrix spec", () => {
     ]);
   });
 
+  it("refuses a tool mix naming a tool a server lacks, naming the entry", () => {
+    const mix = (...tools: string[]) => ({
+      id: "mcp-tool-mix",
+      params: { tools: tools.map((tool) => ({ tool })) },
+    });
+    expect(schema.safeParse({ ...valid, scenarios: [mix("echo", "fibonacci")] }).success).toBe(true);
+    expect(errorsOf({ ...valid, scenarios: [mix("echo", "checkout")] })).toEqual([
+      { field: "scenarios.0.params.tools.1.tool", message: 'server "go" has no tool "checkout"' },
+    ]);
+  });
+
   it("rejects tool arguments over 64 KiB of JSON, naming the field and the limit", () => {
     const big = { message: "x".repeat(200 * 1024) };
     const second = { id: "mcp-tool-call", params: { tool: "echo", arguments: big } };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { gitPrText, gitText, numeric } from "./fields.ts";
 import { checkAdaptive, MAX_ROUNDS, mostRounds, ZAdaptiveRounds } from "./rounds.ts";
-import { scenarioCatalog, scenarioIds, ZVus } from "./scenarios.ts";
+import { scenarioCatalog, scenarioIds, scenarioModule, ZVus } from "./scenarios.ts";
 import { DEFAULT_PROTOCOLS, type ServerProtocol } from "./server-manifest.ts";
 import { studies } from "./studies/index.ts";
 
@@ -316,17 +316,20 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
             });
           }
         }
-        // Only a scenario that calls a tool needs it on every server.
-        const tool = "tool" in params.data ? params.data.tool : null;
-        if (tool === null) return;
-        for (const name of spec.servers) {
-          const server = servers.get(name);
-          if (server && server.tools.length > 0 && !server.tools.includes(tool)) {
-            ctx.addIssue({
-              code: "custom",
-              path: ["scenarios", i, "params", "tool"],
-              message: `server "${name}" has no tool "${tool}"`,
-            });
+        // Only a scenario that calls tools needs them on every server: its `tool`, or those it names.
+        const called =
+          scenarioModule(scenario.id)?.calledTools?.(params.data) ??
+          ("tool" in params.data ? [{ tool: params.data.tool, path: ["tool"] }] : []);
+        for (const { tool, path } of called) {
+          for (const name of spec.servers) {
+            const server = servers.get(name);
+            if (server && server.tools.length > 0 && !server.tools.includes(tool)) {
+              ctx.addIssue({
+                code: "custom",
+                path: ["scenarios", i, "params", ...path],
+                message: `server "${name}" has no tool "${tool}"`,
+              });
+            }
           }
         }
       });

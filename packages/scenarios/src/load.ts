@@ -21,6 +21,8 @@ export const loadRunShape = {
   maxVus: ZVus.optional(),
   durationSec: z.number().int("must be a whole number").min(1, "must be at least 1 second"),
   warmupSec: z.number().int("must be a whole number").min(0, "must not be negative").default(0),
+  /** The client's timeout of each request (TIMEOUT_MS); k6's own 60 s when absent. */
+  timeoutMs: z.number().int("must be a whole number").min(1, "must be at least 1 ms").optional(),
 };
 
 type LoadRun = { vus?: number | undefined; rate?: number | undefined; maxVus?: number | undefined };
@@ -39,7 +41,10 @@ export function checkLoadModel(run: LoadRun, ctx: z.RefinementCtx): void {
   }
 }
 
-/** The environment variables of the load every script reads: TARGET, VUS or RATE (+ MAX_VUS), DURATION, WARMUP. */
+/**
+ * The environment variables of the load every script reads: TARGET, VUS or RATE (+ MAX_VUS), DURATION,
+ * WARMUP, and TIMEOUT_MS when a client timeout is set.
+ */
 export function loadEnv(run: {
   target: string;
   vus?: number | undefined;
@@ -47,6 +52,7 @@ export function loadEnv(run: {
   maxVus?: number | undefined;
   durationSec: number;
   warmupSec: number;
+  timeoutMs?: number | undefined;
 }): Record<string, string> {
   return {
     TARGET: run.target,
@@ -55,5 +61,6 @@ export function loadEnv(run: {
       : { RATE: String(run.rate), ...(run.maxVus === undefined ? {} : { MAX_VUS: String(run.maxVus) }) }),
     DURATION: String(run.durationSec),
     WARMUP: String(run.warmupSec),
+    ...(run.timeoutMs === undefined ? {} : { TIMEOUT_MS: String(run.timeoutMs) }),
   };
 }

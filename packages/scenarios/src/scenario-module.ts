@@ -127,6 +127,11 @@ export type ScenarioModule<
    * is too large for the environment (tool arguments up to 1 MiB); the runner writes them.
    */
   files?(params: z.output<P>): Record<string, string>;
+  /**
+   * The tools a cell calls when its parameters name them otherwise than as `tool`, each with the
+   * path of the parameter naming it (["tools", 1, "tool"]): a matrix whose servers lack one is refused.
+   */
+  calledTools?(params: z.output<P>): { tool: string; path: (string | number)[] }[];
   /** Whether a cell with these parameters reaches the fixtures (servers/fixtures). */
   needsFixtures(params: z.output<P>): boolean;
   /**

@@ -78,6 +78,8 @@ export async function startLoad(
           ...("rate" in level ? { rate: level.rate, maxVus: level.maxVus } : { vus: level.vus }),
           durationSec: cell.durationSeconds,
           warmupSec: cell.warmupSeconds,
+          // The matrix's client timeout per request (TIMEOUT_MS); absent: k6's 60 s.
+          timeoutMs: (cell.run.spec as { timeoutMs?: number }).timeoutMs,
         }),
       },
       files: k6Files(scenario.id, scenario.params),

@@ -20,6 +20,7 @@ export const mcpToolMix = defineScenario({
   env: ({ tools, callsPerSession }, { mcpPath, ...load }) =>
     mcpToolMixEnv({ ...load, mcpPath, tools, callsPerSession }),
   files: mcpToolMixFiles,
+  calledTools: ({ tools }) => tools.map(({ tool }, i) => ({ tool, path: ["tools", i, "tool"] })),
   needsFixtures: mixNeedsFixtures,
   // An upload of a mix names its tools in its operations' tags; the query names one tool at most.
   uploadParams: (call) =>

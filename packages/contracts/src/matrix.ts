@@ -113,6 +113,17 @@ export const ZMatrixSpecInput = z.strictObject({
   cooldownSec: numeric(
     number().int("must be a whole number").min(0, "must not be negative").max(600, "must be at most 600"),
   ).default(2),
+  /**
+   * The load generator's timeout of each request, ms (k6's own 60 s when absent): a request that
+   * hits it ends as a timeout (k6 error_code 1050), counted in the summary apart from errors.
+   */
+  timeoutMs: numeric(
+    number()
+      .int("must be a whole number of milliseconds")
+      .min(1, "must be at least 1 ms")
+      // No longer than k6's own: the cell's k6 run is given 90 s past its window to end.
+      .max(60_000, "must be at most 60000 ms (k6's default)"),
+  ).optional(),
   driver: ZDriverId.default("local"),
   /** A finished run to judge this one against (its verdict: GET /api/v1/runs/:id/verdict). */
   baselineRunId: z

@@ -12,6 +12,8 @@ export type K6Load = {
   maxVus?: number;
   durationSec: number;
   warmupSec: number;
+  /** The matrix's client timeout per request, ms; k6's 60 s when absent. */
+  timeoutMs?: number | undefined;
 };
 
 /** How a scenario's operations (ops/s, requests per op, open-model rates) are counted and said. */

@@ -42,17 +42,13 @@ export const options = {
   },
 };
 
-// Each VU walks the weighted sequence from its own place, across its sessions, so every VU calls
-// the tools in the mix's proportions and VUs do not call the same tool in step.
-let turn = 0;
-let started = false;
+// Each VU walks the weighted sequence from its own place (__VU is 0 only while k6 reads the
+// options), across its sessions, so every VU calls the tools in the mix's proportions and VUs do
+// not call the same tool in step.
+let turn = Math.max(__VU - 1, 0) % SEQUENCE.length;
 
 export default function () {
   const phase = phaseOf(LOAD.WARMUP);
-  if (!started) {
-    started = true;
-    turn = (__VU - 1) % SEQUENCE.length;
-  }
   const session = newSession();
   if (openSession(URL, phase, session) && listTools(URL, phase, session)) {
     for (let i = 0; i < CALLS_PER_SESSION && session.initialized; i++) {

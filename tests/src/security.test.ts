@@ -171,6 +171,8 @@ describe("a lab bound to 127.0.0.1", () => {
       ["/", "GET", undefined],
       ["/api/v1/runs", "GET", undefined],
       ["/api/v1/tokens", "POST", JSON.stringify({ name: `rebound-${unique()}` })],
+      // An upload's body bypasses the middleware (middleware.ts): its route refuses the host itself.
+      ["/api/v1/uploads?server=go&durationSec=2", "POST", JSON.stringify({ metrics: {} })],
     ] as const) {
       const r = await rawRequest(
         pathname,

@@ -24,6 +24,7 @@ import {
 } from "./helpers.ts";
 
 const IMAGE = "example.org/byo/mcp-go:2.0";
+const goBinary = path.join(repoRoot, "servers/go/bin/server");
 const docker = dockerAt();
 const started: Service[] = [];
 let endpoint: Awaited<ReturnType<typeof startGoServer>>;
@@ -144,7 +145,7 @@ describe("registering a server", () => {
     const command = {
       ...identity("byo-command"),
       kind: "command",
-      command: [path.join(repoRoot, "servers/go/bin/server")],
+      command: [goBinary],
     };
     const anyone = await api("/api/v1/servers", json(command));
     expect([anyone.status, fieldsOf(anyone.body)]).toEqual([403, ["kind"]]);
@@ -204,7 +205,7 @@ describe("registering a server", () => {
 });
 
 describe("a registered server's run", () => {
-  it("runs an image and an endpoint beside go and node; an endpoint that does not answer fails its cell alone", async () => {
+  it("runs an image, a command and an endpoint beside go and node; an endpoint that does not answer fails its cell alone", async () => {
     const down = await api(
       "/api/v1/servers",
       json({ ...identity("byo-down"), kind: "endpoint", url: `http://127.0.0.1:${downPort}` }),
@@ -214,7 +215,7 @@ describe("a registered server's run", () => {
       "/api/v1/matrices",
       json({
         name: "bring your own",
-        servers: ["go", "node", "byo-image", "byo-endpoint", "byo-down"],
+        servers: ["go", "node", "byo-image", "byo-command", "byo-endpoint", "byo-down"],
         scenarios: [{ id: "mcp-tool-call", params: { tool: "echo", arguments: { message: "hi" } } }],
         loadLevels: [{ vus: 2 }],
         durationSec: 3,
@@ -228,7 +229,7 @@ describe("a registered server's run", () => {
     const cells = await testDb().cell.findMany({ where: { runId }, include: { summary: true } });
     const by = (name: string) => cells.find((c) => c.serverName === name)!;
 
-    for (const name of ["go", "node", "byo-image", "byo-endpoint"]) {
+    for (const name of ["go", "node", "byo-image", "byo-command", "byo-endpoint"]) {
       const cell = by(name);
       expect([name, cell.status, cell.error]).toEqual([name, "succeeded", null]);
       expect(cell.summary!.requests, name).toBeGreaterThan(0n);
@@ -249,6 +250,11 @@ describe("a registered server's run", () => {
       registered: { kind: "image" },
     });
     expect(image.summary!.cpuAvgPct).not.toBeNull();
+    // The admin's command runs under the local driver, its process sampled like the lab's own.
+    const command = by("byo-command");
+    expect(command.driver).toBe("local");
+    expect(command.serverBuild).toMatchObject({ command: [goBinary], registered: { kind: "command" } });
+    expect(command.summary!.rssPeakBytes).toBeGreaterThan(0n);
 
     const ep = by("byo-endpoint");
     expect(ep.serverBuild).toMatchObject({

@@ -23,6 +23,13 @@ describe("upload query", () => {
     expect(ZUploadQueryChecked.parse(base).warmupSec).toBe(0);
   });
 
+  it("takes a format the lab reads and refuses another by name", () => {
+    expect(ZUploadQueryChecked.parse({ ...base, format: "k6-json" }).format).toBe("k6-json");
+    expect(errorsOf({ ...base, format: "csv" })).toEqual([
+      { field: "format", message: "must be one of perflab, k6-summary-export, k6-handle-summary, k6-json" },
+    ]);
+  });
+
   it.each(["durationSec", "warmupSec", "vus", "k6Requests"])(
     "refuses a blank %s by name instead of reading it as 0",
     (key) => {

@@ -68,6 +68,6 @@ public class MicronautServer {
     ctx.close();
     System.out.println("stopped");
     System.out.flush();
-    Runtime.getRuntime().halt(0);
+    System.exit(0); // not halt: the JVM writes the AOT cache of a training start (build.sh) on exit
   }
 }

@@ -40,7 +40,8 @@ class Routes {
 
   /** JDBC blocks: on Micronaut's blocking executor, never on the event loop. */
   @ExecuteOn(TaskExecutors.BLOCKING)
-  @Get(uri = "/rest/users/{id}", produces = MediaType.APPLICATION_JSON)
+  // {+id}: a plain {id} does not match a segment such as "+1", which must be a 400, not a 404.
+  @Get(uri = "/rest/users/{+id}", produces = MediaType.APPLICATION_JSON)
   HttpResponse<String> user(String id) {
     if (!USER_ID.matcher(id).matches()) {
       return HttpResponse.badRequest(error("invalid id"));

@@ -30,13 +30,8 @@ public class QuarkusServer implements QuarkusApplication {
     // Read once by the JDK HTTP client when it loads: idle upstream connections live 90 s.
     System.setProperty("jdk.httpclient.keepalive.timeout", "90");
     System.setProperty("quarkus.http.port", Integer.toString(cfg.port()));
-    Quarkus.run(QuarkusServer.class, (code, failure) -> {
-      if (failure != null) {
-        System.out.println("fatal: cannot start: " + failure);
-      }
-      System.out.flush();
-      Runtime.getRuntime().halt(code);
-    }, args);
+    // Quarkus' own exit handler: System.exit with run()'s code (1 and the reason on a failed start).
+    Quarkus.run(QuarkusServer.class, args);
   }
 
   /** Runs once the HTTP server listens: our own signal handlers, then the start line. */

@@ -33,7 +33,11 @@ describe("judgeRuns", () => {
   it("does not judge a registered endpoint's memory, which nothing measured, and says so", () => {
     resetCells();
     const endpoint = (ops: number[]) =>
-      rounds("mine", 10, ops, 10, null).map((c) => ({ ...c, unmeasured: ["cpu" as const, "rss" as const] }));
+      rounds("mine", 10, ops).map((c) => ({
+        ...c,
+        summary: { ...c.summary!, rssPeakBytes: null },
+        unmeasured: ["cpu" as const, "rss" as const],
+      }));
     const verdict = judgeRuns(endpoint([1000, 1000]), endpoint([1000, 1000]));
     expect(verdict.checks.map((c) => c.metric).sort()).toEqual(["opsRps", "p99Ms"]);
     expect(verdict.notMeasured).toEqual([

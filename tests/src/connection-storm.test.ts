@@ -109,13 +109,20 @@ describe("an open-connection storm on the Go server", () => {
       DURATION: "61",
       GAP: "0",
     });
-    // Killed once all ten streams are open, long before their hold would end.
+    // Killed once all ten streams are open (the descriptors, streams and pooled handshake
+    // connections, no longer change for a second), long before their hold would end.
+    const fds = async () => (await readdir(`/proc/${pid}/fd`)).length;
+    let last = -1;
     await until(
-      async () => (await readdir(`/proc/${pid}/fd`)).length >= idleFds + 10,
+      async () => {
+        const now = await fds();
+        const settled = now >= idleFds + 10 && now === last;
+        last = now;
+        return settled || (await new Promise((resolve) => setTimeout(() => resolve(false), 1_000)));
+      },
       30_000,
       "10 open streams",
     );
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
     process.kill(pid, "SIGKILL");
     const [level] = stormLevelCounts(await storm);
     expect(level).toMatchObject({ level: 10, established: 10, failed: 0, dropped: 10 });

@@ -76,7 +76,7 @@ export default function (data) {
     user.default(data);
   } catch (error) {
     // k6 would log an iteration's exception and go on: a broken script must fail its cell instead.
-    exec.test.abort(`the script failed: ${error && error.stack ? error.stack : error}`);
+    exec.test.abort(`the script failed: ${error?.stack ?? error}`);
   }
 }
 

@@ -49,6 +49,22 @@ describe("k6's --out json", () => {
     expect(output.start.k6).toBe(K6_JSON_VERSION);
   });
 
+  it("counts requests that hit the client's timeout (error_code 1050) apart from the other errors", () => {
+    const timedOut = { ...tags, error_code: "1050" };
+    const refused = { ...tags, error_code: "1211" };
+    const output = decode([
+      ...request(T0, 200, timedOut, true),
+      ...request(T0 + 10, 201, timedOut, true),
+      ...request(T0 + 20, 1, refused, true),
+      ...request(T0 + 30, 2, tags),
+    ]);
+    expect(output.aggregator.summary({ durationSec: 1 })).toMatchObject({
+      requests: 4,
+      timeouts: 2,
+      errors: 1,
+    });
+  });
+
   it("gives a per-second series of requests, errors and latency", () => {
     const output = decode(lines);
     expect(output.points.map((p) => p.requests)).toEqual([100, 100, 100]);

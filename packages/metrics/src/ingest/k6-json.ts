@@ -11,6 +11,9 @@ const LAG_SECONDS = 5;
 /** Distinct (method, label) pairs kept; the rest are counted as one "(other)" label, as k6 warns of high-cardinality tags. */
 const MAX_LABELS = 400;
 
+/** k6's error_code tag of a request that hit its `timeout` param. */
+const K6_TIMEOUT_ERROR_CODE = "1050";
+
 type Group = Omit<TK6IntervalGroup, "hist" | "phase"> & { phase: string | null; hist: Histogram | null };
 type Second = {
   t: number;
@@ -101,7 +104,12 @@ export class K6JsonDecoder {
         this.group(n, second, point.tags).requests += value;
         return;
       case "failed":
-        if (value !== 0) this.group(n, second, point.tags).failed++;
+        if (value !== 0) {
+          const group = this.group(n, second, point.tags);
+          group.failed++;
+          // k6's request timeout, counted apart as perflab's own output does.
+          if (point.tags.error_code === K6_TIMEOUT_ERROR_CODE) group.timeouts = (group.timeouts ?? 0) + 1;
+        }
         return;
       case "opErrors":
         this.group(n, second, point.tags).opErrors += value;
@@ -136,7 +144,7 @@ export class K6JsonDecoder {
     const key = `${phase}\u0000${method}\u0000${tool}`;
     let group = second.groups.get(key);
     if (!group) {
-      group = { phase, method, tool, requests: 0, failed: 0, opErrors: 0, hist: null };
+      group = { phase, method, tool, requests: 0, failed: 0, opErrors: 0, timeouts: 0, hist: null };
       second.groups.set(key, group);
     }
     return group;
@@ -194,6 +202,7 @@ export class K6JsonDecoder {
       requests: g.requests,
       failed: g.failed,
       opErrors: g.opErrors,
+      timeouts: g.timeouts ?? 0,
       hist: encodeHistogram(g.hist ?? createLatencyHistogram()),
     }));
     return {

@@ -78,8 +78,11 @@ describe("OpenAPI document", () => {
     const body = doc.paths?.["/api/v1/uploads"]?.post?.requestBody;
     const content = body && "content" in body ? body.content : {};
     expect(Object.keys(content).sort()).toEqual([
+      "application/gzip",
       "application/json",
       "application/jsonl",
+      "application/octet-stream",
+      "application/x-gzip",
       "application/x-ndjson",
       "text/plain",
     ]);

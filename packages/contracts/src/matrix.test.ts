@@ -335,6 +335,27 @@ describe("matrix spec", () => {
     ]);
   });
 
+  it("refuses a duration too short for a connection storm's levels, at the slowest load level", () => {
+    const storm = { ...valid, scenarios: [{ id: "connection-storm", params: { levels: [10, 100] } }] };
+    // Two levels: a 2 s ramp, a second held and 2 s to close each.
+    expect(schema.parse({ ...storm, durationSec: 10 }).scenarios[0]?.params).toMatchObject({
+      levels: [10, 100],
+    });
+    expect(errorsOf({ ...storm, durationSec: 9 })).toContainEqual({
+      field: "durationSec",
+      message:
+        "must be at least 10 seconds for these levels (each ramps, is held a second, and closes) (scenarios.0)",
+    });
+    // At 10 streams a second, 100 take 10 s to open.
+    expect(errorsOf({ ...storm, durationSec: 10, loadLevels: [{ vus: 10 }, { rate: 10 }] })).toEqual([
+      {
+        field: "durationSec",
+        message:
+          "must be at least 17 seconds for these levels (each ramps, is held a second, and closes) (scenarios.0)",
+      },
+    ]);
+  });
+
   it("bounds a matrix in cells and in hours", () => {
     const many = { ...valid, loadLevels: Array.from({ length: 26 }, (_, i) => ({ vus: i + 1 })), rounds: 20 };
     expect(errorsOf(many)).toContainEqual({

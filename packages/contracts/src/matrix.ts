@@ -305,6 +305,14 @@ export function createMatrixSpecSchema(catalog: CatalogView) {
           }
         }
         if (!params.success) return;
+        const durationIssues = spec.loadLevels.map((level) =>
+          scenarioModule(scenario.id)?.durationIssue?.(params.data, {
+            durationSec: spec.durationSec,
+            rate: (level as { rate?: number }).rate,
+          }),
+        );
+        for (const message of new Set(durationIssues.filter((m): m is string => !!m)))
+          ctx.addIssue({ code: "custom", path: ["durationSec"], message: `${message} (scenarios.${i})` });
         // The same workload twice (as the comparison keys cells: scenario and stored parameters, the
         // defaults filled in) would run its cells twice and split its rounds in two; rounds repeat it.
         const key = workloadKeyOf(scenario.id, params.data);

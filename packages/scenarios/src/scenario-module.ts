@@ -134,6 +134,14 @@ export type ScenarioModule<
    * path of the parameter naming it (["tools", 1, "tool"]): a matrix whose servers lack one is refused.
    */
   calledTools?(params: z.output<P>): { tool: string; path: (string | number)[] }[];
+  /**
+   * What is wrong with a cell's duration for these parameters, if anything: the matrix refuses it at
+   * `durationSec` with this message (a storm's levels need time to ramp, be held and close).
+   */
+  durationIssue?(
+    params: z.output<P>,
+    load: { durationSec: number; rate?: number | undefined },
+  ): string | null;
   /** Whether a cell with these parameters reaches the fixtures (servers/fixtures). */
   needsFixtures(params: z.output<P>): boolean;
   /**

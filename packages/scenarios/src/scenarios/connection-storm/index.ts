@@ -1,6 +1,6 @@
 import { defineScenario } from "../../scenario-module.ts";
 import { levelPresets, stormStreams, ZConnectionStormParams } from "./params.ts";
-import { connectionStormEnv } from "./run.ts";
+import { connectionStormEnv, stormDurationIssue } from "./run.ts";
 
 export * from "./params.ts";
 export * from "./run.ts";
@@ -23,6 +23,7 @@ export const connectionStorm = defineScenario({
   protocol: "mcp",
   operations: { name: "MCP sessions opened", word: "session", tag: "the stream", vuHolds: "streams" },
   env: ({ levels, stream, rampSec }, load) => connectionStormEnv({ ...load, levels, stream, rampSec }),
+  durationIssue: stormDurationIssue,
   needsFixtures: () => false,
   uploadParams: () => ({}),
   form: [

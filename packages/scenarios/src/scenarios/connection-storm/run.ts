@@ -22,15 +22,21 @@ export const ZConnectionStormRun = z
         path: ["rampSec"],
         message: "a rate sets the ramp; give one or the other",
       });
-    const ramp = run.rampSec ?? STORM_DEFAULT_RAMP_SEC;
-    const least = stormMinDuration({ levels: run.levels, rate: run.rate ?? 0, ramp, gap: STORM_GAP_SEC });
-    if (run.durationSec < least)
-      ctx.addIssue({
-        code: "custom",
-        path: ["durationSec"],
-        message: `must be at least ${least} seconds for these levels (each ramps, is held a second, and closes)`,
-      });
+    const message = stormDurationIssue(run, run);
+    if (message) ctx.addIssue({ code: "custom", path: ["durationSec"], message });
   });
+
+/** A duration too short for the levels: each ramps, is held a second, and closes. */
+export function stormDurationIssue(
+  { levels, rampSec }: { levels: number[]; rampSec?: number | undefined },
+  { durationSec, rate }: { durationSec: number; rate?: number | undefined },
+): string | null {
+  const ramp = rampSec ?? STORM_DEFAULT_RAMP_SEC;
+  const least = stormMinDuration({ levels, rate: rate ?? 0, ramp, gap: STORM_GAP_SEC });
+  return durationSec < least
+    ? `must be at least ${least} seconds for these levels (each ramps, is held a second, and closes)`
+    : null;
+}
 export type TConnectionStormRun = z.input<typeof ZConnectionStormRun>;
 
 /** The script's environment variables (k6/connection-storm.js reads exactly these, see its header). */

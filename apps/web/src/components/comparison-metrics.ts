@@ -4,7 +4,7 @@ import { levelLabel, operationsName, operationWord } from "@/lib/labels";
 
 /** Title and units name the workload's own operations (see operationWord): requests, or tool calls. */
 export type Metric = {
-  id: "ops" | "p99" | "rss" | "efficiency" | "rps-per-mb" | "gc-pause-max";
+  id: "ops" | "p99" | "latency-stddev" | "rss" | "efficiency" | "rps-per-mb" | "gc-pause-max";
   title: (scenario: string) => string;
   unit: (scenario: string) => string;
   /** Short unit for the tooltip's heading. */
@@ -41,6 +41,14 @@ export const metrics: Metric[] = [
     unit: () => "ms, measured window",
     short: () => "ms",
     pick: (g) => g.p99Ms,
+    format: msNumber,
+  },
+  {
+    id: "latency-stddev",
+    title: () => "Latency spread",
+    unit: () => "standard deviation, ms, measured window",
+    short: () => "ms",
+    pick: (g) => g.latencyStddevMs,
     format: msNumber,
   },
   {

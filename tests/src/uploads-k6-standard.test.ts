@@ -200,6 +200,15 @@ describe("k6's standard result files as uploads", () => {
         expect(verdict.status).toBe(422);
         const problem = (await verdict.json()) as { errors: { field: string }[] };
         expect(problem.errors.map((e) => e.field)).toEqual(["id"]);
+        // A cross-run comparison says why it has no latency for the summary, and uses the histogram.
+        const compared = (await (
+          await fetch(url(`/api/v1/comparison?runs=${run.runId},${histogramRunId}`))
+        ).json()) as { runs: { id: string; unusable?: string | null }[] };
+        await expectConforms(compared, "/api/v1/comparison", "get", 200, "application/json");
+        expect(compared.runs.map((r) => r.unusable ?? null)).toEqual([
+          expect.stringContaining("uploaded as a k6 summary"),
+          null,
+        ]);
       }
     },
   );

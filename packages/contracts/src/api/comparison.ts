@@ -160,6 +160,13 @@ export const ZRunsComparison = z.object({
       tag: z.string(),
       commit: z.string().nullable(),
       status: ZRunStatus,
+      unusable: z
+        .string()
+        .nullable()
+        .optional()
+        .describe(
+          "Why this run's latency cannot be compared (a run uploaded as a k6 summary holds k6's own percentiles, not a histogram to merge); null when it can.",
+        ),
     }),
   ),
   ...comparisonBody,

@@ -1,4 +1,4 @@
-import type { ZRunComparison, ZRunsComparison } from "@perflab/contracts";
+import { type ZRunComparison, type ZRunsComparison, ZUploadProvenance } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { z } from "zod";
 import {
@@ -87,7 +87,15 @@ export async function getRunsComparison({
       tag: tags.get(run.id)!,
       commit,
       status: run.status,
+      unusable: unusableLatency(run.spec),
     })),
     ...comparisonOf(cells, serverOrder),
   };
+}
+
+/** A run uploaded as a k6 summary has k6's percentiles only: never merged with histograms, so said. */
+function unusableLatency(spec: object): string | null {
+  const upload = ZUploadProvenance.safeParse((spec as { upload?: unknown }).upload);
+  if (!upload.success || !upload.data.k6Summary) return null;
+  return `uploaded as a k6 summary (${upload.data.format}): its percentiles are k6's own, not a histogram, so this comparison has no latency for it`;
 }

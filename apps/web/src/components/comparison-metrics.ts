@@ -4,7 +4,7 @@ import { levelLabel, operationsName, operationWord } from "@/lib/labels";
 
 /** Title and units name the workload's own operations (see operationWord): requests, or tool calls. */
 export type Metric = {
-  id: "ops" | "p99" | "latency-stddev" | "rss" | "efficiency" | "rps-per-mb" | "gc-pause-max";
+  id: "ops" | "p99" | "latency-stddev" | "rss" | "efficiency" | "rps-per-mb" | "gc-pause-max" | "timeouts";
   title: (scenario: string) => string;
   unit: (scenario: string) => string;
   /** Short unit for the tooltip's heading. */
@@ -82,6 +82,14 @@ export const metrics: Metric[] = [
     short: () => "ms",
     pick: (g) => g.gcPauseMaxMs,
     format: msNumber,
+  },
+  {
+    id: "timeouts",
+    title: () => "Timeouts",
+    unit: (scenario) => `% of ${operationsName(scenario).toLowerCase()} cut by the client's timeout`,
+    short: () => "%",
+    pick: (g) => g.timeoutsPct,
+    format: formatRate,
   },
 ];
 

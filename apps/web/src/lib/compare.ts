@@ -19,6 +19,12 @@ export { type MergedCell, mergeRuns, nameTag, type RunToCompare, runTags } from 
  */
 export type Stat = Spread;
 
+/** Timeouts in % of the operations (of the requests for a cell without any); null where not counted. */
+const timeoutsPct = (s: { timeouts?: number | null; ops: number; requests: number }) => {
+  const of = s.ops > 0 ? s.ops : s.requests;
+  return s.timeouts == null || of === 0 ? null : (s.timeouts * 100) / of;
+};
+
 export type ComparisonGroup = ComparisonLevel & {
   serverName: string;
   /** Succeeded cells with a summary, one per round. */
@@ -45,6 +51,8 @@ export type ComparisonGroup = ComparisonLevel & {
   latencyStddevMs: Stat | null;
   /** The server runtime's longest single GC pause in the measured window, ms. */
   gcPauseMaxMs: Stat | null;
+  /** Requests that hit the client's timeout, in % of the operations (as failedCallsPct). */
+  timeoutsPct: Stat | null;
   /** Rounds whose load generator was saturated: their throughput is k6's ceiling, not the server's. */
   k6SaturatedRounds: number;
   /** Rounds measured while other work took a quarter of the machine or more (`CellDto.machineBusy`). */
@@ -151,6 +159,7 @@ export function compareCells(cells: (CellDto & CellNumbering)[], serverOrder: st
           rpsPerMb: stat(rounds.map((c) => c.summary!.rpsPerMb ?? null)),
           latencyStddevMs: stat(rounds.map((c) => c.summary!.latencyStddevMs ?? null)),
           gcPauseMaxMs: stat(rounds.map((c) => c.summary!.gcPauseMaxMs ?? null)),
+          timeoutsPct: stat(rounds.map((c) => timeoutsPct(c.summary!))),
           k6SaturatedRounds: rounds.filter((c) => c.k6Saturated).length,
           // A report frozen before the flag existed has none.
           machineBusyRounds: rounds.filter((c) => c.machineBusy === true).length,

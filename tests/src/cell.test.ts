@@ -56,6 +56,21 @@ describe("a cell on the local driver (real Postgres, Redis, k6 and Go server)", 
     expect(summary.opsRps).toBeGreaterThan(0);
     expect(summary.latencyP50Ms!).toBeLessThanOrEqual(summary.latencyP99Ms!);
     expect(summary.rssPeakBytes).not.toBeNull();
+    // The studies' figures and the Go runtime's GC: each second keeps its longest pause, not the list.
+    expect(summary.latencyStddevMs).not.toBeNull();
+    expect(summary.timeouts).toBe(0n);
+    expect(summary.gcCollectionsPerSec).toBeGreaterThanOrEqual(0);
+    expect(summary.gcPauseMaxMs).toBeGreaterThanOrEqual(0);
+    // One pause per Go collection: the longest is at least the mean.
+    if (summary.gcPauseAvgMs !== null)
+      expect(summary.gcPauseMaxMs!).toBeGreaterThanOrEqual(summary.gcPauseAvgMs);
+    const runtimes = measured
+      .map((p) => p.runtime as Record<string, unknown> | null)
+      .filter((r) => r !== null);
+    expect(runtimes.length).toBeGreaterThan(0);
+    expect(runtimes.every((r) => typeof r.gc_pause_max_ms === "number" && !("gc_pauses_recent" in r))).toBe(
+      true,
+    );
     expect(cell.coldStartMs).toBeGreaterThan(0);
     expect(Number(cell.idleRssBytes)).toBeGreaterThan(1_000_000);
     expect(cell.exitCode === 0 || cell.exitSignal === "SIGTERM").toBe(true);

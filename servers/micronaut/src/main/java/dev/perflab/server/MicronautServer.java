@@ -14,6 +14,7 @@ public class MicronautServer {
   private static final long DRAIN_MS = 3_500;
 
   public static void main(String[] args) {
+    GcPauses.install(); // from the first collection on, so /debug/runtime numbers pauses from 1
     Config cfg;
     try {
       cfg = Config.anyTransport(System.getenv());

@@ -19,6 +19,7 @@ public class QuarkusServer implements QuarkusApplication {
   McpFront front;
 
   public static void main(String[] args) {
+    GcPauses.install(); // from the first collection on, so /debug/runtime numbers pauses from 1
     Config cfg;
     try {
       cfg = Config.anyTransport(System.getenv());

@@ -6,20 +6,20 @@
  * establish and to the first event (p50/p99), the server's RSS and descriptors, RSS per stream, and
  * k6's own RSS per stream (what the load generator pays). Traffic goes only to 127.0.0.1.
  *
- *   pnpm --filter @perflab/bench connection-storm [servers=go,node] [levels=10,100,1000,10000] [holdSec=20] [rate=200]
+ *   pnpm --filter @perflab/bench connection-storm [servers=go,node,express:legacy-sse] [levels=10,100,1000,10000] [holdSec=20] [rate=100]
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { loadServerCatalog } from "@perflab/catalog";
+import { loadServerCatalog, withVariants } from "@perflab/catalog";
 import { levelFootprints, type ProcessReading, type StormSummary, stormLevelCounts } from "@perflab/metrics";
 import { localDriver, waitForHealthy } from "@perflab/worker/testing";
 import { stormMinDuration } from "../packages/scenarios/k6/storm-plan.js";
 import { freePort, repoRoot } from "../scripts/lib/services.ts";
 import { machine } from "./lib.ts";
 
-const [servers = "go,node", levels = "10,100,1000,10000", holdSec = "20", rate = "200"] =
+const [servers = "go,node", levels = "10,100,1000,10000", holdSec = "20", rate = "100"] =
   process.argv.slice(2);
 const MARKER = "PERFLAB_STORM_BENCH";
 const GAP_SEC = 5;
@@ -28,7 +28,8 @@ const levelList = levels.split(",").map(Number);
 const durationSec =
   stormMinDuration({ levels: levelList, rate: Number(rate), ramp: 0, gap: GAP_SEC }) +
   levelList.length * (Number(holdSec) - 1);
-const catalog = loadServerCatalog(path.join(repoRoot, "servers"));
+// A `legacy-sse` variant (express:legacy-sse, go-mcp-go:legacy-sse) is stormed on its /sse stream.
+const catalog = withVariants(loadServerCatalog(path.join(repoRoot, "servers")));
 
 async function readProcess(pid: number): Promise<ProcessReading | null> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => "");
@@ -96,6 +97,7 @@ async function stormOn(name: string) {
     const k6 = runK6({
       TARGET: `http://127.0.0.1:${port}`,
       MCP_PATH: server.mcpPath,
+      STREAM: server.variant === "legacy-sse" ? "legacy-sse" : "streamable",
       LEVELS: levels,
       RATE: rate,
       MAX_VUS: "50",

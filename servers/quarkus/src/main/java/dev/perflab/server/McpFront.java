@@ -7,6 +7,7 @@ import io.quarkiverse.mcp.server.runtime.McpConnectionBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.net.HostAndPort;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -79,8 +80,10 @@ class McpFront {
 
   /** DNS-rebinding guard: section 2 serves 127.0.0.1 and localhost only, whatever the Origin. */
   private static String refusal(RoutingContext ctx) {
-    String host = ctx.request().getHeader("Host");
-    if (host == null || !LOCAL_HOST.matcher(host).matches()) {
+    // The authority, not the Host header: an HTTP/2 request (Vert.x accepts h2c upgrades) has none.
+    HostAndPort authority = ctx.request().authority();
+    String host = authority == null ? "" : authority.host() + (authority.port() < 0 ? "" : ":" + authority.port());
+    if (!LOCAL_HOST.matcher(host).matches()) {
       return "host not allowed";
     }
     String origin = ctx.request().getHeader("Origin");

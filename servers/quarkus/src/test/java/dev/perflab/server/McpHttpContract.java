@@ -68,7 +68,7 @@ abstract class McpHttpContract {
   @BeforeEach
   void initialize() throws Exception {
     Reply init = send("POST", INIT, Map.of());
-    assertEquals(200, init.status());
+    assertEquals(200, init.status(), init.body());
     assertTrue(init.contentType().startsWith("text/event-stream"), "initialize is framed as SSE: " + init.contentType());
     assertEquals(serverName(), init.message().at("/result/serverInfo/name").stringValue());
     assertNotNull(init.sessionId());

@@ -1,8 +1,8 @@
 export * from "./api.ts";
 export { ILL_FORMED_MESSAGE, isWellFormedText, unstorableTextIn } from "./fields.ts";
 export * from "./jobs.ts";
-export * from "./k6-script.ts";
 export * from "./k6-output.ts";
+export * from "./k6-script.ts";
 export * from "./live.ts";
 export * from "./matrix.ts";
 export * from "./points.ts";

@@ -56,7 +56,7 @@ export async function startLoad(
   started: StartedServer,
   scenario: CellScenario,
 ): Promise<StartedLoad> {
-  const { cell, deps, signal, marker } = ctx;
+  const { cell, signal, marker } = ctx;
   const { running } = started;
   // Server exits during the load are failures, whatever k6 reports.
   let serverExit: ExitInfo | null = null;

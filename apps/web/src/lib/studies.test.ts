@@ -30,12 +30,12 @@ describe("study cards", () => {
     const missing = view.rows.filter((r) => r.missing).map((r) => `${r.label}: ${r.missing}`);
     expect(missing).toContain("bun: this lab has no server bun");
     expect(missing).toContain("java: this lab has no server spring-ai");
-    expect(missing).toContain("quarkus: perflab has no Quarkus server yet");
+    expect(missing).toContain("quarkus: this lab has no server quarkus");
     expect(missing.filter((m) => m.startsWith("java-native:"))).toHaveLength(1);
     expect(view.rows.find((r) => r.label === "rust")).toMatchObject({ server: "rust", missing: null });
-    // 3 servers × 3 tools × 1 level × 1 round, (5 + 15 + 2 + 3) s each.
-    expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 225 });
-    expect(view.variants.quick.load).toBe("50 VUs · 15 s after 5 s warm-up · 1 round · local");
+    // 3 servers × 3 tools × 1 level × 1 round, (5 + 14 + 2 + 3) s each.
+    expect(view.variants.quick).toMatchObject({ cells: 9, totalSec: 216 });
+    expect(view.variants.quick.load).toBe("50 VUs · 14 s after 5 s warm-up · 1 round · local");
     // As published, the three tools are one mix: 3 servers × 1 workload × 3 rounds.
     expect(view.variants.published.cells).toBe(9);
     expect(view.workloads).toEqual([

@@ -88,6 +88,16 @@ describe("studies", () => {
     });
   });
 
+  it("gives the REST study wrk's 2 s client timeout, so its errors are counted as the study's were", () => {
+    const study = findStudy("rest-postgres")!;
+    for (const variant of ["published", "quick"] as const) {
+      expect(schema.parse(studyMatrix(study, variant, names).spec).timeoutMs).toBe(2000);
+    }
+    expect(
+      schema.parse(studyMatrix(findStudy("trivial-route")!, "quick", names).spec).timeoutMs,
+    ).toBeUndefined();
+  });
+
   it("has unique ids", () => {
     expect(new Set(studies.map((s) => s.id)).size).toBe(studies.length);
   });

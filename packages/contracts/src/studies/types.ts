@@ -46,7 +46,7 @@ export type StudyRow = {
 
 export type StudyLoad = Pick<
   TMatrixSpecInput,
-  "loadLevels" | "durationSec" | "warmupSec" | "rounds" | "adaptive" | "driver" | "limits"
+  "loadLevels" | "durationSec" | "warmupSec" | "rounds" | "adaptive" | "driver" | "limits" | "timeoutMs"
 >;
 
 export type StudyVariant = "published" | "quick";

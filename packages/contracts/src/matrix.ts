@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { gitPrText, gitText, numeric } from "./fields.ts";
+import { loadLevelKey, type TLoadLevel, ZLoadLevel } from "./load-levels.ts";
 import { checkAdaptive, MAX_ROUNDS, mostRounds, ZAdaptiveRounds } from "./rounds.ts";
-import { scenarioCatalog, scenarioIds, scenarioModule, ZVus } from "./scenarios.ts";
+import { scenarioCatalog, scenarioIds, scenarioModule } from "./scenarios.ts";
 import { DEFAULT_PROTOCOLS, type ServerProtocol } from "./server-manifest.ts";
 import { studies } from "./studies/index.ts";
 
@@ -20,67 +21,6 @@ const ZScenarioSelection = z.strictObject({
   id: z.string().min(1),
   params: z.record(z.string(), z.unknown()).default({}),
 });
-
-/** Most tool calls per second an open-model load level may ask for. */
-export const MAX_RATE = 100_000;
-
-/**
- * VUs an open-model level keeps when the spec names none: one per five calls per second (each may
- * take 200 ms before k6 runs out of VUs and drops calls), at least 10, at most 5000.
- */
-export function defaultMaxVus(rate: number): number {
-  return Math.min(5000, Math.max(10, Math.ceil(rate / 5)));
-}
-
-/**
- * One load level: closed model `{ vus }` (that many VUs call back to back, as the studies measured
- * throughput) or open model `{ rate, maxVus? }` (k6's constant-arrival-rate: `rate` tool calls start
- * every second whatever the server's latency, from a pool of `maxVus` VUs, so a slow second shows as
- * latency or dropped calls instead of fewer requests — the model for latency targets and soaks).
- */
-const ZLoadLevel = z
-  .strictObject({
-    vus: numeric(ZVus).optional(),
-    rate: numeric(
-      number()
-        .int("must be a whole number of calls per second")
-        .min(1, "must be at least 1 call per second")
-        .max(MAX_RATE, `must be at most ${MAX_RATE} calls per second`),
-    ).optional(),
-    maxVus: numeric(ZVus).optional(),
-  })
-  .superRefine((level, ctx) => {
-    if (level.vus === undefined && level.rate === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["vus"],
-        message: "give vus (closed model) or rate (open model)",
-      });
-    }
-    if (level.vus !== undefined && level.rate !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["rate"], message: "give vus or rate, not both" });
-    }
-    if (level.maxVus !== undefined && level.rate === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["maxVus"],
-        message: "only an open-model level (rate) has maxVus",
-      });
-    }
-  })
-  .transform(
-    (level): TLoadLevel =>
-      level.rate !== undefined
-        ? { rate: level.rate, maxVus: level.maxVus ?? defaultMaxVus(level.rate) }
-        : { vus: level.vus! },
-  );
-
-export type TLoadLevel = { vus: number } | { rate: number; maxVus: number };
-
-/** A stable key of a load level, for telling levels apart: "vus:50", "rate:500". */
-export function loadLevelKey(level: TLoadLevel): string {
-  return "rate" in level ? `rate:${level.rate}` : `vus:${level.vus}`;
-}
 
 const studyIds = studies.map((s) => s.id) as [string, ...string[]];
 
@@ -184,7 +124,9 @@ export const ZMatrixSpecInput = z.strictObject({
 
 export type TMatrixSpecInput = z.input<typeof ZMatrixSpecInput>;
 
-// The adaptive-rounds shapes (the spec's block, the decision stored on a run) go out with the matrix.
+// The adaptive-rounds shapes (the spec's block, the decision stored on a run) and the load levels
+// go out with the matrix.
+export { defaultMaxVus, loadLevelKey, MAX_RATE, type TLoadLevel } from "./load-levels.ts";
 export * from "./rounds.ts";
 
 /**

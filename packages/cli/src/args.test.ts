@@ -92,6 +92,18 @@ describe("perflab run", () => {
     });
   });
 
+  it("sends --timeout-ms as the spec's timeoutMs, absent unless given, and lists it in the help", () => {
+    const closed = ["run", "--server", "go", "--vus", "10", "--duration", "5"];
+    expect(parseCommand([...closed, "--timeout-ms", "2000"], {})).toMatchObject({
+      spec: { timeoutMs: 2000 },
+    });
+    expect((parseCommand(closed, {}) as { spec: object }).spec).not.toHaveProperty("timeoutMs");
+    expect(() => parseCommand([...closed, "--timeout-ms", "soon"], {})).toThrow(
+      /--timeout-ms must be a number, got "soon"/,
+    );
+    expect(usage.run).toContain("--timeout-ms <ms>");
+  });
+
   it("runs a route on http-route unless --scenario names another, as upload does", () => {
     const closed = ["run", "--server", "go", "--vus", "10", "--duration", "5"];
     expect(parseCommand([...closed, "--route", "/rest/time"], {})).toMatchObject({

@@ -1,7 +1,8 @@
 import { createMatrixSpecSchema, scenarioModule, type TServerInfo } from "@perflab/contracts";
 import { describe, expect, it } from "vitest";
+import { errorsFor, unclaimedErrors } from "@/lib/form-errors";
 import { validateSpec } from "@/lib/spec-errors";
-import { formFields, initialFormState, patchForm, toSpecInput, withParam } from "./form-state";
+import { baseMatch, formFields, initialFormState, patchForm, toSpecInput, withParam } from "./form-state";
 
 const server = (name: string, tools: string[]): TServerInfo => ({
   name,
@@ -24,6 +25,7 @@ describe("the run form's state", () => {
     const after = [
       "Load model",
       "Max VUs",
+      "Client timeout",
       "Virtual users",
       "Duration",
       "Warm-up",
@@ -97,5 +99,19 @@ describe("the run form's state", () => {
       message: "must be at least 2 with adaptive rounds (the minimum before the first look)",
     });
     expect(toSpecInput({ ...form, adaptive: false })).not.toHaveProperty("adaptive");
+  });
+
+  it("sends the client timeout only when set, and shows the API's error on it at its field", () => {
+    const form = { ...initialFormState(servers, "mcp-tool-call", "local"), servers: ["go"] };
+    expect(toSpecInput(form)).not.toHaveProperty("timeoutMs");
+    expect(toSpecInput({ ...form, timeoutMs: "  " })).not.toHaveProperty("timeoutMs");
+    const spec = validateSpec(schema, toSpecInput({ ...form, timeoutMs: " 2000 " })).spec;
+    expect(spec?.timeoutMs).toBe(2000);
+    const { errors } = validateSpec(schema, toSpecInput({ ...form, timeoutMs: "0" }));
+    expect(errorsFor(errors, baseMatch("timeoutMs"))).toEqual([
+      { field: "timeoutMs", message: "must be at least 1 ms" },
+    ]);
+    const fields = formFields(scenarioModule("mcp-tool-call")).map((f) => f.match);
+    expect(unclaimedErrors(errors, fields)).toEqual([]);
   });
 });

@@ -29,6 +29,8 @@ export type FormState = {
   vus: string;
   /** Open model: the VU pool of every level; empty for the default. */
   maxVus: string;
+  /** k6's timeout of each request in ms; empty for k6's own 60 s. */
+  timeoutMs: string;
   durationSec: string;
   warmupSec: string;
   rounds: string;
@@ -63,6 +65,7 @@ const fieldsAfter: FieldEntry[] = [
   base("model", "Load model", { exact: [] }),
   // Shown beside the pool's own field: see poolErrors.
   base("maxVus", "Max VUs", { exact: [] }),
+  base("timeoutMs", "Client timeout", { exact: ["timeoutMs"] }),
   base("vus", "Virtual users", { exact: [], prefix: "loadLevels" }),
   base("durationSec", "Duration", { exact: ["durationSec"] }),
   base("warmupSec", "Warm-up", { exact: ["warmupSec"] }),
@@ -107,6 +110,7 @@ export function initialFormState(servers: TServerInfo[], scenario: string, drive
     model: "closed",
     vus: "10",
     maxVus: "",
+    timeoutMs: "",
     durationSec: "30",
     warmupSec: "5",
     rounds: "1",
@@ -183,6 +187,7 @@ export function toSpecInput(form: FormState) {
     durationSec: form.durationSec,
     warmupSec: form.warmupSec,
     rounds: form.rounds,
+    ...(form.timeoutMs.trim() ? { timeoutMs: form.timeoutMs.trim() } : {}),
     ...(form.adaptive
       ? {
           adaptive: {

@@ -24,7 +24,10 @@ function levelErrors(errors: FieldError[], typed: string) {
   return { pool, levels };
 }
 
-/** The load model, its levels (VUs or a rate), the open model's VU pool, duration and warm-up. */
+/**
+ * The load model, its levels (VUs or a rate), the open model's VU pool, the client's timeout per
+ * request, duration and warm-up.
+ */
 export function LoadFields({
   form,
   update,
@@ -32,7 +35,7 @@ export function LoadFields({
 }: {
   form: FormState;
   update: (patch: Partial<FormState>) => void;
-  err: (key: "vus" | "durationSec" | "warmupSec") => FieldError[];
+  err: (key: "vus" | "timeoutMs" | "durationSec" | "warmupSec") => FieldError[];
 }) {
   const ops = operationWord(form.scenario);
   const held = scenarioOrDefault(form.scenario).operations.vuHolds;
@@ -81,6 +84,14 @@ export function LoadFields({
             />
           </FormField>
         )}
+        <NumberField
+          id="timeoutMs"
+          label="Client timeout (ms)"
+          value={form.timeoutMs}
+          errors={err("timeoutMs")}
+          onChange={(timeoutMs) => update({ timeoutMs })}
+          hint="Blank: k6's 60 s. A request past it counts as a timeout, apart from errors"
+        />
       </div>
 
       <div className="grid gap-6 sm:grid-cols-4">

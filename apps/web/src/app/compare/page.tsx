@@ -1,17 +1,15 @@
 import { splitRunIds } from "@perflab/contracts";
 import type { Metadata } from "next";
-import Link from "next/link";
+import { compareRunRows } from "@/components/compare-run-rows";
+import { CompareRunsTable } from "@/components/compare-runs-table";
 import { ComparisonSection } from "@/components/comparison";
 import { EmptyState } from "@/components/empty-state";
 import { OverlayCharts } from "@/components/overlay-charts";
 import { PageTitle } from "@/components/page-title";
 import { RunSummary } from "@/components/run-summary";
-import { StatusBadge } from "@/components/status-badge";
-import { link, scrollPanel, table, tbody, td, th } from "@/components/ui";
 import { mergeRuns } from "@/lib/compare";
 import { MAX_POINTS_PER_CELL } from "@/lib/downsample";
 import { terminalCellStatuses } from "@/lib/dto";
-import { formatDateTime } from "@/lib/format";
 import { catalogServerNames } from "@/server/catalog";
 import { getDb } from "@/server/db";
 import { getCellPoints } from "@/server/operations/get-cell-points";
@@ -84,42 +82,7 @@ export default async function ComparePage({ searchParams }: Props) {
           {runs.length >= 2 ? `; the comparison leaves ${unknown.length === 1 ? "it" : "them"} out.` : "."}
         </p>
       )}
-      {runs.length > 0 && (
-        <section aria-label="Runs" className={scrollPanel}>
-          <table className={table} data-testid="compare-runs-table">
-            <thead>
-              <tr>
-                <th className={th}>Tag</th>
-                <th className={th}>Run</th>
-                <th className={th}>Status</th>
-                <th className={th}>Commit</th>
-                <th className={th}>Created</th>
-              </tr>
-            </thead>
-            <tbody className={tbody}>
-              {runs.map(({ run, commit, branch }) => (
-                <tr key={run.id} data-testid={`compare-run-${run.id}`}>
-                  <td className={`${td} font-mono text-xs`}>{tags.get(run.id)}</td>
-                  <td className={td}>
-                    <Link href={`/runs/${run.id}`} className={`${link} font-medium`}>
-                      {run.name}
-                    </Link>
-                  </td>
-                  <td className={td}>
-                    <StatusBadge status={run.status} />
-                  </td>
-                  <td className={`${td} font-mono text-xs text-zinc-600 dark:text-zinc-400`}>
-                    {commit ? `${commit.slice(0, 12)}${branch ? ` (${branch})` : ""}` : "—"}
-                  </td>
-                  <td className={`${td} text-zinc-600 dark:text-zinc-400`}>
-                    {formatDateTime(run.createdAt)}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
-      )}
+      {runs.length > 0 && <CompareRunsTable rows={compareRunRows(runs, tags)} />}
       {runs.length >= 2 ? (
         <>
           <ComparisonSection cells={cells} serverOrder={serverOrder} catalog={catalog} />

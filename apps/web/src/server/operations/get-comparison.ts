@@ -1,4 +1,4 @@
-import { type ZRunComparison, type ZRunsComparison, ZUploadProvenance } from "@perflab/contracts";
+import type { ZRunComparison, ZRunsComparison } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import type { z } from "zod";
 import {
@@ -9,6 +9,7 @@ import {
   versusFastest,
 } from "../../lib/compare";
 import type { CellDto } from "../../lib/dto";
+import { unusableLatency } from "../../lib/unusable-latency";
 import { AppError } from "../errors";
 import { getRun } from "./get-run";
 import { getRunsToCompare } from "./get-runs-to-compare";
@@ -91,11 +92,4 @@ export async function getRunsComparison({
     })),
     ...comparisonOf(cells, serverOrder),
   };
-}
-
-/** A run uploaded as a k6 summary has k6's percentiles only: never merged with histograms, so said. */
-function unusableLatency(spec: object): string | null {
-  const upload = ZUploadProvenance.safeParse((spec as { upload?: unknown }).upload);
-  if (!upload.success || !upload.data.k6Summary) return null;
-  return `uploaded as a k6 summary (${upload.data.format}): its percentiles are k6's own, not a histogram, so this comparison has no latency for it`;
 }

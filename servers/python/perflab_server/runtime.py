@@ -36,6 +36,12 @@ class GcTimer:
         self.total_ms += ms
         self.recent.append([self.count, ms])
 
+    def pauses(self) -> list[list[float]]:
+        """The recent pauses, copied before they are read: a collection may run (and append) while
+        the copies are made, and a deque changed mid-iteration raises."""
+        snapshot = list(self.recent)  # copied in C, allocating nothing that could start a collection
+        return [list(pause) for pause in snapshot]
+
 
 _GC_TIMER = GcTimer()
 gc.callbacks.append(_GC_TIMER)
@@ -92,7 +98,7 @@ def runtime_info(*, parallelism: int, stateless: bool, json_response: bool, sess
         "rss_bytes": _rss_bytes(),
         "gc_count": sum(generation["collections"] for generation in gc.get_stats()),
         "gc_pause_total_ms": _GC_TIMER.total_ms,
-        "gc_pauses_recent": [list(pause) for pause in _GC_TIMER.recent],
+        "gc_pauses_recent": _GC_TIMER.pauses(),
         "threads": _threads(),
         "goroutines": None,
         "mcp": {"stateless": stateless, "json_response": json_response, "sessions": sessions},

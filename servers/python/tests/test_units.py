@@ -234,3 +234,24 @@ def test_gc_timer_keeps_the_newest_64_pauses_numbered_from_1():
         timer("stop", {})
     assert timer.count == RECENT_PAUSES_KEPT + 2 and len(timer.recent) == RECENT_PAUSES_KEPT
     assert [n for n, _ in timer.recent] == list(range(3, RECENT_PAUSES_KEPT + 3))
+
+
+def test_gc_pauses_are_read_while_collections_run():
+    import gc
+
+    from perflab_server.runtime import RECENT_PAUSES_KEPT, GcTimer
+
+    timer = GcTimer()
+    gc.callbacks.append(timer)
+    thresholds = gc.get_threshold()
+    try:
+        for _ in range(RECENT_PAUSES_KEPT):
+            gc.collect()
+        # A collection at nearly every allocation: reading must not iterate what the callback appends to.
+        gc.set_threshold(1, 1, 1)
+        for _ in range(200):
+            pauses = timer.pauses()
+            assert len(pauses) == RECENT_PAUSES_KEPT
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.callbacks.remove(timer)

@@ -301,6 +301,7 @@ describe("the pages of a private lab", () => {
       ["/runs/new", "/runs/new"],
       ["/studies", "/studies"],
       ["/settings/tokens", "/settings/tokens"],
+      ["/servers", "/servers"],
     ] as const) {
       const response = await request(path);
       expect(response.status, path).toBe(307);
@@ -321,7 +322,16 @@ describe("the pages of a private lab", () => {
       )
       .map((route) => `/${route}`)
       .filter((route) => route !== "/sign-in" && !route.startsWith("/r/"));
-    const checked = ["/", "/runs/[id]", "/compare", "/reports", "/runs/new", "/studies", "/settings/tokens"];
+    const checked = [
+      "/",
+      "/runs/[id]",
+      "/compare",
+      "/reports",
+      "/runs/new",
+      "/studies",
+      "/settings/tokens",
+      "/servers",
+    ];
     expect(routes.sort()).toEqual(checked.sort());
     const signIn = await request("/sign-in?next=%2F");
     expect(signIn.status).toBe(200);

@@ -781,7 +781,8 @@ describe("run a benchmark from the browser (real Chromium)", () => {
         .toBe("10, 100, 500, 1000 VUs · 30 s after 5 s warm-up · 1 round · local");
       await expect.poll(() => card.getByTestId("study-trivial-route-size").textContent()).toMatch(/^8 cells/);
       const io = page.getByTestId("study-io-tools");
-      await io.getByText("As published").click();
+      // The label: the study's description says "As published" too.
+      await io.locator("label", { hasText: "As published" }).click();
       await expect
         .poll(() => io.getByTestId("study-io-tools-load").textContent())
         .toContain("3 rounds · docker (2 vCPU / 2048 MB)");

@@ -81,6 +81,18 @@ export const comparisonBody = {
             "The share of calls that failed, in percent (errors per tool call; a failed session setup counts " +
               "as a failed call). opsRps counts failed calls too: a server answering fast with errors is not fast.",
           ),
+          rpsPerMb: ZRoundStats.nullable().describe(
+            "HTTP requests per second per MB of the server's mean RSS.",
+          ),
+          latencyStddevMs: ZRoundStats.nullable().describe(
+            "Standard deviation of the measured window's latency, ms (from the merged histogram).",
+          ),
+          gcPauseMaxMs: ZRoundStats.nullable().describe(
+            "The server runtime's longest single GC pause in the measured window, ms; null where the runtime reports none.",
+          ),
+          timeoutsPct: ZRoundStats.nullable().describe(
+            "Requests that hit the client's timeout (the matrix's timeoutMs), in % of the operations, apart from failedCallsPct.",
+          ),
           versusFastest: z.object({
             ratio: z.number().describe("Mean ops/s ÷ the fastest server's at this level."),
             fastest: z.boolean(),

@@ -34,7 +34,11 @@ export async function listRegisteredServers({ db, caller }: Params): Promise<Ser
 export async function getRegisteredServer({ db, caller, id }: Params & { id: string }) {
   const workspaceId = await workspaceOf(db, caller);
   const row = await db.serverDefinition.findFirst({ where: { id, workspaceId, source: "registered" } });
-  if (!row) throw new AppError("not_found", "No registered server of this workspace has this id.");
+  if (!row) {
+    throw new AppError("not_found", "No registered server of this workspace has this id.", [
+      { field: "id", message: "no registered server of this workspace has this id" },
+    ]);
+  }
   return row;
 }
 

@@ -1,5 +1,6 @@
 import { UPLOAD_MEDIA_TYPES } from "@perflab/contracts";
 import { env } from "@/env";
+import { refuseMethod } from "@/server/api-routes";
 import { authorizeWrite } from "@/server/auth";
 import { getDb } from "@/server/db";
 import { AppError } from "@/server/errors";
@@ -59,3 +60,19 @@ export const POST = withProblems(async (request, _context, requestId) => {
     },
   });
 });
+
+/**
+ * A request with a body skips the middleware here (middleware.ts), which would otherwise answer
+ * another method with a 405 problem: these handlers give that same answer, so PUT, PATCH and DELETE
+ * get a problem naming the method rather than Next.js's empty 405. They serve nothing: the path
+ * still answers POST only (its OpenAPI entry and Allow header say so).
+ */
+async function refuseOtherMethods(request: Request): Promise<Response> {
+  return (
+    foreignHostResponse(request.headers, env.PERFLAB_ALLOWED_HOSTS) ??
+    refuseMethod(request) ??
+    new Response(null, { status: 405, headers: { allow: "POST" } })
+  );
+}
+
+export { refuseOtherMethods as DELETE, refuseOtherMethods as PATCH, refuseOtherMethods as PUT };

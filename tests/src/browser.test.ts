@@ -162,7 +162,8 @@ describe("run a benchmark from the browser (real Chromium)", () => {
       await page.goto(`${inject("webUrl")}/runs/new`);
       await chooseServers(page, ["go"]);
       await fill(page, "Virtual users", "3");
-      await fill(page, "Duration", "8");
+      // Long enough for two of the live view's 5 s batches before the cell's end.
+      await fill(page, "Duration", "16");
       await fill(page, "Warm-up", "1");
       await page.getByRole("button", { name: /start|queue|run/i }).click();
       await page.waitForURL(/\/runs\/[^/]+$/, { timeout: 15_000 });

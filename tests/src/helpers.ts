@@ -178,6 +178,33 @@ export async function api(pathname: string, init?: RequestInit) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/**
+ * Queues a one-round matrix on go and node through the REST API (no cool-down) and waits for it: the
+ * run's detail as the API gives it, typed by the caller.
+ */
+export async function runMatrixOnGoAndNode<Detail>(
+  scenario: { id: string; params: Record<string, unknown> },
+  load: { vus: number; durationSec: number; warmupSec: number },
+): Promise<{ runId: string; detail: Detail }> {
+  const created = await api("/api/v1/matrices", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      servers: ["go", "node"],
+      scenarios: [scenario],
+      loadLevels: [{ vus: load.vus }],
+      durationSec: load.durationSec,
+      warmupSec: load.warmupSec,
+      rounds: 1,
+      cooldownSec: 0,
+    }),
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const runId = created.body.runId as string;
+  await waitForRun(runId, 150_000);
+  return { runId, detail: (await api(`/api/v1/runs/${runId}`)).body as unknown as Detail };
+}
+
 /** The Go reference server started as the local driver starts it, healthy, for tests that run k6 by hand. */
 export async function startGoServer(cellId: string, env: Record<string, string> = {}) {
   const go = loadServerCatalog(path.join(repoRoot, "servers")).find((s) => s.name === "go")!;

@@ -5,7 +5,7 @@
  * call whose answer is not the message as failed).
  */
 import { describe, expect, it } from "vitest";
-import { api, testDb, waitForRun } from "./helpers.ts";
+import { api, runMatrixOnGoAndNode, testDb } from "./helpers.ts";
 
 const MIB = 1024 * 1024;
 
@@ -27,23 +27,11 @@ type RunDetail = {
 
 describe("the mcp-request-size scenario", () => {
   it("sends a 1 MiB message that each server echoes intact, about 1 MiB sent per call", async () => {
-    const created = await api("/api/v1/matrices", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        servers: ["go", "node"],
-        scenarios: [{ id: "mcp-request-size", params: { messageBytes: MIB } }],
-        loadLevels: [{ vus: 2 }],
-        durationSec: 4,
-        warmupSec: 1,
-        rounds: 1,
-        cooldownSec: 0,
-      }),
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const runId = created.body.runId as string;
-    await waitForRun(runId, 150_000);
-    const { run, cells } = (await api(`/api/v1/runs/${runId}`)).body as unknown as RunDetail;
+    const { detail } = await runMatrixOnGoAndNode<RunDetail>(
+      { id: "mcp-request-size", params: { messageBytes: MIB } },
+      { vus: 2, durationSec: 4, warmupSec: 1 },
+    );
+    const { run, cells } = detail;
     expect(cells.map((c) => c.error)).toEqual([null, null]);
     expect(run.status).toBe("succeeded");
 

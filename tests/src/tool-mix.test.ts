@@ -6,7 +6,7 @@
  */
 import { parse } from "csv-parse/sync";
 import { describe, expect, inject, it } from "vitest";
-import { api, testDb, waitForRun } from "./helpers.ts";
+import { api, runMatrixOnGoAndNode, testDb } from "./helpers.ts";
 
 type Operation = {
   method: string;
@@ -42,23 +42,11 @@ const mix = [
 
 describe("the mcp-tool-mix scenario", () => {
   it("calls each tool as often as its weight says, in sessions of one initialize, tools/list and DELETE", async () => {
-    const created = await api("/api/v1/matrices", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        servers: ["go", "node"],
-        scenarios: [{ id: "mcp-tool-mix", params: { tools: mix, callsPerSession: CALLS_PER_SESSION } }],
-        loadLevels: [{ vus: 4 }],
-        durationSec: 4,
-        warmupSec: 1,
-        rounds: 1,
-        cooldownSec: 0,
-      }),
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const runId = created.body.runId as string;
-    await waitForRun(runId, 150_000);
-    const { run, cells } = (await api(`/api/v1/runs/${runId}`)).body as unknown as RunDetail;
+    const { runId, detail } = await runMatrixOnGoAndNode<RunDetail>(
+      { id: "mcp-tool-mix", params: { tools: mix, callsPerSession: CALLS_PER_SESSION } },
+      { vus: 4, durationSec: 4, warmupSec: 1 },
+    );
+    const { run, cells } = detail;
     expect(cells.map((c) => c.error)).toEqual([null, null]);
     expect(run.status).toBe("succeeded");
 

@@ -26,6 +26,11 @@ export type ScenarioOperations = {
   tag: string;
   /** What a VU holds open, said in the open model's pool hint ("sessions"), if anything. */
   vuHolds?: string;
+  /**
+   * What an open-model rate starts, when one k6 iteration is not one operation: "session" for a
+   * tool mix, whose every iteration is a session of several calls. `word` when absent.
+   */
+  rateWord?: string;
 };
 
 /** A select option of a run form field; its hint shows under the select while it is chosen. */

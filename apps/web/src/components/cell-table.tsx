@@ -1,5 +1,5 @@
 import type { CellDto } from "@/lib/dto";
-import { levelLabel, operationWord, sharedScenario, workloadName } from "@/lib/labels";
+import { levelLabel, rateWord, sharedScenario, workloadName } from "@/lib/labels";
 import { limitsLabel, type RequestedLimits } from "@/lib/limits";
 import { StatusBadge } from "./status-badge";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
@@ -54,7 +54,7 @@ export function CellTable({
             <th className={th}>Scenario</th>
             <th
               className={thNum}
-              title={`VUs looping back to back (closed model) or ${operationWord(scenario)} started per second (open model)`}
+              title={`VUs looping back to back (closed model) or ${rateWord(scenario)} started per second (open model)`}
             >
               Load
             </th>

@@ -1,6 +1,6 @@
 import { levelKey, levelOf, levelOrder, runServers } from "./compare-axes";
 import type { CellDto, RunDto } from "./dto";
-import { operationWord, sharedScenario } from "./labels";
+import { rateWord, sharedScenario } from "./labels";
 
 /** A cell of a comparison of runs: `index` unique among all runs, `shownIndex` its run's own. */
 export type MergedCell = CellDto & { shownIndex: number };
@@ -92,7 +92,7 @@ const loadFacet = ({ cells }: RunToCompare): string => {
   const rates = levels.flatMap((l) => (l.rate !== null ? [l.rate] : []));
   return [
     countsOf(vus, "VU", "VUs"),
-    countsOf(rates, `${operationWord(scenario, 1)}/s`, `${operationWord(scenario)}/s`),
+    countsOf(rates, `${rateWord(scenario, 1)}/s`, `${rateWord(scenario)}/s`),
   ]
     .filter(Boolean)
     .join(" + ");

@@ -71,6 +71,9 @@ describe("levelLabel", () => {
     expect(levelLabel({ vus: null, rate: 500 })).toBe("500 calls/s");
     expect(levelLabel({ vus: null, rate: 1 })).toBe("1 call/s");
     expect(levelLabel({ vus: null, rate: 500, scenario: "mcp-tool-call" })).toBe("500 calls/s");
+    // A tool mix's rate starts sessions of several calls each, so it is said in sessions.
+    expect(levelLabel({ vus: null, rate: 50, scenario: "mcp-tool-mix" })).toBe("50 sessions/s");
+    expect(levelLabel({ vus: null, rate: 1, scenario: "mcp-tool-mix" })).toBe("1 session/s");
   });
   it("says a plain HTTP route's open-model level in requests per second", () => {
     expect(levelLabel({ vus: null, rate: 500, scenario: "http-route" })).toBe("500 requests/s");

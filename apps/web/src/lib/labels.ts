@@ -28,6 +28,15 @@ export function operationWord(scenario: string | undefined, count = 2): string {
   return count === 1 ? word : `${word}s`;
 }
 
+/**
+ * What a scenario's open-model rate starts, in running text: its operation ("500 calls/s"), or what
+ * one k6 iteration is when that is several operations ("50 sessions/s" for a tool mix).
+ */
+export function rateWord(scenario: string | undefined, count = 2): string {
+  const { word, rateWord: started = word } = scenarioOrDefault(scenario).operations;
+  return count === 1 ? started : `${started}s`;
+}
+
 /** "requests" → "Requests", for a heading. */
 export const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
 
@@ -50,9 +59,9 @@ export function workloadName(cell: Pick<CellDto, "scenario" | "params">): string
 /** A closed-model load level as people say it, grouped as the tables print numbers: "1 VU", "1,000 VUs". */
 export const vusLabel = (vus: number): string => `${formatInt(vus)} ${vus === 1 ? "VU" : "VUs"}`;
 
-/** An open-model load level as people say it: "1 call/s", "5,000 calls/s", "500 requests/s". */
+/** An open-model load level as people say it: "1 call/s", "5,000 calls/s", "50 sessions/s". */
 const rateLabel = (rate: number, scenario: string | undefined): string =>
-  `${formatInt(rate)} ${operationWord(scenario, rate)}/s`;
+  `${formatInt(rate)} ${rateWord(scenario, rate)}/s`;
 
 /**
  * A load level of either model as people say it: "50 VUs" (closed), "500 calls/s" (open; "500

@@ -1,6 +1,6 @@
 import { scenarioOrDefault } from "@perflab/contracts";
 import { type FieldError, mergeByField } from "@/lib/form-errors";
-import { capitalized, operationWord } from "@/lib/labels";
+import { capitalized, operationWord, rateWord } from "@/lib/labels";
 import { splitVuList } from "@/lib/matrix-preview";
 import { FormField, inputClass } from "../form-field";
 import type { FormState } from "./form-state";
@@ -37,7 +37,7 @@ export function LoadFields({
   update: (patch: Partial<FormState>) => void;
   err: (key: "vus" | "timeoutMs" | "durationSec" | "warmupSec") => FieldError[];
 }) {
-  const ops = operationWord(form.scenario);
+  const started = rateWord(form.scenario);
   const held = scenarioOrDefault(form.scenario).operations.vuHolds;
   const open = form.model === "open";
   const { pool, levels } = levelErrors(err("vus"), form.vus);
@@ -52,7 +52,7 @@ export function LoadFields({
           className="sm:col-span-2"
           hint={
             open
-              ? `${capitalized(ops)} start at a fixed rate whatever the latency (soaks, latency targets)`
+              ? `${capitalized(started)} start at a fixed rate whatever the latency (soaks, latency targets)`
               : `VUs ${operationWord(form.scenario, 1)} back to back (throughput)`
           }
         >
@@ -63,7 +63,7 @@ export function LoadFields({
             onChange={(e) => update({ model: e.target.value as FormState["model"] })}
           >
             <option value="closed">Closed: virtual users</option>
-            <option value="open">{`Open: ${ops} per second`}</option>
+            <option value="open">{`Open: ${started} per second`}</option>
           </select>
         </FormField>
         {open && (
@@ -71,7 +71,7 @@ export function LoadFields({
             id="maxVus"
             label="Max VUs"
             errors={pool}
-            hint={`VUs${held ? ` (${held})` : ""} k6 may use per level; empty: one per 5 ${ops}/s`}
+            hint={`VUs${held ? ` (${held})` : ""} k6 may use per level; empty: one per 5 ${started}/s`}
           >
             <input
               id="maxVus"
@@ -97,7 +97,7 @@ export function LoadFields({
       <div className="grid gap-6 sm:grid-cols-4">
         <FormField
           id="vus"
-          label={open ? `${capitalized(ops)} per second` : "Virtual users"}
+          label={open ? `${capitalized(started)} per second` : "Virtual users"}
           errors={levels}
           className="sm:col-span-2"
           hint={

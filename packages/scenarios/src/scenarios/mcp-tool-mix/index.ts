@@ -16,7 +16,13 @@ export const mcpToolMix = defineScenario({
   defaultParams: { tools: [...defaultMix], callsPerSession: 10 },
   operationMethod: "tools/call",
   protocol: "mcp",
-  operations: { name: "MCP tool calls", word: "call", tag: "the tool called", vuHolds: "sessions" },
+  operations: {
+    name: "MCP tool calls",
+    word: "call",
+    tag: "the tool called",
+    vuHolds: "sessions",
+    rateWord: "session",
+  },
   env: ({ tools, callsPerSession }, { mcpPath, ...load }) =>
     mcpToolMixEnv({ ...load, mcpPath, tools, callsPerSession }),
   files: mcpToolMixFiles,

@@ -6,7 +6,6 @@
  * waits for every build to end before it measures a cell (see @perflab/catalog).
  */
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -15,27 +14,15 @@ import {
   loadServerCatalog,
   markBuildFailed,
   markBuilding,
+  nativeBuildHash,
   recordBuildSeconds,
   unmarkBuildFailed,
   unmarkBuilding,
 } from "@perflab/catalog";
-import { glob } from "tinyglobby";
 
 const root = path.resolve(import.meta.dirname, "..");
 const stampDir = path.join(root, ".perflab/build");
 const only = process.argv.slice(2);
-
-async function sourceHash(server: CatalogEntry): Promise<string> {
-  const files = (
-    await glob([...server.build.inputs, "perflab.json"], {
-      cwd: server.dir,
-      ignore: ["**/node_modules/**", "**/target/**", "bin/**"],
-    })
-  ).sort();
-  const hash = createHash("sha256").update(server.build.command);
-  for (const file of files) hash.update(file).update(await readFile(path.join(server.dir, file)));
-  return hash.digest("hex");
-}
 
 function sh(command: string, cwd: string, logFile: string): Promise<number> {
   return new Promise((resolve) => {
@@ -92,7 +79,7 @@ await mkdir(stampDir, { recursive: true });
 const servers = loadServerCatalog().filter((s) => only.length === 0 || only.includes(s.name));
 const stale: { server: CatalogEntry; hash: string }[] = [];
 for (const server of servers) {
-  const hash = await sourceHash(server);
+  const hash = await nativeBuildHash(server);
   const stamp = path.join(stampDir, `${server.name}.sha256`);
   if (existsSync(stamp) && (await readFile(stamp, "utf8")) === hash) {
     // A marker left by a build that was killed: the server is built, nothing builds it now.

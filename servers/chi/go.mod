@@ -14,3 +14,8 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
+
+require perflab/servers/go-common v0.0.0-00010101000000-000000000000
+
+// The code the Go servers share (runtime report, pure tools, validate_document), from this repository.
+replace perflab/servers/go-common => ../go-common

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"perflab/servers/go-common/runtimeinfo"
 )
 
 func loadPort() (string, error) {
@@ -45,7 +46,7 @@ func newRouter(users *userStore) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	r.Get("/debug/runtime", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, readRuntimeInfo())
+		writeJSON(w, http.StatusOK, runtimeinfo.Read())
 	})
 	r.Get("/rest/time", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, struct {
@@ -82,7 +83,7 @@ func run() error {
 		return err
 	}
 	srv := &http.Server{Handler: newRouter(users), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	log.Printf("perflab chi server listening on http://%s (gomaxprocs=%d)", ln.Addr(), readRuntimeInfo().Parallelism)
+	log.Printf("perflab chi server listening on http://%s (gomaxprocs=%d)", ln.Addr(), runtimeinfo.Read().Parallelism)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -6,7 +6,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 )
 
 require (
@@ -23,3 +23,8 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
 )
+
+require perflab/servers/go-common v0.0.0-00010101000000-000000000000
+
+// The code the Go servers share (runtime report, pure tools, validate_document), from this repository.
+replace perflab/servers/go-common => ../go-common

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/redis/go-redis/v9"
+	"perflab/servers/go-common/compute"
 )
 
 type (
@@ -227,7 +228,7 @@ func (b *backends) checkout(ctx context.Context, _ mcp.CallToolRequest, in check
 	if err != nil {
 		return nil, err
 	}
-	order, err := canonicalJSON(struct {
+	order, err := compute.CanonicalJSON(struct {
 		Items []cartItem `json:"items"`
 	}{items})
 	if err != nil {

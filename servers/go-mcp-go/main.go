@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"perflab/servers/go-common/runtimeinfo"
+	"perflab/servers/go-common/validate"
 )
 
 type config struct {
@@ -77,7 +79,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	dv, err := newDocumentValidator()
+	dv, err := validate.New()
 	if err != nil {
 		return fmt.Errorf("document schema: %w", err)
 	}
@@ -94,8 +96,8 @@ func run() error {
 	if cfg.legacySSE {
 		legacy = legacySSE(mux, mcpServer)
 	}
-	plainRoutes(mux, b, func() runtimeInfo {
-		return readRuntimeInfo(cfg, func() int { return int(sessions.Load()) })
+	plainRoutes(mux, b, func() runtimeinfo.Info {
+		return runtimeinfo.ReadMCP(cfg.stateless, cfg.jsonResponse, func() int { return int(sessions.Load()) })
 	})
 
 	// Signals are caught before the start line: a SIGTERM sent right after it must shut down
@@ -107,7 +109,7 @@ func run() error {
 		return err
 	}
 	log.Printf("perflab go-mcp-go server listening on http://%s (stateless=%t json_response=%t legacy_sse=%t gomaxprocs=%d)",
-		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.legacySSE, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
+		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.legacySSE, runtimeinfo.Read().Parallelism)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"perflab/servers/go-common/validate"
 )
 
 // maxBodyBytes is the contract's request body limit (section 2): a 1 MiB echo message of control
@@ -20,7 +21,7 @@ const maxBodyBytes = 8 << 20
 // newMCPServer is the contract's MCP server on mcp-go: the ten tools with their schemas validated
 // by the SDK (WithInputSchemaValidation), tool errors as isError results, panics recovered, and
 // open sessions counted for /debug/runtime.
-func newMCPServer(cfg config, b *backends, dv *documentValidator, sessions *atomic.Int64) *server.MCPServer {
+func newMCPServer(cfg config, b *backends, dv *validate.Validator, sessions *atomic.Int64) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { sessions.Add(1) })
 	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { sessions.Add(-1) })

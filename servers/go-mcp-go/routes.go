@@ -5,10 +5,13 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/runtimeinfo"
 )
 
 // plainRoutes are the contract's plain HTTP routes (CONTRACT.md section 7).
-func plainRoutes(mux *http.ServeMux, b *backends, runtime func() runtimeInfo) {
+func plainRoutes(mux *http.ServeMux, b *backends, runtime func() runtimeinfo.Info) {
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -60,7 +63,7 @@ func parseUserID(raw string) (int, bool) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := canonicalJSON(v)
+	body, err := compute.CanonicalJSON(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/validate"
 )
 
 const maxEchoBytes = 1 << 20
@@ -93,7 +95,7 @@ func inRange(name string, v integer, lo, hi int) error {
 }
 
 func jsonResult(v any) (*mcp.CallToolResult, error) {
-	s, err := canonicalJSON(v)
+	s, err := compute.CanonicalJSON(v)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +122,7 @@ type (
 )
 
 // computeTools are the tools that need no backend.
-func computeTools(dv *documentValidator) []server.ServerTool {
+func computeTools(dv *validate.Validator) []server.ServerTool {
 	return []server.ServerTool{
 		contractTool("echo", func(_ context.Context, _ mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, error) {
 			if len(in.Message) > maxEchoBytes {
@@ -129,7 +131,7 @@ func computeTools(dv *documentValidator) []server.ServerTool {
 			if err := inRange("pad_to_bytes", in.PadToBytes, 0, maxEchoBytes); err != nil {
 				return nil, err
 			}
-			return mcp.NewToolResultText(padMessage(in.Message, int(in.PadToBytes))), nil
+			return mcp.NewToolResultText(compute.PadMessage(in.Message, int(in.PadToBytes))), nil
 		}),
 		contractTool("fibonacci", func(_ context.Context, _ mcp.CallToolRequest, in fibonacciIn) (*mcp.CallToolResult, error) {
 			if err := inRange("n", in.N, 0, 35); err != nil {
@@ -138,13 +140,13 @@ func computeTools(dv *documentValidator) []server.ServerTool {
 			return jsonResult(struct {
 				N     int   `json:"n"`
 				Value int64 `json:"value"`
-			}{int(in.N), fibonacci(int(in.N))})
+			}{int(in.N), compute.Fibonacci(int(in.N))})
 		}),
 		contractTool("validate_document", func(_ context.Context, _ mcp.CallToolRequest, in validateIn) (*mcp.CallToolResult, error) {
 			if len(in.Document) == 0 || in.Document[0] != '{' {
 				return nil, fmt.Errorf("invalid_argument: document must be an object")
 			}
-			v, err := dv.validate(in.Document)
+			v, err := dv.Validate(in.Document)
 			if err != nil {
 				return nil, fmt.Errorf("invalid_argument: %v", err)
 			}
@@ -154,7 +156,7 @@ func computeTools(dv *documentValidator) []server.ServerTool {
 			if err := inRange("size", in.Size, 1, 100000); err != nil {
 				return nil, err
 			}
-			return jsonResult(transformData(int(in.Size)))
+			return jsonResult(compute.TransformData(int(in.Size)))
 		}),
 		contractTool("sleep", func(ctx context.Context, _ mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, error) {
 			if err := inRange("ms", in.Ms, 0, 10000); err != nil {

@@ -11,12 +11,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"perflab/servers/go-common/runtimeinfo"
+	"perflab/servers/go-common/validate"
 )
 
 // startServer serves /mcp and the plain routes as main does, in the mode cfg asks.
 func startServer(t *testing.T, cfg config) (string, *atomic.Int64) {
 	t.Helper()
-	dv, err := newDocumentValidator()
+	dv, err := validate.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +33,8 @@ func startServer(t *testing.T, cfg config) (string, *atomic.Int64) {
 		sse := legacySSE(mux, mcpServer)
 		t.Cleanup(sse.CloseSessions)
 	}
-	plainRoutes(mux, newBackends(), func() runtimeInfo {
-		return readRuntimeInfo(cfg, func() int { return int(sessions.Load()) })
+	plainRoutes(mux, newBackends(), func() runtimeinfo.Info {
+		return runtimeinfo.ReadMCP(cfg.stateless, cfg.jsonResponse, func() int { return int(sessions.Load()) })
 	})
 	srv.Start()
 	t.Cleanup(func() {

@@ -3,7 +3,11 @@ package main
 // A test-only implementation of the fixture data of CONTRACT.md ("Fixtures"),
 // used to publish golden fixture vectors that the fixtures package is checked against.
 
-import "fmt"
+import (
+	"fmt"
+
+	"perflab/servers/go-common/compute"
+)
 
 var (
 	productAdjectives = []string{"amber", "bold", "crisp", "dusty", "eager", "fancy", "gentle", "hollow", "icy", "jolly", "keen", "lucky", "mellow", "noble", "plain", "quiet"}
@@ -16,14 +20,14 @@ type fixtureProduct struct {
 }
 
 func generateProducts() []fixtureProduct {
-	rng := xorshift32(20240601)
+	rng := compute.Xorshift32(20240601)
 	out := make([]fixtureProduct, 0, 100000)
 	for id := 1; id <= 100000; id++ {
-		adj := productAdjectives[rng.next()%16]
-		noun := productNouns[rng.next()%16]
-		cat := transformCategories[rng.next()%8]
-		price := int64(99 + rng.next()%49901)
-		stock := int64(rng.next() % 500)
+		adj := productAdjectives[rng.Next()%16]
+		noun := productNouns[rng.Next()%16]
+		cat := compute.TransformCategories[rng.Next()%8]
+		price := int64(99 + rng.Next()%49901)
+		stock := int64(rng.Next() % 500)
 		out = append(out, fixtureProduct{product{id, adj + " " + noun, cat, price, stock}, adj, noun})
 	}
 	return out
@@ -49,25 +53,25 @@ type redisSeed struct {
 }
 
 func generateRedisSeed() redisSeed {
-	rng := xorshift32(1000003)
+	rng := compute.Xorshift32(1000003)
 	s := redisSeed{map[int]map[int]int{}, map[int][]string{}, map[int]int64{}}
 	for uid := 1; uid <= 1000; uid++ {
-		n := 1 + int(rng.next()%5)
+		n := 1 + int(rng.Next()%5)
 		s.carts[uid] = map[int]int{}
 		for range n {
-			pid := 1 + int(rng.next()%100000)
-			qty := 1 + int(rng.next()%5)
+			pid := 1 + int(rng.Next()%100000)
+			qty := 1 + int(rng.Next()%5)
 			s.carts[uid][pid] = qty
 		}
 		for range 5 {
-			pid := 1 + int(rng.next()%100000)
-			qty := 1 + int(rng.next()%3)
+			pid := 1 + int(rng.Next()%100000)
+			qty := 1 + int(rng.Next()%3)
 			s.history[uid] = append(s.history[uid], fmt.Sprintf(`{"items":[{"product_id":%d,"quantity":%d}]}`, pid, qty))
 		}
 	}
 	for range 1000 {
-		pid := 1 + int(rng.next()%100000)
-		s.popularity[pid] = int64(rng.next() % 10000)
+		pid := 1 + int(rng.Next()%100000)
+		s.popularity[pid] = int64(rng.Next() % 10000)
 	}
 	return s
 }

@@ -6,7 +6,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/go-redis/v9 v9.23.0
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 )
 
 require (
@@ -25,3 +25,8 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+require perflab/servers/go-common v0.0.0-00010101000000-000000000000
+
+// The code the Go servers share (runtime report, pure tools, validate_document), from this repository.
+replace perflab/servers/go-common => ../go-common

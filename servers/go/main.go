@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/runtimeinfo"
+	"perflab/servers/go-common/validate"
 )
 
 // maxBodyBytes is the contract's request body limit (section 2): a 1 MiB echo
@@ -86,7 +89,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	dv, err := newDocumentValidator()
+	dv, err := validate.New()
 	if err != nil {
 		return fmt.Errorf("document schema: %w", err)
 	}
@@ -108,7 +111,7 @@ func run() error {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("GET /debug/runtime", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, readRuntimeInfo(cfg, func() int {
+		writeJSON(w, http.StatusOK, runtimeinfo.ReadMCP(cfg.stateless, cfg.jsonResponse, func() int {
 			n := 0
 			for range server.Sessions() {
 				n++
@@ -140,7 +143,7 @@ func run() error {
 		IdleTimeout:       120 * time.Second,
 	}
 	log.Printf("perflab go server listening on http://%s (stateless=%t json_response=%t direct_json=%t gomaxprocs=%d)",
-		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.directJSON, readRuntimeInfo(cfg, func() int { return 0 }).Parallelism)
+		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.directJSON, runtimeinfo.Read().Parallelism)
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
@@ -222,7 +225,7 @@ func parseUserID(raw string) (int, bool) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := canonicalJSON(v)
+	body, err := compute.CanonicalJSON(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/validate"
 )
 
 var update = flag.Bool("update", false, "rewrite ../contract/vectors.json from this implementation")
@@ -69,121 +70,30 @@ func TestSearchLimitDefaultsOnlyWhenAbsent(t *testing.T) {
 	}
 }
 
-func TestPadMessageReachesExactByteLength(t *testing.T) {
-	for _, size := range []int{0, 1, 63, 64, 65, 1024, 10240, 102400, 1048576} {
-		got := padMessage("hello", size)
-		want := max(size, 5)
-		if len(got) != want {
-			t.Fatalf("pad to %d: got %d bytes", size, len(got))
-		}
-		if !strings.HasPrefix(got, "hello") {
-			t.Fatalf("pad to %d: message not kept at the front", size)
-		}
-	}
-	if got := padMessage("", 70); got != padAlphabet+"ABCDEF" {
-		t.Fatalf("padding restarts the alphabet wrongly: %q", got)
-	}
-}
-
-func TestPadMessageCountsUTF8BytesAndNeverTruncates(t *testing.T) {
-	got := padMessage("héllo", 8) // é is 2 bytes, so 6 bytes + 2 padding
-	if got != "héllo"+"AB" || !utf8.ValidString(got) {
-		t.Fatalf("got %q", got)
-	}
-	if got := padMessage("a long message", 3); got != "a long message" {
-		t.Fatalf("a message longer than pad_to_bytes must be returned unchanged, got %q", got)
-	}
-}
-
-func TestFibonacciMatchesKnownValues(t *testing.T) {
-	known := map[int]int64{0: 0, 1: 1, 2: 1, 10: 55, 20: 6765, 30: 832040, 35: 9227465}
-	for n, want := range known {
-		if got := fibonacci(n); got != want {
-			t.Fatalf("fibonacci(%d) = %d, want %d", n, got, want)
-		}
-	}
-}
-
-func TestXorshift32FirstOutputs(t *testing.T) {
-	rng := xorshift32(42)
-	want := []uint32{11355432, 2836018348, 476557059, 3648046016, 3759983556}
-	for i, w := range want {
-		if got := rng.next(); got != w {
-			t.Fatalf("output %d = %d, want %d", i, got, w)
-		}
-	}
-}
-
-func TestTransformDataAggregatesEveryRecordOnce(t *testing.T) {
-	res := transformData(100000)
-	count, prev := 0, ""
-	for _, g := range res.Groups {
-		if g.Category <= prev {
-			t.Fatalf("groups not in category order: %q after %q", g.Category, prev)
-		}
-		prev = g.Category
-		count += g.Count
-		if r := g.Regions; r.Apac+r.Emea+r.Latam+r.Na != g.Count {
-			t.Fatalf("%s: region counts do not add up to %d", g.Category, g.Count)
-		}
-		if g.MinAmountCents > g.P50AmountCents || g.P50AmountCents > g.MaxAmountCents || len(g.TopIDs) != 3 {
-			t.Fatalf("%s: inconsistent aggregates %+v", g.Category, g)
-		}
-	}
-	if count != 100000 || len(res.Groups) != 8 {
-		t.Fatalf("got %d records in %d groups", count, len(res.Groups))
-	}
-}
-
-func TestDocumentSchemaIsTheContractCopy(t *testing.T) {
-	contract, err := os.ReadFile("../contract/document.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(contract, documentSchemaJSON) {
-		t.Fatal("document.schema.json differs from servers/contract/document.schema.json: copy it again")
-	}
-}
-
-func TestValidatorCountsDistinctFailingLocations(t *testing.T) {
-	dv, err := newDocumentValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := dv.validate([]byte(`{"id":"x","createdAt":"2024-01-01","status":"paid","customer":{"name":"A","email":"a@b.co"},"items":[{"sku":"ABC-1234","quantity":1,"unitPriceCents":-1.5}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"/id", "/items/0/unitPriceCents"} // type and minimum fail at one place: counted once
-	if got.Valid || got.ErrorCount != 2 || !slices.Equal(got.ErrorPaths, want) {
-		t.Fatalf("got %+v", got)
-	}
-}
-
 // callTool runs a contract vector through the same functions the MCP handlers use.
-func callTool(t *testing.T, dv *documentValidator, tool string, args json.RawMessage) string {
+func callTool(t *testing.T, dv *validate.Validator, tool string, args json.RawMessage) string {
 	t.Helper()
 	var out any
 	switch tool {
 	case "echo":
 		var in echoIn
 		mustUnmarshal(t, args, &in)
-		return padMessage(in.Message, in.PadToBytes)
+		return compute.PadMessage(in.Message, in.PadToBytes)
 	case "fibonacci":
 		var in fibonacciIn
 		mustUnmarshal(t, args, &in)
 		out = struct {
 			N     int   `json:"n"`
 			Value int64 `json:"value"`
-		}{in.N, fibonacci(in.N)}
+		}{in.N, compute.Fibonacci(in.N)}
 	case "transform_data":
 		var in transformIn
 		mustUnmarshal(t, args, &in)
-		out = transformData(in.Size)
+		out = compute.TransformData(in.Size)
 	case "validate_document":
 		var in validateIn
 		mustUnmarshal(t, args, &in)
-		v, err := dv.validate(in.Document)
+		v, err := dv.Validate(in.Document)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +101,7 @@ func callTool(t *testing.T, dv *documentValidator, tool string, args json.RawMes
 	default:
 		t.Fatalf("no pure implementation for %s", tool)
 	}
-	s, err := canonicalJSON(out)
+	s, err := compute.CanonicalJSON(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +140,7 @@ func TestContractVectors(t *testing.T) {
 	}
 	var vf vectorFile
 	mustUnmarshal(t, data, &vf)
-	dv, err := newDocumentValidator()
+	dv, err := validate.New()
 	if err != nil {
 		t.Fatal(err)
 	}

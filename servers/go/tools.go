@@ -15,6 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
+	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/validate"
 )
 
 const maxEchoBytes = 1 << 20
@@ -55,7 +57,7 @@ func text(s string) *mcp.CallToolResult {
 }
 
 func jsonResult(v any) (*mcp.CallToolResult, any, error) {
-	s, err := canonicalJSON(v)
+	s, err := compute.CanonicalJSON(v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +147,7 @@ func searchLimit(limit *int) int {
 
 var querySyntax = regexp.MustCompile(`^[a-z]{1,32}$`).MatchString
 
-func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
+func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 	mcp.AddTool(s, tool("echo"), func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		if len(in.Message) > maxEchoBytes {
 			return nil, nil, fmt.Errorf("invalid_argument: message is longer than %d bytes", maxEchoBytes)
@@ -153,7 +155,7 @@ func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
 		if err := inRange("pad_to_bytes", in.PadToBytes, 0, maxEchoBytes); err != nil {
 			return nil, nil, err
 		}
-		return text(padMessage(in.Message, in.PadToBytes)), nil, nil
+		return text(compute.PadMessage(in.Message, in.PadToBytes)), nil, nil
 	})
 
 	mcp.AddTool(s, tool("fibonacci"), func(_ context.Context, _ *mcp.CallToolRequest, in fibonacciIn) (*mcp.CallToolResult, any, error) {
@@ -163,14 +165,14 @@ func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
 		return jsonResult(struct {
 			N     int   `json:"n"`
 			Value int64 `json:"value"`
-		}{in.N, fibonacci(in.N)})
+		}{in.N, compute.Fibonacci(in.N)})
 	})
 
 	mcp.AddTool(s, tool("validate_document"), func(_ context.Context, _ *mcp.CallToolRequest, in validateIn) (*mcp.CallToolResult, any, error) {
 		if len(in.Document) == 0 || in.Document[0] != '{' {
 			return nil, nil, fmt.Errorf("invalid_argument: document must be an object")
 		}
-		v, err := dv.validate(in.Document)
+		v, err := dv.Validate(in.Document)
 		if err != nil {
 			return nil, nil, fmt.Errorf("invalid_argument: %v", err)
 		}
@@ -181,7 +183,7 @@ func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
 		if err := inRange("size", in.Size, 1, 100000); err != nil {
 			return nil, nil, err
 		}
-		return jsonResult(transformData(in.Size))
+		return jsonResult(compute.TransformData(in.Size))
 	})
 
 	mcp.AddTool(s, tool("sleep"), func(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
@@ -336,7 +338,7 @@ func registerTools(s *mcp.Server, b *backends, dv *documentValidator) {
 		if err != nil {
 			return nil, nil, err
 		}
-		order, err := canonicalJSON(struct {
+		order, err := compute.CanonicalJSON(struct {
 			Items []lineItem `json:"items"`
 		}{in.Items})
 		if err != nil {

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/validate"
 )
 
 // benchmarkDocument is the valid document the CPU scenario sends to
@@ -97,7 +100,7 @@ func invalidDocuments() []struct {
 
 func strPtr(s string) *string { return &s }
 
-func textVector(t *testing.T, dv *documentValidator, name, tool string, args any) toolVector {
+func textVector(t *testing.T, dv *validate.Validator, name, tool string, args any) toolVector {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +118,7 @@ func textVector(t *testing.T, dv *documentValidator, name, tool string, args any
 }
 
 func writeVectors(t *testing.T) {
-	dv, err := newDocumentValidator()
+	dv, err := validate.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,8 +208,8 @@ func fixtureVectors() map[string]any {
 	u1.CreatedAt, u2.CreatedAt = "2024-01-01T00:01:00Z", "2024-03-10T10:40:00Z"
 	return map[string]any{
 		"xorshift32_seed_42_first_5": func() []uint32 {
-			rng := xorshift32(42)
-			return []uint32{rng.next(), rng.next(), rng.next(), rng.next(), rng.next()}
+			rng := compute.Xorshift32(42)
+			return []uint32{rng.Next(), rng.Next(), rng.Next(), rng.Next(), rng.Next()}
 		}(),
 		"products":                 pick(1, 2, 3, 4, 5, 50000, 99999, 100000),
 		"product_search":           []any{search("lamp", 3), search("toys", 2), search("quiet", 50), search("zebra", 10)},

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { glob } from "tinyglobby";
+import { buildInputFiles } from "./build-inputs.ts";
 import type { CatalogEntry } from "./server-catalog.ts";
 
 /** Build output and tool state, never an image's source: hashing them would change tags on every build. */
@@ -52,17 +53,19 @@ async function manifestForImage(dir: string): Promise<string> {
 }
 
 /**
- * Hash of what an image is built from: the server's build inputs, manifest and Docker files, and
- * for a Dockerfile built from the repository root, every repository file it copies.
+ * Hash of what an image is built from: the server's build inputs (folders beside it too, as
+ * buildInputFiles reads them), manifest and Docker files, and for a Dockerfile built from the
+ * repository root, every repository file it copies.
  */
-export async function sourceHash(dir: string, inputs: string[]): Promise<string> {
-  const files = (
-    await glob([...inputs, "perflab.json", "Dockerfile", ".dockerignore"], {
-      cwd: dir,
+export async function sourceHash(folder: string, inputs: string[]): Promise<string> {
+  const { dir, files } = await buildInputFiles(
+    folder,
+    [...inputs, "perflab.json", "Dockerfile", ".dockerignore"],
+    {
       ignore: IGNORED,
       dot: true,
-    })
-  ).sort();
+    },
+  );
   const hash = createHash("sha256");
   for (const file of files)
     hash

@@ -1,3 +1,4 @@
+export { buildInputFiles, nativeBuildHash } from "./build-inputs.ts";
 export { fixturesImageTag, k6ImageTag, serverImageTag, sourceHash } from "./image-tags.ts";
 export { processAlive, processStartTime } from "./processes.ts";
 export * from "./registered.ts";

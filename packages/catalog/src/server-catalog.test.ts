@@ -160,7 +160,9 @@ describe("the repository's servers", () => {
     const servers = loadServerCatalog();
     expect(servers.length).toBeGreaterThanOrEqual(6);
     for (const s of servers.filter((s) => s.test)) expect(s.test!.command.length).toBeGreaterThan(0);
-    expect(servers.find((s) => s.name === "go")!.test).toEqual({ command: "go test ./..." });
+    expect(servers.find((s) => s.name === "go")!.test).toEqual({
+      command: "go test ./... && go -C ../go-common test ./...",
+    });
   });
 });
 

@@ -1,7 +1,6 @@
-// validate_document as servers/go does it (same library, formats and error paths); checked by the
-// contract vectors in vectors_test.go.
-
-package main
+// Package validate is validate_document (CONTRACT.md section 4) as every Go server runs it: the
+// contract's schema and formats on santhosh-tekuri/jsonschema v6, failing locations as JSON Pointers.
+package validate
 
 import (
 	"bytes"
@@ -14,8 +13,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// documentSchemaJSON is a copy of servers/contract/document.schema.json; a test
-// keeps the two byte-identical so the Docker build context can stay this folder.
+// documentSchemaJSON is a copy of servers/contract/document.schema.json, since go:embed reads only
+// inside its module; a test keeps the two byte-identical.
 //
 //go:embed document.schema.json
 var documentSchemaJSON []byte
@@ -28,15 +27,18 @@ var contractFormats = map[string]*regexp.Regexp{
 	"email": regexp.MustCompile(`^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$`),
 }
 
-type validation struct {
+// Result is validate_document's answer.
+type Result struct {
 	Valid      bool     `json:"valid"`
 	ErrorCount int      `json:"error_count"`
 	ErrorPaths []string `json:"error_paths"`
 }
 
-type documentValidator struct{ schema *jsonschema.Schema }
+// Validator holds the schema, compiled once at start.
+type Validator struct{ schema *jsonschema.Schema }
 
-func newDocumentValidator() (*documentValidator, error) {
+// New compiles the contract's document schema.
+func New() (*Validator, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(documentSchemaJSON))
 	if err != nil {
 		return nil, err
@@ -58,23 +60,23 @@ func newDocumentValidator() (*documentValidator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &documentValidator{schema: sch}, nil
+	return &Validator{schema: sch}, nil
 }
 
-// validate reports the distinct instance locations (JSON Pointers, sorted by
+// Validate reports the distinct instance locations (JSON Pointers, sorted by
 // byte order) where at least one leaf keyword failed.
-func (v *documentValidator) validate(raw []byte) (validation, error) {
+func (v *Validator) Validate(raw []byte) (Result, error) {
 	instance, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return validation{}, err
+		return Result{}, err
 	}
 	err = v.schema.Validate(instance)
 	if err == nil {
-		return validation{Valid: true, ErrorPaths: []string{}}, nil
+		return Result{Valid: true, ErrorPaths: []string{}}, nil
 	}
 	verr, ok := err.(*jsonschema.ValidationError)
 	if !ok {
-		return validation{}, err
+		return Result{}, err
 	}
 	seen := map[string]bool{}
 	var walk func(e *jsonschema.ValidationError)
@@ -93,7 +95,7 @@ func (v *documentValidator) validate(raw []byte) (validation, error) {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	return validation{Valid: false, ErrorCount: len(paths), ErrorPaths: paths}, nil
+	return Result{Valid: false, ErrorCount: len(paths), ErrorPaths: paths}, nil
 }
 
 func jsonPointer(tokens []string) string {

@@ -1,7 +1,6 @@
-// The contract's pure work (CONTRACT.md section 4), as servers/go computes it: each reference server
-// is its own module, built alone in its folder, so it keeps its own copy; the vectors keep them equal.
-
-package main
+// Package compute is the contract's pure work (CONTRACT.md section 4) as every Go server computes
+// it: echo's padding, fibonacci, transform_data and the canonical JSON of results.
+package compute
 
 import (
 	"bytes"
@@ -10,12 +9,12 @@ import (
 	"strings"
 )
 
-// padAlphabet is the repeating padding of echo (CONTRACT.md, "echo").
-const padAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+// PadAlphabet is the repeating padding of echo (CONTRACT.md, "echo").
+const PadAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
-// padMessage appends padAlphabet bytes until the UTF-8 length is padTo; a longer
+// PadMessage appends PadAlphabet bytes until the UTF-8 length is padTo; a longer
 // message is returned unchanged, never truncated.
-func padMessage(message string, padTo int) string {
+func PadMessage(message string, padTo int) string {
 	missing := padTo - len(message)
 	if missing <= 0 {
 		return message
@@ -23,38 +22,40 @@ func padMessage(message string, padTo int) string {
 	var b strings.Builder
 	b.Grow(padTo)
 	b.WriteString(message)
-	for missing >= len(padAlphabet) {
-		b.WriteString(padAlphabet)
-		missing -= len(padAlphabet)
+	for missing >= len(PadAlphabet) {
+		b.WriteString(PadAlphabet)
+		missing -= len(PadAlphabet)
 	}
-	b.WriteString(padAlphabet[:missing])
+	b.WriteString(PadAlphabet[:missing])
 	return b.String()
 }
 
-// fibonacci is deliberately the naive double recursion: it is the CPU-bound
+// Fibonacci is deliberately the naive double recursion: it is the CPU-bound
 // workload every server runs identically, so it must not be memoised.
-func fibonacci(n int) int64 {
+func Fibonacci(n int) int64 {
 	if n < 2 {
 		return int64(n)
 	}
-	return fibonacci(n-1) + fibonacci(n-2)
+	return Fibonacci(n-1) + Fibonacci(n-2)
 }
 
-// xorshift32 is Marsaglia's 13/17/5 generator; every runtime can reproduce it
+// Xorshift32 is Marsaglia's 13/17/5 generator; every runtime can reproduce it
 // exactly with 32-bit unsigned arithmetic.
-type xorshift32 uint32
+type Xorshift32 uint32
 
-func (x *xorshift32) next() uint32 {
+// Next advances the generator and returns its new state.
+func (x *Xorshift32) Next() uint32 {
 	v := uint32(*x)
 	v ^= v << 13
 	v ^= v >> 17
 	v ^= v << 5
-	*x = xorshift32(v)
+	*x = Xorshift32(v)
 	return v
 }
 
+// TransformCategories are transform_data's categories, also the fixture products' (CONTRACT.md).
 var (
-	transformCategories = []string{"books", "electronics", "garden", "grocery", "health", "home", "sports", "toys"}
+	TransformCategories = []string{"books", "electronics", "garden", "grocery", "health", "home", "sports", "toys"}
 	transformRegions    = []string{"apac", "emea", "latam", "na"}
 )
 
@@ -68,14 +69,16 @@ type record struct {
 	quantity int64
 }
 
-type regionCounts struct {
+// RegionCounts counts a group's records per region.
+type RegionCounts struct {
 	Apac  int `json:"apac"`
 	Emea  int `json:"emea"`
 	Latam int `json:"latam"`
 	Na    int `json:"na"`
 }
 
-type transformGroup struct {
+// TransformGroup is one category's aggregates in transform_data's result.
+type TransformGroup struct {
 	Category         string       `json:"category"`
 	Count            int          `json:"count"`
 	TotalAmountCents int64        `json:"total_amount_cents"`
@@ -86,26 +89,27 @@ type transformGroup struct {
 	MeanAmountCents  int64        `json:"mean_amount_cents"`
 	P50AmountCents   int64        `json:"p50_amount_cents"`
 	TopIDs           []int        `json:"top_ids"`
-	Regions          regionCounts `json:"regions"`
+	Regions          RegionCounts `json:"regions"`
 }
 
-type transformResult struct {
+// TransformResult is transform_data's result, groups in category order.
+type TransformResult struct {
 	Size   int              `json:"size"`
-	Groups []transformGroup `json:"groups"`
+	Groups []TransformGroup `json:"groups"`
 }
 
-// transformData generates, sorts, groups and aggregates size records exactly as
+// TransformData generates, sorts, groups and aggregates size records exactly as
 // CONTRACT.md ("transform_data") prescribes.
-func transformData(size int) transformResult {
-	rng := xorshift32(transformSeed)
+func TransformData(size int) TransformResult {
+	rng := Xorshift32(transformSeed)
 	records := make([]record, size)
 	for i := range records {
 		records[i] = record{
 			id:       i,
-			category: transformCategories[rng.next()%8],
-			region:   int(rng.next() % 4),
-			amount:   int64(rng.next() % 100000),
-			quantity: int64(1 + rng.next()%20),
+			category: TransformCategories[rng.Next()%8],
+			region:   int(rng.Next() % 4),
+			amount:   int64(rng.Next() % 100000),
+			quantity: int64(1 + rng.Next()%20),
 		}
 	}
 	slices.SortFunc(records, func(a, b record) int {
@@ -121,14 +125,14 @@ func transformData(size int) transformResult {
 		return a.id - b.id
 	})
 
-	result := transformResult{Size: size, Groups: []transformGroup{}}
+	result := TransformResult{Size: size, Groups: []TransformGroup{}}
 	for start := 0; start < len(records); {
 		end := start
 		for end < len(records) && records[end].category == records[start].category {
 			end++
 		}
 		group := records[start:end]
-		g := transformGroup{
+		g := TransformGroup{
 			Category:       group[0].category,
 			Count:          len(group),
 			MinAmountCents: group[len(group)-1].amount,
@@ -161,9 +165,9 @@ func transformData(size int) transformResult {
 	return result
 }
 
-// canonicalJSON encodes v with struct field order, no whitespace and no HTML
+// CanonicalJSON encodes v with struct field order, no whitespace and no HTML
 // escaping, which is the byte form every server must produce.
-func canonicalJSON(v any) (string, error) {
+func CanonicalJSON(v any) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -1,4 +1,6 @@
-package main
+// Package runtimeinfo reads the /debug/runtime report of CONTRACT.md section 7 for the Go servers:
+// heap and GC pauses from the runtime, RSS and threads from /proc as in every other server.
+package runtimeinfo
 
 import (
 	"bufio"
@@ -9,7 +11,8 @@ import (
 	"time"
 )
 
-type runtimeInfo struct {
+// Info is the report's JSON shape.
+type Info struct {
 	Runtime struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
@@ -25,18 +28,37 @@ type runtimeInfo struct {
 	GCPausesRecent [][2]float64 `json:"gc_pauses_recent"`
 	Threads        int          `json:"threads"`
 	Goroutines     int          `json:"goroutines"`
-	// MCP is always null: this server has no MCP transport (its manifest's protocols are ["http"]).
-	MCP *struct{} `json:"mcp"`
+	// MCP is null for a server without an MCP transport (its manifest's protocols are ["http"]).
+	MCP *MCP `json:"mcp"`
+}
+
+// MCP is an MCP server's transport mode; Sessions is null when stateless.
+type MCP struct {
+	Stateless    bool `json:"stateless"`
+	JSONResponse bool `json:"json_response"`
+	Sessions     *int `json:"sessions"`
 }
 
 var startedAt = time.Now()
 
-// readRuntimeInfo fills the /debug/runtime shape. RSS and threads come from
-// /proc, as in every other server, so the numbers are comparable.
-func readRuntimeInfo() runtimeInfo {
+// ReadMCP is the report of an MCP server; sessions counts the open ones and is called only when
+// the server keeps sessions.
+func ReadMCP(stateless, jsonResponse bool, sessions func() int) Info {
+	info := Read()
+	info.MCP = &MCP{Stateless: stateless, JSONResponse: jsonResponse}
+	if !stateless {
+		n := sessions()
+		info.MCP.Sessions = &n
+	}
+	return info
+}
+
+// Read is the report of a server without MCP ("mcp": null). RSS and threads come from /proc, as in
+// every other server, so the numbers are comparable.
+func Read() Info {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	var info runtimeInfo
+	var info Info
 	info.Runtime.Name = "go"
 	info.Runtime.Version = runtime.Version()
 	info.PID = os.Getpid()

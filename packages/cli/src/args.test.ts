@@ -469,6 +469,14 @@ describe("perflab study against a lab", () => {
     const docker = await perflab("study", "io-tools", "--server", "go", "--no-wait");
     expect(docker.code, docker.err).toBe(0);
     expect(posted.at(-1)).toMatchObject({ driver: "docker", limits: { cpus: 2, memoryMb: 2048 } });
+    const adaptive = ["--rounds", "2", "--max-rounds", "6", "--max-minutes", "30", "--no-wait"];
+    expect((await perflab("study", "io-tools", "--quick", "--server", "go", ...adaptive)).code).toBe(0);
+    expect(posted.at(-1)).toMatchObject({ rounds: 2, adaptive: { maxRounds: 6, maxMinutes: 30 } });
+    // The flags' rule replaces a study's own; --rounds alone keeps it, as its minimum.
+    expect((await perflab("study", "payload-sweep", "--max-rounds", "5", "--no-wait")).code).toBe(0);
+    expect(posted.at(-1)).toMatchObject({ rounds: 3, adaptive: { maxRounds: 5 } });
+    expect((await perflab("study", "payload-sweep", "--rounds", "4", "--no-wait")).code).toBe(0);
+    expect(posted.at(-1)).toMatchObject({ rounds: 4, adaptive: { maxRounds: 8 } });
 
     const waited = await perflab("study", "trivial-route", "--quick", "--server", "go");
     expect(waited.code, waited.err).toBe(0);

@@ -53,7 +53,7 @@ export function adaptiveRounds(str: Str) {
   const maxMinutes = num("max-minutes", str("max-minutes"));
   if (maxRounds === undefined && maxMinutes !== undefined)
     throw new UsageError("--max-minutes bounds adaptive rounds: give it with --max-rounds");
-  return maxRounds === undefined ? undefined : defined({ maxRounds, maxMinutes });
+  return maxRounds === undefined ? undefined : { maxRounds, ...defined({ maxMinutes }) };
 }
 
 /**

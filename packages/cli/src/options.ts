@@ -27,6 +27,13 @@ const measured = {
   tolerance: { type: "string" },
 } as const;
 
+/** How many rounds, fixed or adaptive: the flags `run` and `study` share (flag-values' adaptiveRounds). */
+const rounds = {
+  rounds: { type: "string" },
+  "max-rounds": { type: "string" },
+  "max-minutes": { type: "string" },
+} as const;
+
 /** Each command's flags, as node:util's parseArgs takes them. */
 export const options = {
   run: {
@@ -36,9 +43,7 @@ export const options = {
     ...scenarioOptions("run"),
     server: { type: "string", multiple: true },
     scenario: { type: "string" },
-    rounds: { type: "string" },
-    "max-rounds": { type: "string" },
-    "max-minutes": { type: "string" },
+    ...rounds,
     cooldown: { type: "string" },
     "timeout-ms": { type: "string" },
     cpus: { type: "string" },
@@ -59,6 +64,7 @@ export const options = {
     ...common,
     list: { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
+    ...rounds,
     server: { type: "string", multiple: true },
     with: { type: "string", multiple: true },
     driver: { type: "string" },

@@ -67,6 +67,9 @@ export async function studyCommand(
     servers,
     driver,
     ...(limits && driver !== "local" ? { limits } : {}),
+    ...(parsed.rounds !== undefined ? { rounds: parsed.rounds } : {}),
+    // The flags' rule replaces a study's own (--rounds alone keeps it, as its minimum).
+    ...(parsed.adaptive ? { adaptive: parsed.adaptive } : {}),
     ...(parsed.name !== undefined ? { name: parsed.name } : {}),
     ...(parsed.baseline !== undefined ? { baselineRunId: parsed.baseline } : {}),
   };

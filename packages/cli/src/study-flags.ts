@@ -1,5 +1,5 @@
 import { driverIds, findStudy, type Study, type StudyVariant, studies } from "@perflab/contracts";
-import { checkJudged, defined, UsageError } from "./flag-values.ts";
+import { adaptiveRounds, checkJudged, defined, num, type Str, UsageError } from "./flag-values.ts";
 import type { Global } from "./global-flags.ts";
 
 export type StudyCommand =
@@ -14,6 +14,9 @@ export type StudyCommand =
       /** Servers queued beside the study's (the workspace's registered ones), checked like `servers`. */
       with?: string[];
       driver?: (typeof driverIds)[number];
+      /** The study's rounds replaced; with `adaptive`, the minimum before the rule's first look. */
+      rounds?: number;
+      adaptive?: ReturnType<typeof adaptiveRounds>;
       name?: string;
       baseline?: string;
       wait: boolean;
@@ -21,7 +24,19 @@ export type StudyCommand =
     };
 
 /** The flags of a queued study, which mean nothing to the list. */
-const queueing = ["quick", "server", "with", "driver", "name", "baseline", "tolerance", "no-wait"];
+const queueing = [
+  "quick",
+  "rounds",
+  "max-rounds",
+  "max-minutes",
+  "server",
+  "with",
+  "driver",
+  "name",
+  "baseline",
+  "tolerance",
+  "no-wait",
+];
 
 /** `perflab study [--list]` (the list) or `perflab study <id> [flags]` (a study to queue). */
 export function parseStudy(
@@ -43,7 +58,8 @@ export function parseStudy(
   const study = findStudy(id);
   if (!study)
     throw new UsageError(`unknown study "${id}"; the studies: ${studies.map((s) => s.id).join(", ")}`);
-  const driver = values.driver as string | undefined;
+  const str: Str = (key) => values[key] as string | undefined;
+  const driver = str("driver");
   if (driver !== undefined && !(driverIds as readonly string[]).includes(driver))
     throw new UsageError(`--driver must be ${driverIds.join(" or ")}, got "${driver}"`);
   return {
@@ -56,6 +72,8 @@ export function parseStudy(
       servers: values.server as string[] | undefined,
       with: values.with as string[] | undefined,
       driver: driver as (typeof driverIds)[number] | undefined,
+      rounds: num("rounds", str("rounds")),
+      adaptive: adaptiveRounds(str),
       name: values.name as string | undefined,
       baseline: values.baseline as string | undefined,
       tolerance,

@@ -3,6 +3,11 @@ import { DEFAULT_RETRY_SEC, DEFAULT_TIMEOUT_SEC, DEFAULT_URL } from "./global-fl
 import type { CommandName } from "./options.ts";
 import { scenarioHelp, scenarioPicks } from "./scenario-flags.ts";
 
+/** The adaptive-rounds flags, as `run` and `study` both take them. */
+const adaptiveHelp = `  --max-rounds <n>        adaptive rounds: after --rounds (then the minimum, at least 2) add a round
+                          at a time until every neighbouring pair of servers is apart or alike, up to n
+  --max-minutes <m>       and no round that would end past m minutes of the run (with --max-rounds)`;
+
 /** The help of perflab (`main`) and of each command. */
 export const usage: Record<CommandName | "main", string> = {
   main: `perflab — queue benchmarks, upload k6 results and judge runs against a baseline, from a shell or CI
@@ -39,9 +44,7 @@ ${scenarioHelp("run")}
   --vus <list>            closed model: load levels in VUs
   --rate <list>           open model: load levels in calls per second; --max-vus the VU pool
   --duration <s>          measured seconds; --warmup <s> before them; --rounds <n>; --cooldown <s>
-  --max-rounds <n>        adaptive rounds: after --rounds (then the minimum, at least 2) add a round
-                          at a time until every neighbouring pair of servers is apart or alike, up to n
-  --max-minutes <m>       and no round that would end past m minutes of the run (with --max-rounds)
+${adaptiveHelp}
   --timeout-ms <ms>       k6's timeout of each request (default 60000, k6's own): a request past it
                           counts as a timeout, apart from errors
   --driver local|docker   and --cpus <n>, --memory-mb <n> for containers
@@ -70,6 +73,8 @@ ${scenarioHelp("upload")}
        perflab study <id> [options]    queue a study's matrix and wait for it, as run does
 
   --quick                 the study shortened to minutes on one machine (default: as published)
+  --rounds <n>            rounds of every cell instead of the study's (a quick look runs 1)
+${adaptiveHelp}
   --server <name>         only these of the study's servers (repeat the flag; default: every one
                           the lab has, naming those it lacks)
   --with <name>           also this server, beside the study's (repeat the flag): your registered one

@@ -3,12 +3,14 @@
  * `./scripts/up.sh`, or `--url`), sampling the host's load average meanwhile, then prints the run's
  * "Published beside reproduced" tables as Markdown, computed by the same code as the run page
  * (studyBeside), with the machine, the date, the run's wall time, its rounds decision and the load
- * average it ran under.
+ * average it ran under; then, per workload, what each server and k6 spent (CPU, memory, requests per
+ * call) and each round's calls/s, which the rounds decision's pairs are drawn from.
  *
  *   pnpm -s perflab study io-tools --quick --no-wait      # prints the run's id
  *   pnpm --filter @perflab/bench exec tsx study-evidence.ts <runId> [--url http://127.0.0.1:3000]
  */
 import { readFileSync } from "node:fs";
+import { workloadName } from "@perflab/contracts";
 import { type BesideTable, type CellDto, type RunDto, studyBeside } from "@perflab/web/testing";
 import { machine } from "./lib.ts";
 
@@ -75,6 +77,112 @@ function tableMarkdown(t: BesideTable, scenarioName: string): string {
   return lines.join("\n");
 }
 
+const avg = (values: (number | null | undefined)[]) => {
+  const present = values.filter((v): v is number => typeof v === "number");
+  return present.length ? present.reduce((a, b) => a + b, 0) / present.length : null;
+};
+
+/** Per workload: each server's rounds averaged — calls/s, HTTP requests/s, CPU of server and k6, RSS. */
+function spentMarkdown(cells: CellDto[]): string[] {
+  const out: string[] = [];
+  for (const [workload, group] of groupBy(cells, (c) => workloadName(c))) {
+    out.push(
+      `#### ${workload}: what each server and k6 spent (mean of succeeded rounds)`,
+      "",
+      "| server | rounds | calls/s | HTTP req/s | req/call | server CPU % | k6 CPU % | other CPU % | peak RSS MB | flags |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    );
+    for (const [server, all] of groupBy(group, (c) => c.serverName)) {
+      const ok = all.filter((c) => c.status === "succeeded" && c.summary);
+      const s = (read: (c: CellDto) => number | null | undefined) => avg(ok.map(read));
+      const flags = [
+        ok.some((c) => c.k6Saturated) && "k6 saturated",
+        ok.some((c) => c.machineBusy) && "machine busy",
+        ok.some((c) => (c.summary?.errors ?? 0) > 0) && "failed calls",
+        all.length > ok.length && `${all.length - ok.length} cell(s) not succeeded`,
+      ].filter(Boolean);
+      const rss = s((c) => c.summary!.rssPeakBytes);
+      out.push(
+        `| ${server} | ${ok.length} | ${num(
+          s((c) => c.summary!.opsRps),
+          0,
+        )} | ${num(
+          s((c) => c.summary!.httpRps),
+          0,
+        )} | ${num(
+          s((c) => c.summary!.requestsPerOp),
+          2,
+        )} | ${num(
+          s((c) => c.summary!.cpuAvgPct),
+          0,
+        )} | ${num(
+          s((c) => c.summary!.k6CpuAvgPct),
+          0,
+        )} | ${num(
+          s((c) => c.otherCpuPct),
+          0,
+        )} | ${num(rss === null ? null : rss / 2 ** 20, 0)} | ${flags.join("; ")} |`,
+      );
+    }
+    out.push("");
+  }
+  return out;
+}
+
+/** Each round's calls/s per workload and server, and each round's wall time (first start to last end). */
+function roundsMarkdown(cells: CellDto[]): string[] {
+  const rounds = [...new Set(cells.map((c) => c.round))].sort((a, b) => a - b);
+  const minutes = rounds.map((r) => {
+    const of = cells.filter((c) => c.round === r);
+    const starts = of.flatMap((c) => (c.startedAt ? [Date.parse(c.startedAt)] : []));
+    const ends = of.flatMap((c) => (c.finishedAt ? [Date.parse(c.finishedAt)] : []));
+    return starts.length && ends.length ? (Math.max(...ends) - Math.min(...starts)) / 60_000 : null;
+  });
+  const out = [
+    "#### calls/s by round",
+    "",
+    `| workload | server | ${rounds.map((r) => `round ${r}`).join(" | ")} |`,
+    `| --- | --- | ${rounds.map(() => "---:").join(" | ")} |`,
+  ];
+  for (const [workload, group] of groupBy(cells, (c) => workloadName(c))) {
+    for (const [server, all] of groupBy(group, (c) => c.serverName)) {
+      const byRound = rounds.map((r) => {
+        const cell = all.find((c) => c.round === r);
+        return cell?.status === "succeeded" && cell.summary
+          ? num(cell.summary.opsRps, 0)
+          : (cell?.status ?? "");
+      });
+      out.push(`| ${workload} | ${server} | ${byRound.join(" | ")} |`);
+    }
+  }
+  out.push(
+    "",
+    `Minutes per round: ${minutes.map((m, i) => `${rounds[i]}: ${m === null ? "?" : m.toFixed(1)}`).join(", ")}.`,
+  );
+  return out;
+}
+
+/** The rounds decision as sentences: why it stopped, then each neighbouring pair's gap interval. */
+function decisionMarkdown(rounds: NonNullable<RunDto["rounds"]>): string[] {
+  const out = [
+    `Rounds decision after ${rounds.roundsDone} rounds: ${rounds.reason ?? "adding rounds"} (${rounds.decidedAt}).`,
+    "",
+  ];
+  for (const p of rounds.pairs) {
+    const gap = p.gapPct
+      ? `${p.gapPct[0].toFixed(1)} to ${p.gapPct[1].toFixed(1)} % fewer calls/s`
+      : "no interval";
+    out.push(`- ${p.workload}: ${p.faster} > ${p.slower}, ${gap}: ${p.verdict}`);
+  }
+  return out;
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
+  return groups;
+}
+
 const { run, cells } = await waitForEnd();
 const spec = run.spec;
 const wallMin =
@@ -84,13 +192,15 @@ const load = loads.length
   : "load average not sampled (the run had ended)";
 console.log(`### ${run.name} (${spec.study?.id ?? "no study"}, ${spec.study?.variant ?? "–"})\n`);
 console.log(
-  `Run ${run.id}: ${run.status}, ${run.cellsDone} cells (${run.cellsFailed} failed), ${wallMin === null ? "?" : wallMin.toFixed(1)} min, driver ${spec.driver}; ${machine()}; ${new Date().toISOString().slice(0, 10)}; ${load}.`,
+  `Run ${run.id}: ${run.status}, ${run.cellsDone} cells (${run.cellsFailed} failed), ${wallMin === null ? "?" : wallMin.toFixed(1)} min, driver ${spec.driver}; ${machine()}; started ${run.startedAt ?? "?"}, ended ${run.finishedAt ?? "?"}; ${load}.`,
 );
-if (run.rounds) console.log(`\nRounds: ${JSON.stringify(run.rounds)}`);
+if (run.rounds) console.log(`\n${decisionMarkdown(run.rounds).join("\n")}`);
 for (const t of studyBeside(spec, cells)) {
   const scenario = spec.scenarios[t.scenario];
   const name = scenario
-    ? `${scenario.id} ${JSON.stringify(scenario.params ?? {})}`
+    ? workloadName({ scenario: scenario.id, params: scenario.params ?? {} })
     : `workload ${t.scenario}`;
   console.log(`\n${tableMarkdown(t, name)}`);
 }
+console.log(`\n${spentMarkdown(cells).join("\n")}`);
+if (cells.some((c) => c.round > 1)) console.log(roundsMarkdown(cells).join("\n"));

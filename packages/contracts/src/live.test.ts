@@ -15,13 +15,14 @@ const second = {
 };
 
 describe("the point event the worker publishes", () => {
-  it("numbers the second from the load's start and is a valid live event", () => {
+  it("numbers the second from the load's start, dates it in milliseconds like a stored point, and is a valid live event", () => {
     const event = livePointEvent("cell-1", second, 1_700_000_000);
     expect(event).toEqual({
       type: "point",
       cellId: "cell-1",
       second: 12,
       ...second,
+      t: 1_700_000_012_000,
       heapUsedBytes: null,
       gcPauseMaxMs: null,
     });

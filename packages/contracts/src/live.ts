@@ -1,29 +1,9 @@
 import { z } from "zod";
-import { runtimeOfPoint } from "./points.ts";
+import { runtimePointFields, type TPoint, type TSecondPoint, ZPoint } from "./points.ts";
 import { ZCellStatus, ZRunStatus } from "./statuses.ts";
 
 /** Channel on which the worker publishes live events of one run. */
 export const runChannel = (runId: string) => `perflab:run:${runId}`;
-
-export const ZLivePoint = z.object({
-  type: z.literal("point"),
-  cellId: z.string(),
-  t: z.number(),
-  second: z.number().int(),
-  phase: z.enum(["warmup", "measure"]),
-  rps: z.number(),
-  errors: z.number(),
-  p50: z.number().nullable(),
-  p95: z.number().nullable(),
-  p99: z.number().nullable(),
-  cpuPct: z.number().nullable(),
-  rssBytes: z.number().nullable(),
-  k6CpuPct: z.number().nullable(),
-  /** The server runtime's managed heap in use (/debug/runtime), beside RSS; absent in older reports. */
-  heapUsedBytes: z.number().nullable().optional(),
-  /** The longest single GC pause of the second, ms; absent in older reports. */
-  gcPauseMaxMs: z.number().nullable().optional(),
-});
 
 export const ZLiveCellStatus = z.object({
   type: z.literal("cell"),
@@ -52,25 +32,26 @@ export const ZLiveRunStatus = z.object({
   cellsTotal: z.number().int(),
 });
 
-export const ZLiveEvent = z.discriminatedUnion("type", [ZLivePoint, ZLiveCellStatus, ZLiveRunStatus]);
-export type TLivePoint = z.infer<typeof ZLivePoint>;
+/** What the worker publishes on a run's channel: a measured second (a `point`), a cell's or the run's status. */
+export const ZLiveEvent = z.discriminatedUnion("type", [ZPoint, ZLiveCellStatus, ZLiveRunStatus]);
 export type TLiveEvent = z.infer<typeof ZLiveEvent>;
 
-/** One second of a cell as measured: the fields of a point event it carries (metrics' SecondPoint has them). */
-export type LiveSecond = Omit<TLivePoint, "type" | "cellId" | "second" | "heapUsedBytes" | "gcPauseMaxMs"> & {
-  runtime?: unknown;
-};
+/** The fields of a measured second (metrics' SecondPoint) that its point event carries. */
+export type LiveSecond = Pick<
+  TSecondPoint,
+  "t" | "phase" | "rps" | "errors" | "p50" | "p95" | "p99" | "cpuPct" | "rssBytes" | "k6CpuPct"
+> & { runtime?: unknown };
 
 /**
  * The `point` event the worker publishes for one measured second of a cell, numbered from the
  * load's start (`loadStartT`, in the same seconds as `t`). Only the fields the live view draws are
- * sent, whatever else the second holds.
+ * sent, whatever else the second holds; `t` in milliseconds, like the stored points of the snapshot.
  */
-export function livePointEvent(cellId: string, point: LiveSecond, loadStartT: number): TLivePoint {
+export function livePointEvent(cellId: string, point: LiveSecond, loadStartT: number): TPoint {
   return {
     type: "point",
     cellId,
-    t: point.t,
+    t: point.t * 1000,
     second: point.t - loadStartT,
     phase: point.phase,
     rps: point.rps,
@@ -83,10 +64,4 @@ export function livePointEvent(cellId: string, point: LiveSecond, loadStartT: nu
     k6CpuPct: point.k6CpuPct,
     ...runtimePointFields(point.runtime),
   };
-}
-
-/** A point's heap and longest GC pause, from the runtime document its second stored. */
-export function runtimePointFields(runtime: unknown): Pick<TLivePoint, "heapUsedBytes" | "gcPauseMaxMs"> {
-  const { heapUsedBytes, gcPauseMaxMs } = runtimeOfPoint(runtime);
-  return { heapUsedBytes, gcPauseMaxMs };
 }

@@ -43,6 +43,33 @@ export type TSecondPoint = z.infer<typeof ZSecondPoint>;
 export type TPhase = z.infer<typeof ZPhase>;
 
 /**
+ * One second of a cell, or a bucket of seconds of a long one, as the API, a report's snapshot and
+ * the live view send it: the snapshot's stored points and the worker's live `point` events alike.
+ * A bucket's rates, errors and CPU are per second (its seconds' mean).
+ */
+export const ZPoint = z.object({
+  type: z.literal("point"),
+  cellId: z.string(),
+  t: z.number().describe("Start of the second (of a bucket: its first second), in Unix epoch milliseconds."),
+  second: z.number().int().describe("Seconds since the cell's load started."),
+  phase: ZPhase,
+  rps: z.number(),
+  /** Per second, like `rps`. */
+  errors: z.number(),
+  p50: ms,
+  p95: ms,
+  p99: ms,
+  cpuPct: z.number().nullable(),
+  rssBytes: z.number().nullable(),
+  k6CpuPct: z.number().nullable(),
+  /** The server runtime's managed heap in use (/debug/runtime), beside RSS; absent in older reports. */
+  heapUsedBytes: z.number().nullable().optional(),
+  /** The longest single GC pause of the second, ms; absent in older reports. */
+  gcPauseMaxMs: z.number().nullable().optional(),
+});
+export type TPoint = z.infer<typeof ZPoint>;
+
+/**
  * The figures a second's stored `runtime` holds (the server's /debug/runtime as the worker's
  * sampler keeps it: servers/CONTRACT.md section 7, its pause list reduced to `gc_pause_max_ms`,
  * the longest pause since the previous reading); null where it has none.
@@ -61,4 +88,10 @@ export function runtimeOfPoint(runtime: unknown): {
     gcPauseTotalMs: num(r.gc_pause_total_ms),
     gcPauseMaxMs: num(r.gc_pause_max_ms),
   };
+}
+
+/** A point's heap and longest GC pause, from the runtime document its second stored. */
+export function runtimePointFields(runtime: unknown): Pick<TPoint, "heapUsedBytes" | "gcPauseMaxMs"> {
+  const { heapUsedBytes, gcPauseMaxMs } = runtimeOfPoint(runtime);
+  return { heapUsedBytes, gcPauseMaxMs };
 }

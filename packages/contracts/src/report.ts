@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ZCellDto, ZRunDto } from "./api.ts";
 import { numeric } from "./fields.ts";
-import { ZLivePoint } from "./live.ts";
+import { ZPoint } from "./points.ts";
 
 /**
  * Who may open a report: public and unlisted ones, anyone with the link; a private one, only a caller
@@ -95,7 +95,7 @@ export const ZReportSnapshot = z.object({
   run: ZRunDto,
   cells: z.array(ZReportCell),
   points: z
-    .record(z.string(), z.array(ZLivePoint))
+    .record(z.string(), z.array(ZPoint))
     .optional()
     .describe(
       `Each cell's seconds by cell id, oldest first, cut to at most ${REPORT_POINTS_PER_CELL}. ` +

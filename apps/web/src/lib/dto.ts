@@ -1,6 +1,6 @@
 import type {
-  TLivePoint,
   TMatrixSpec,
+  TPoint,
   ZCellDto,
   ZCellStatus,
   ZCellSummaryDto,
@@ -48,8 +48,8 @@ export type LatencyDto = z.infer<typeof ZLatencyDto>;
 export type CellSummaryDto = z.infer<typeof ZCellSummaryDto>;
 export type CellDto = z.infer<typeof ZCellDto>;
 
-/** One second of a cell, as stored or as published live (the same shape either way). */
-export type PointDto = TLivePoint;
+/** One second (or bucket) of a cell, as stored or as published live: one shape, ZPoint. */
+export type PointDto = TPoint;
 
 export type RunSnapshotEvent = Omit<z.infer<typeof ZRunSnapshotEvent>, "run"> & { run: RunDto };
 

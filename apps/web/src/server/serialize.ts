@@ -9,7 +9,7 @@ import {
   type TRoundsDecision,
   type TRunListItem,
 } from "@perflab/contracts";
-import type { ApiToken, Cell, CellSummary, MetricPoint, Run } from "@perflab/db";
+import type { ApiToken, Cell, CellSummary, MetricPoint, MetricRollup, Run } from "@perflab/db";
 import { type Drift, isMachineBusy, isWarmingUp, otherCpuPct, otherWorkMeasured } from "@perflab/metrics";
 import type { CellDto, CellSummaryDto, PointDto, RunDto, RunListItemDto } from "../lib/dto";
 import type { ReportCellDto } from "../lib/report-dto";
@@ -201,22 +201,32 @@ export function serializeReportCell(cell: Cell & { summary?: CellSummary | null 
   return { ...serializeCell(cell), serverBuild: cell.serverBuild ?? null };
 }
 
-export function serializePoint(point: Omit<MetricPoint, "histogram">): PointDto {
+type PointColumns = "t" | "second" | "phase" | "rps" | "errors" | "cpuPct" | "rssBytes" | "k6CpuPct";
+
+/** The columns of a stored second (MetricPoint) or rollup bucket (MetricRollup) a point is read from. */
+export type StoredPoint = Pick<MetricPoint, PointColumns | "latencyP50Ms" | "latencyP95Ms" | "latencyP99Ms"> &
+  (Pick<MetricPoint, "runtime"> | Pick<MetricRollup, "seconds">);
+
+/**
+ * A cell's stored second or rollup bucket as the API sends it. A bucket's errors are per second,
+ * like a second's (their mean); it keeps no runtime document, so it has no heap or GC pause.
+ */
+export function serializePoint(cellId: string, row: StoredPoint): PointDto {
   return {
     type: "point",
-    cellId: point.cellId,
-    t: point.t.getTime(),
-    second: point.second,
-    phase: point.phase,
-    rps: point.rps,
-    errors: point.errors,
-    p50: point.latencyP50Ms,
-    p95: point.latencyP95Ms,
-    p99: point.latencyP99Ms,
-    cpuPct: point.cpuPct,
-    rssBytes: num(point.rssBytes),
-    k6CpuPct: point.k6CpuPct,
-    ...runtimePointFields(point.runtime),
+    cellId,
+    t: row.t.getTime(),
+    second: row.second,
+    phase: row.phase,
+    rps: row.rps,
+    errors: "seconds" in row ? (row.seconds > 0 ? row.errors / row.seconds : 0) : row.errors,
+    p50: row.latencyP50Ms,
+    p95: row.latencyP95Ms,
+    p99: row.latencyP99Ms,
+    cpuPct: row.cpuPct,
+    rssBytes: num(row.rssBytes),
+    k6CpuPct: row.k6CpuPct,
+    ...("runtime" in row ? runtimePointFields(row.runtime) : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { ZLivePoint } from "../live.ts";
 import { ZDriverId } from "../matrix.ts";
+import { ZPoint } from "../points.ts";
 import { ZServerListEntry } from "../registered-server.ts";
 import { ZCellDto } from "./cell.ts";
 import { ZRunDto } from "./run.ts";
@@ -23,7 +23,7 @@ export const ZRunSnapshotEvent = z.object({
   run: ZRunDto,
   cells: z.array(ZCellDto),
   /** Stored points per cell id, oldest first. */
-  points: z.record(z.string(), z.array(ZLivePoint)),
+  points: z.record(z.string(), z.array(ZPoint)),
 });
 
 /** 201 of POST /api/v1/matrices. */

@@ -1,6 +1,7 @@
 import {
   type CatalogView,
   createMatrixSpecSchema,
+  type DriverId,
   expandMatrix,
   fieldErrors,
   type TMatrixSpec,
@@ -26,7 +27,7 @@ export type CreateRunParams = {
 };
 
 /** By server name: the definition a cell records, and the driver its kind runs under (null: the run's). */
-export type RegisteredCells = Record<string, { id: string; driver: "local" | "docker" | null }>;
+export type RegisteredCells = Record<string, { id: string; driver: DriverId | null }>;
 
 function defaultName(spec: TMatrixSpec): string {
   const scenarios = spec.scenarios.map((s) => s.id).join(", ");

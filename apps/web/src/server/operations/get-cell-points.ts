@@ -1,27 +1,8 @@
-import type { Db, MetricRollup } from "@perflab/db";
+import type { Db } from "@perflab/db";
 import { ROLLUP_LEVELS, rollUpSeconds, rollupLevelFor } from "@perflab/metrics";
 import { downsamplePoints, MAX_POINTS_PER_CELL } from "../../lib/downsample";
 import type { PointDto } from "../../lib/dto";
 import { serializePoint } from "../serialize";
-
-function rollupPoint(cellId: string, r: Omit<MetricRollup, "cellId" | "histogram">): PointDto {
-  return {
-    type: "point",
-    cellId,
-    t: r.t.getTime(),
-    second: r.second,
-    phase: r.phase,
-    rps: r.rps,
-    // Per second, like a point's: the bucket's mean.
-    errors: r.seconds > 0 ? r.errors / r.seconds : 0,
-    p50: r.latencyP50Ms,
-    p95: r.latencyP95Ms,
-    p99: r.latencyP99Ms,
-    cpuPct: r.cpuPct,
-    rssBytes: r.rssBytes === null ? null : Number(r.rssBytes),
-    k6CpuPct: r.k6CpuPct,
-  };
-}
 
 /**
  * A long cell's series from its rollups: the finest level that fits `limit`, or the coarsest merged
@@ -47,7 +28,7 @@ async function fromRollups(
       ...(merge ? {} : { omit: { histogram: true } }),
     });
     if (rows.length === 0) continue;
-    if (!merge) return rows.map((r) => rollupPoint(cellId, r));
+    if (!merge) return rows.map((r) => serializePoint(cellId, r));
     const size = level * Math.ceil(rows.length / limit);
     // Merged buckets count rollups, not seconds: errors per second need the seconds they cover.
     const secondsIn = new Map<number, number>();
@@ -56,7 +37,7 @@ async function fromRollups(
       secondsIn.set(start, (secondsIn.get(start) ?? 0) + r.seconds);
     }
     return rollUpSeconds(rows, [size]).map((r) =>
-      rollupPoint(cellId, { ...r, seconds: secondsIn.get(r.second) ?? r.seconds }),
+      serializePoint(cellId, { ...r, seconds: secondsIn.get(r.second) ?? r.seconds }),
     );
   }
   return null;
@@ -99,7 +80,7 @@ export async function getCellPoints({
     // The histogram is the bulk of a row and no chart needs it; the runtime gives heap and GC.
     omit: { histogram: true },
   });
-  for (const row of rows) result[row.cellId]?.push(serializePoint(row));
+  for (const row of rows) result[row.cellId]?.push(serializePoint(row.cellId, row));
   for (const id of raw) result[id] = downsamplePoints(result[id]!, maxPointsPerCell);
   return result;
 }

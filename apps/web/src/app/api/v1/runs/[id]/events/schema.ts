@@ -1,4 +1,4 @@
-import { ZLiveCellStatus, ZLivePoint, ZLiveRunStatus, ZRunSnapshotEvent } from "@perflab/contracts";
+import { ZLiveCellStatus, ZLiveRunStatus, ZPoint, ZRunSnapshotEvent } from "@perflab/contracts";
 import { z } from "zod";
 import {
   declareOperation,
@@ -17,7 +17,7 @@ import {
 const ZRunEvent = z
   .discriminatedUnion("type", [
     named("RunSnapshotEvent", ZRunSnapshotEvent),
-    named("LivePointEvent", ZLivePoint),
+    named("LivePointEvent", ZPoint),
     named("LiveCellEvent", ZLiveCellStatus),
     named("LiveRunEvent", ZLiveRunStatus),
   ])

@@ -13,7 +13,7 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { loadServerCatalog, withVariants } from "@perflab/catalog";
-import { levelFootprints, type ProcessReading, type StormSummary, stormLevelCounts } from "@perflab/metrics";
+import { levelFootprints, type ProcessReading, type StormSummary, stormFigures } from "@perflab/metrics";
 import { localDriver, waitForHealthy } from "@perflab/worker/testing";
 import { stormMinDuration } from "../packages/scenarios/k6/storm-plan.js";
 import { freePort, repoRoot } from "../scripts/lib/services.ts";
@@ -117,14 +117,15 @@ async function stormOn(name: string) {
     k6Watch.stop();
     if (code !== 0) throw new Error(`k6 exited ${code}`);
     const summary = JSON.parse(await readFile(summaryPath, "utf8")) as StormSummary;
-    const counts = stormLevelCounts(summary);
+    // The server's figures as a storm cell's summary has them; k6's own by the same definition.
+    const figures = stormFigures(summary, serverWatch.readings)!;
     return {
       server: name,
       cores,
-      counts,
-      serverFootprint: levelFootprints(summary, serverWatch.readings, counts),
+      idle: figures.idle,
+      levels: figures.levels,
       // k6's idle: its readings before the first level, once its VUs are up.
-      k6: levelFootprints(summary, k6Watch.readings, counts),
+      k6: levelFootprints(summary, k6Watch.readings, figures.levels),
     };
   } finally {
     await running.stop(5_000);
@@ -145,17 +146,16 @@ for (const name of servers.split(",")) {
   const result = await stormOn(name);
   results.push(result);
   console.log(
-    `\n${name}: idle RSS ${fmt((result.serverFootprint.idle?.rssBytes ?? 0) / MB, 1)} MB, ${result.serverFootprint.idle?.fds} fds; k6 idle ${fmt((result.k6.idle?.rssBytes ?? 0) / MB, 1)} MB; cores used: server ${fmt(result.cores.server, 2)}, k6 ${fmt(result.cores.k6, 2)}`,
+    `\n${name}: idle RSS ${fmt((result.idle?.rssBytes ?? 0) / MB, 1)} MB, ${result.idle?.fds} fds; k6 idle ${fmt((result.k6.idle?.rssBytes ?? 0) / MB, 1)} MB; cores used: server ${fmt(result.cores.server, 2)}, k6 ${fmt(result.cores.k6, 2)}`,
   );
   console.log(
     "| streams | established | failed | dropped | establish p50/p99 ms | first event p50/p99 ms | server RSS MB | server fds | RSS/stream KB | k6 RSS/stream KB |",
   );
   console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-  result.counts.forEach((c, i) => {
-    const s = result.serverFootprint.levels[i]!;
+  result.levels.forEach((s, i) => {
     const k = result.k6.levels[i]!;
     console.log(
-      `| ${c.level} | ${c.established} | ${c.failed} | ${c.dropped} | ${fmt(c.establishMs?.p50)} / ${fmt(c.establishMs?.p99)} | ${fmt(c.firstEventMs?.p50)} / ${fmt(c.firstEventMs?.p99)} | ${fmt((s.rssBytes ?? Number.NaN) / MB, 1)} | ${fmt(s.fds)} | ${fmt((s.rssPerStreamBytes ?? Number.NaN) / 1e3, 1)} | ${fmt((k.rssPerStreamBytes ?? Number.NaN) / 1e3, 1)} |`,
+      `| ${s.level} | ${s.established} | ${s.failed} | ${s.dropped} | ${fmt(s.establishMs?.p50)} / ${fmt(s.establishMs?.p99)} | ${fmt(s.firstEventMs?.p50)} / ${fmt(s.firstEventMs?.p99)} | ${fmt((s.rssBytes ?? Number.NaN) / MB, 1)} | ${fmt(s.fds)} | ${fmt((s.rssPerStreamBytes ?? Number.NaN) / 1e3, 1)} | ${fmt((k.rssPerStreamBytes ?? Number.NaN) / 1e3, 1)} |`,
     );
   });
 }

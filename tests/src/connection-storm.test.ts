@@ -1,17 +1,28 @@
 /**
  * The open-connection storm: perflab's k6 and k6/connection-storm.js hold SSE streams open on the
  * Go reference server (started as the local driver starts it), while the test reads the server's
- * RSS and open descriptors from /proc; the per-level figures come from @perflab/metrics.
+ * RSS and open descriptors from /proc; the per-level figures come from @perflab/metrics. Queued as
+ * cells on go and node, the worker's own readings give the same figures in each cell's summary.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import type { TStormFigures } from "@perflab/contracts";
 import { levelFootprints, type ProcessReading, type StormSummary, stormLevelCounts } from "@perflab/metrics";
-import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "csv-parse/sync";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { repoRoot } from "../../scripts/lib/services.ts";
-import { api, processesOfCell, startGoServer, until, waitForRun } from "./helpers.ts";
+import {
+  api,
+  expectConforms,
+  processesOfCell,
+  runMatrixOnGoAndNode,
+  startGoServer,
+  until,
+  waitForRun,
+} from "./helpers.ts";
 
 type Started = Awaited<ReturnType<typeof startGoServer>>;
 const started: Started[] = [];
@@ -159,5 +170,60 @@ describe("an open-connection storm on the Go server", () => {
       ).toMatchObject({ count: 10, errors: 0 });
     }
     expect(cells[0]!.summary!.ops).toBe(10);
+  });
+});
+
+type StormRun = {
+  run: { status: string };
+  cells: { serverName: string; error: string | null; summary: { storm?: TStormFigures | null } | null }[];
+};
+
+describe("a connection-storm cell's figures per level", () => {
+  it("has, on go and node, every stream of 10 then 100 held, each a descriptor and some RSS", async () => {
+    const { runId, detail } = await runMatrixOnGoAndNode<StormRun>(
+      { id: "connection-storm", params: { levels: [10, 100], rampSec: 2 } },
+      // 3 idle seconds (the idle reading), then each level ramps 2 s, is held 5 s and closes in 2.
+      { vus: 10, durationSec: 18, warmupSec: 3 },
+    );
+    expect(detail.cells.map((c) => [c.serverName, c.error])).toEqual([
+      ["go", null],
+      ["node", null],
+    ]);
+    expect(detail.run.status).toBe("succeeded");
+    await expectConforms(detail, "/api/v1/runs/{id}", "get", 200, "application/json");
+    for (const cell of detail.cells) {
+      const server = cell.serverName;
+      const storm = cell.summary?.storm;
+      expect(
+        storm?.levels.map(({ level, established, failed, dropped }) => ({
+          level,
+          established,
+          failed,
+          dropped,
+        })),
+        server,
+      ).toEqual([
+        { level: 10, established: 10, failed: 0, dropped: 0 },
+        { level: 100, established: 100, failed: 0, dropped: 0 },
+      ]);
+      expect(storm!.idle?.fds, `${server}: idle descriptors`).toBeGreaterThan(0);
+      for (const level of storm!.levels) {
+        const at = `${server} at ${level.level}`;
+        // One socket a stream in the server at least (handshake connections come on top).
+        expect(level.fdsAdded, at).toBeGreaterThanOrEqual(level.established);
+        expect(level.fds, at).toBe(storm!.idle!.fds! + level.fdsAdded!);
+        expect(level.rssPerStreamBytes, at).toBeGreaterThan(0);
+        expect(Number.isFinite(level.rssPerStreamBytes), at).toBe(true);
+        expect(level.rssPerStreamBytes, at).toBe(
+          Math.round((level.rssBytes! - storm!.idle!.rssBytes) / level.established),
+        );
+        expect(level.establishMs?.p99, at).toBeGreaterThan(0);
+        expect(level.firstEventMs?.p99, at).toBeGreaterThan(0);
+      }
+    }
+    // The CSV export has the same figures.
+    const csv = await fetch(`${inject("webUrl")}/api/v1/runs/${runId}/cells.csv`);
+    const rows = parse(await csv.text(), { columns: true, bom: true }) as Record<string, string>[];
+    expect(rows.map((r) => JSON.parse(r.storm_json!))).toEqual(detail.cells.map((c) => c.summary!.storm));
   });
 });

@@ -271,6 +271,30 @@ describe("processGroupReader", () => {
     // Both busy children's CPU was seen: 0.3 s each (and Node's start-up on top).
     expect(readings.at(-1)! - readings[0]!).toBeGreaterThan(0.55);
   }, 30_000);
+
+  it("counts the open descriptors of every member of a real group, summed", async () => {
+    // A shell that opens three more descriptors, and the sleep it forks inherits them.
+    const leader = spawn("sh", ["-c", "exec 3</dev/null 4</dev/null 5</dev/null; sleep 30 & wait"], {
+      detached: true,
+      stdio: "ignore",
+    });
+    try {
+      const group = processGroupReader(leader.pid!);
+      const members = async () =>
+        (await Promise.all((await procSource.pids()).map((pid) => procSource.stat(pid)))).filter(
+          (s) => s !== null && s.pgrp === leader.pid,
+        );
+      while ((await members()).length < 2) await new Promise((r) => setTimeout(r, 50));
+      const each = await Promise.all((await members()).map((s) => procSource.fds!(s!.pid)));
+      expect(each.every((n) => n !== null && n >= 6)).toBe(true);
+      expect((await group.read())!.fds).toBe(each.reduce((a, b) => a! + b!, 0));
+      // A source that cannot read descriptors makes up no count.
+      const blind = processGroupReader(leader.pid!, { ...procSource, fds: undefined });
+      expect(await blind.read()).toMatchObject({ fds: null });
+    } finally {
+      process.kill(-leader.pid!, "SIGKILL");
+    }
+  }, 30_000);
 });
 
 describe("reading a process from /proc", () => {

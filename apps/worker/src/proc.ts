@@ -87,6 +87,8 @@ export type ProcSource = {
   uptime(): Promise<number>;
   /** Private and shared resident bytes (smaps_rollup), null where the kernel does not say. */
   memory(pid: number): Promise<MemorySplit | null>;
+  /** Its open file descriptors (the entries of /proc/<pid>/fd), null where they cannot be read. */
+  fds?(pid: number): Promise<number | null>;
 };
 
 export const procSource: ProcSource = {
@@ -102,13 +104,23 @@ export const procSource: ProcSource = {
   },
   uptime: async () => Number((await readProcFile("/proc/uptime")).split(" ")[0]),
   memory: readMemorySplit,
+  fds: async (pid) => {
+    try {
+      return (await readProcDir(`/proc/${pid}/fd`)).length;
+    } catch {
+      return null;
+    }
+  },
 };
 
 const RESCAN_MS = 5_000;
 
 export type GroupReader = {
-  /** The group's CPU seconds (a counter that only grows) and its current RSS; null once none is left. */
-  read(): Promise<{ cpuSeconds: number; rssBytes: number } | null>;
+  /**
+   * The group's CPU seconds (a counter that only grows), its current RSS and open descriptors (the
+   * members' summed; null where none could be read); null once no member is left.
+   */
+  read(): Promise<{ cpuSeconds: number; rssBytes: number; fds: number | null } | null>;
 };
 
 /**
@@ -157,6 +169,13 @@ export function processGroupReader(pgid: number, source: ProcSource = procSource
     }
     return Math.max(0, sum - overlap.bytes);
   };
+  const groupFds = async (stats: ProcStat[]) => {
+    if (!source.fds) return null;
+    const counts = (await Promise.all(stats.map((stat) => source.fds!(stat.pid)))).filter(
+      (n): n is number => n !== null,
+    );
+    return counts.length ? counts.reduce((a, b) => a + b, 0) : null;
+  };
   return {
     async read() {
       const uptime = await source.uptime();
@@ -195,7 +214,7 @@ export function processGroupReader(pgid: number, source: ProcSource = procSource
         }
       }
       previous = { uptime, cpu };
-      return { cpuSeconds, rssBytes };
+      return { cpuSeconds, rssBytes, fds: await groupFds(stats) };
     },
   };
 }

@@ -40,5 +40,13 @@ export {
   ZRunListPage,
   ZRunListQuery,
 } from "./api/run-list.ts";
+export {
+  type TStormFigures,
+  type TStormLevel,
+  type TStormPercentiles,
+  ZStormFigures,
+  ZStormLevel,
+  ZStormPercentiles,
+} from "./api/storm.ts";
 export { ZVerdict, ZVerdictQuery } from "./api/verdict.ts";
 export { cellStatuses, runStatuses, ZCellStatus, ZRunStatus } from "./statuses.ts";

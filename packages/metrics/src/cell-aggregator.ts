@@ -40,6 +40,8 @@ export type ResourceSample = {
   t: number;
   cpuPct: number | null;
   rssBytes: number | null;
+  /** The server's open file descriptors (a connection storm's figures); null or absent where unread. */
+  fds?: number | null;
   k6CpuPct: number | null;
   k6RssBytes: number | null;
   hostCpuPct: number | null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { levelFootprints, type StormSummary, stormLevelCounts } from "./connection-storm.ts";
+import { levelFootprints, type StormSummary, stormFigures, stormLevelCounts } from "./connection-storm.ts";
 
 const startMs = 1_000_000;
 const plan = [
@@ -88,5 +88,44 @@ describe("a connection storm's figures per level", () => {
       fdsAdded: null,
     });
     expect(levels[1]).toMatchObject({ rssBytes: 31e6, fds: 108, rssPerStreamBytes: null, fdsAdded: null });
+  });
+});
+
+describe("a storm cell's figures", () => {
+  it("puts each level's counts beside the server's footprint, RSS shared among the streams held", () => {
+    // Idle 10 MB and 8 descriptors; 100 streams asked, 97 held: 21 MB and 99 descriptors more.
+    const readings = [reading(0, 10, 8), reading(1, 10, 8), reading(13, 31, 107), reading(14, 31, 105)];
+    const figures = stormFigures(summary, readings);
+    expect(figures?.idle).toEqual({ rssBytes: 10e6, fds: 8 });
+    expect(figures?.levels[1]).toEqual({
+      level: 100,
+      established: 97,
+      failed: 3,
+      dropped: 97,
+      silent: 0,
+      establishMs: null,
+      firstEventMs: null,
+      rssBytes: 31e6,
+      fds: 107,
+      rssPerStreamBytes: Math.round(21e6 / 97),
+      fdsAdded: 99,
+    });
+    expect(figures?.levels[0]).toMatchObject({ level: 10, established: 10, rssBytes: null, fds: null });
+  });
+
+  it("has RSS but no descriptors where only RSS could be read", () => {
+    const noFds = (sec: number, mb: number) => ({ ...reading(sec, mb, 0), fds: null });
+    const figures = stormFigures(summary, [noFds(0, 10), noFds(5, 12)]);
+    expect(figures?.idle).toEqual({ rssBytes: 10e6, fds: null });
+    expect(figures?.levels[0]).toMatchObject({ rssBytes: 12e6, fds: null, fdsAdded: null });
+    expect(figures?.levels[0]?.rssPerStreamBytes).toBe(200_000);
+  });
+
+  it("is null for a summary that is not a storm's", () => {
+    expect(stormFigures({ metrics: {}, setup_data: null }, [])).toBeNull();
+    expect(stormFigures({ metrics: {}, setup_data: { startMs: 1, plan: [] } }, [])).toBeNull();
+    expect(stormFigures({ metrics: {}, setup_data: { startMs: 1, plan: [{ level: 10 }] } }, [])).toBeNull();
+    expect(stormFigures(null, [])).toBeNull();
+    expect(stormFigures(summary, [])?.levels).toHaveLength(2);
   });
 });

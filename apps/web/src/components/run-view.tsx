@@ -17,6 +17,7 @@ import { OperationsTable } from "./operations-table";
 import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
+import { StormLevelsTable } from "./storm-levels-table";
 import { StudyBesideSection } from "./study-beside";
 import { WorkersNotice } from "./workers-notice";
 
@@ -172,6 +173,7 @@ export function RunView({
         />
       </section>
       {chartCell && operations && <OperationsTable cell={chartCell} operations={operations} />}
+      {chartCell?.summary?.storm && <StormLevelsTable cell={chartCell} storm={chartCell.summary.storm} />}
       <OverlayCharts
         cells={state.cells}
         points={state.points}

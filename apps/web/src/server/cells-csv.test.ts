@@ -244,7 +244,7 @@ describe("cellsCsv", () => {
     expect(rows[0]!.requests).toBe("60000");
   });
 
-  it("writes the latency spread, requests per MB, the runtime's GC, session drops and timeouts last, empty where a cell has none", () => {
+  it("writes the latency spread, requests per MB, the runtime's GC, session drops and timeouts last but the storm's, empty where a cell has none", () => {
     const figures = {
       latencyStddevMs: 0.4,
       rpsPerMb: 25,
@@ -261,7 +261,7 @@ describe("cellsCsv", () => {
       string,
       string
     >[];
-    expect(CELLS_CSV_HEADERS.slice(-7)).toEqual([
+    expect(CELLS_CSV_HEADERS.slice(-8, -1)).toEqual([
       "latency_stddev_ms",
       "rps_per_mb",
       "gc_collections_per_s",
@@ -280,5 +280,39 @@ describe("cellsCsv", () => {
       timeouts: "7",
     });
     expect(old).toMatchObject({ latency_stddev_ms: "", rps_per_mb: "", gc_pause_max_ms: "", timeouts: "" });
+  });
+
+  it("writes a connection storm's figures per level last, as JSON, empty for other scenarios", () => {
+    const storm = {
+      idle: { rssBytes: 17e6, fds: 11 },
+      levels: [
+        {
+          level: 10,
+          established: 10,
+          failed: 0,
+          dropped: 0,
+          silent: 10,
+          establishMs: { p50: 2, p90: 3, p99: 4 },
+          firstEventMs: null,
+          rssBytes: 17.65e6,
+          fds: 29,
+          rssPerStreamBytes: 65_000,
+          fdsAdded: 18,
+        },
+      ],
+    };
+    const stormed: ReportCellDto = {
+      ...base,
+      scenario: "connection-storm",
+      summary: { ...base.summary!, storm },
+      serverBuild: null,
+    };
+    const [row, other] = parse(cellsCsv("run-5", [stormed, { ...base, serverBuild: null }]), {
+      columns: true,
+      bom: true,
+    }) as Record<string, string>[];
+    expect(CELLS_CSV_HEADERS.at(-1)).toBe("storm_json");
+    expect(JSON.parse(row!.storm_json!)).toEqual(storm);
+    expect(other!.storm_json).toBe("");
   });
 });

@@ -133,6 +133,9 @@ const columns: Column[] = [
   ["gc_pause_max_ms", (c) => c.summary?.gcPauseMaxMs ?? null],
   ["session_drop_pct", (c) => c.summary?.sessionDropPct ?? null],
   ["timeouts", (c) => c.summary?.timeouts ?? null],
+  // A connection storm's figures per level (ZStormFigures: idle, then each level's streams, RSS,
+  // descriptors and RSS per stream); empty for other scenarios.
+  ["storm_json", (c) => (c.summary?.storm ? JSON.stringify(c.summary.storm) : null)],
 ];
 
 export const CELLS_CSV_HEADERS = columns.map(([header]) => header);

@@ -118,6 +118,7 @@ export function serializeSummary(summary: CellSummary): CellSummaryDto {
     gcPauseAvgMs: summary.gcPauseAvgMs,
     gcPauseMaxMs: summary.gcPauseMaxMs,
     sessionDropPct: sessionDropPct(summary.byOperation),
+    storm: (summary.storm ?? null) as CellSummaryDto["storm"],
   };
 }
 

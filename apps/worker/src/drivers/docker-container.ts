@@ -1,6 +1,7 @@
 import type Docker from "dockerode";
 import { ENGINE_CALL_MS, isStatus, within } from "./docker-engine.ts";
 import { exitInfoFromState, followLogs, hostOomKills, waitForStop } from "./docker-exit.ts";
+import { containerFdsReader } from "./docker-fds.ts";
 import { watchStats } from "./docker-stats.ts";
 import type { LogTail } from "./local.ts";
 import type { ExitInfo, RunningServer, ServerObserver } from "./types.ts";
@@ -11,6 +12,8 @@ type Started = {
   tail: LogTail;
   /** The kernel's OOM kill count before the start, when the engine runs on this kernel. */
   oomKillsBefore: number | null;
+  /** The engine runs on this kernel: the container's processes are in this machine's /proc. */
+  localEngine: boolean;
   exitTimeoutMs: number | undefined;
   observer: ServerObserver | null;
 };
@@ -23,10 +26,14 @@ export function runningContainer(
   let stopRequestedAt: number | null = null;
   const exit = containerExit(started, () => stopRequestedAt);
   const stats = watchStats(container);
+  const fds = started.localEngine ? containerFdsReader(container) : null;
   let stopping: Promise<ExitInfo> | null = null;
   return {
     exited: exit.exited,
-    resources: (options) => stats.latest(options),
+    async resources(options) {
+      const reading = await stats.latest(options);
+      return reading && fds ? { ...reading, fds: await fds() } : reading;
+    },
     stop(graceMs) {
       stopRequestedAt ??= Date.now();
       stopping ??= (async () => {

@@ -185,6 +185,7 @@ async function startServer(engine: Engine, request: DockerStartRequest): Promise
     container,
     tail,
     oomKillsBefore,
+    localEngine: engine.localEngine,
     exitTimeoutMs: options.exitTimeoutMs,
     observer: remote?.observer ?? null,
   });

@@ -31,7 +31,13 @@ export type ExitInfo = {
  * the epoch) is when the reading was taken, when the source says so and it differs from when it was
  * asked for: an engine answers a stats request with its collector's next sample, up to a second later.
  */
-export type ServerResources = { cpuSeconds: number; rssBytes: number; at?: number };
+export type ServerResources = {
+  cpuSeconds: number;
+  rssBytes: number;
+  at?: number;
+  /** Open file descriptors, where the driver can read them (a local process group). */
+  fds?: number | null;
+};
 
 /** The machine a cell was measured on, as recorded on the cell. */
 export type HostFingerprint = {

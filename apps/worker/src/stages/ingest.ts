@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TK6OutputLine } from "@perflab/contracts";
-import { type CellAggregator, K6OutputDecoder } from "@perflab/metrics";
+import {
+  type CellAggregator,
+  K6OutputDecoder,
+  type ProcessReading,
+  type ResourceSample,
+} from "@perflab/metrics";
 import type { CellContext } from "../cell/context.ts";
 import { CellFailure, loadFailure } from "../cell/errors.ts";
 import type { ServerWatch } from "../drivers/placement.ts";
@@ -10,7 +15,12 @@ import { PointSink } from "./points.ts";
 import { startSampler } from "./sampler.ts";
 import type { StartedServer } from "./start.ts";
 
-export type Ingested = { aggregator: CellAggregator; k6Result: K6Result };
+export type Ingested = {
+  aggregator: CellAggregator;
+  k6Result: K6Result;
+  /** The server's RSS and descriptors at each second of the whole test, warm-up included. */
+  serverReadings: ProcessReading[];
+};
 
 /**
  * k6's per-second output as it arrives, through the decoder uploads use (the same checks and
@@ -123,19 +133,32 @@ export async function ingestLoad(
   load: StartedLoad,
 ): Promise<Ingested> {
   const ingest = new LoadIngest(ctx, scenario, load);
+  const serverReadings: ProcessReading[] = [];
   const sampler = startSampler({
     server: started.running,
     k6Resources: load.k6.resources,
     runtime: watch.runtime,
     ...(watch.hostCpu ? { hostCpu: watch.hostCpu } : {}),
-    onSample: (sample) => ingest.aggregator.addResources(sample),
+    onSample: (sample) => {
+      ingest.aggregator.addResources(sample);
+      keepReading(serverReadings, sample);
+    },
   });
   const flushTimer = setInterval(() => ingest.flushReady(), 1000);
   const read = await readOutput(load, ingest, async () => {
     clearInterval(flushTimer);
     await sampler.stop();
   });
-  return settleIngest(ctx, load, ingest, read);
+  return { ...(await settleIngest(ctx, load, ingest, read)), serverReadings };
+}
+
+/**
+ * A sample's server reading as a storm's figures take it (stormFigures): read just after the
+ * second it closes, so at that second's end.
+ */
+function keepReading(readings: ProcessReading[], sample: ResourceSample): void {
+  if (sample.rssBytes === null) return;
+  readings.push({ atMs: (sample.t + 1) * 1000, rssBytes: sample.rssBytes, fds: sample.fds ?? null });
 }
 
 type ReadEnd = {

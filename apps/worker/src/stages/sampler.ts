@@ -2,7 +2,7 @@ import { longestPauseSincePrevious, type ResourceSample } from "@perflab/metrics
 import type { RunningServer } from "../drivers/types.ts";
 import { hostCpuTimes } from "../proc.ts";
 
-type TimedCpu = { cpuSeconds: number; rssBytes: number; at?: number };
+type TimedCpu = { cpuSeconds: number; rssBytes: number; at?: number; fds?: number | null };
 
 type Reading = {
   at: number;
@@ -96,6 +96,7 @@ function sampleOf(previous: Reading, current: Reading, runtime: unknown): Resour
     t: Math.floor(current.at / 1000) - 1,
     cpuPct: pct(previous.server, current.server),
     rssBytes: current.server?.rssBytes ?? null,
+    fds: current.server?.fds ?? null,
     k6CpuPct: pct(previous.k6, current.k6),
     k6RssBytes: current.k6?.rssBytes ?? null,
     hostCpuPct:

@@ -1,10 +1,11 @@
-import { needsFixtures } from "@perflab/contracts";
+import { needsFixtures, type TStormFigures } from "@perflab/contracts";
 import type { Db } from "@perflab/db";
 import {
   type CellSummaryData,
   cellSummaryRecord,
   isLoadGeneratorSaturated,
   otherWorkMeasured,
+  stormFigures,
 } from "@perflab/metrics";
 import type { CellContext } from "../cell/context.ts";
 import { CellFailure } from "../cell/errors.ts";
@@ -21,7 +22,7 @@ export async function summarise(
   ctx: CellContext,
   scenario: CellScenario,
   started: StartedServer,
-  { aggregator, k6Result }: Ingested,
+  { aggregator, k6Result, serverReadings }: Ingested,
 ): Promise<void> {
   const { cell, deps } = ctx;
   const summary = aggregator.summary({ durationSec: cell.durationSeconds });
@@ -46,8 +47,10 @@ export async function summarise(
   // The drops of the measured window, from the per-second lines, as every other number of the summary.
   const droppedCalls =
     "rate" in scenario.level ? (summary.droppedCalls ?? k6DroppedCalls(k6Result.summary)) : null;
+  // A connection storm's per level, from its k6 summary's plan and counts and the server's readings.
+  const storm = stormFigures(k6Result.summary, serverReadings);
   const written = await ctx.durable("the summary", () =>
-    writeSummary(deps.db, cell.id, summary, k6Requests, droppedCalls, saturated),
+    writeSummary(deps.db, cell.id, { summary, k6Requests, droppedCalls, saturated, storm }),
   );
   if (!written) {
     ctx.log.warn("the cell was ended elsewhere while it ran; its summary was not written");
@@ -79,14 +82,20 @@ function k6DroppedCalls(summary: unknown): number {
 async function writeSummary(
   db: Db,
   cellId: string,
-  s: CellSummaryData,
-  k6Requests: number | null,
-  droppedCalls: number | null,
-  saturated: boolean,
+  written: {
+    summary: CellSummaryData;
+    k6Requests: number | null;
+    droppedCalls: number | null;
+    saturated: boolean;
+    storm: TStormFigures | null;
+  },
 ): Promise<boolean> {
+  const { k6Requests, droppedCalls, saturated, storm } = written;
   const data = {
-    ...cellSummaryRecord(s, k6Requests),
+    ...cellSummaryRecord(written.summary, k6Requests),
     droppedCalls: droppedCalls === null ? null : BigInt(droppedCalls),
+    // Left out when null: the Json column stays SQL NULL (Prisma refuses a plain null there).
+    ...(storm === null ? {} : { storm: storm as never }),
   };
   return db.$transaction(async (tx) => {
     // The conditional update locks the row, so the cell cannot end between the check and the write.

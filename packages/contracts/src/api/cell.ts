@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ZCellStatus } from "../statuses.ts";
 import { isoDate } from "./run.ts";
+import { ZStormFigures } from "./storm.ts";
 
 export const ZLatencyDto = z.object({
   avgMs: z.number().nullable(),
@@ -107,6 +108,11 @@ export const ZCellSummaryDto = z.object({
     .optional()
     .describe(
       "MCP sessions opened in the measured window (initialize answered) that the client did not end with a successful DELETE (the server dropped the session, a 404, or a request in it failed), in % of those opened (sessionDropPct()); null where the client ends no session in the window (sessions held for the whole test, stateless servers).",
+    ),
+  storm: ZStormFigures.nullable()
+    .optional()
+    .describe(
+      "A connection-storm cell's figures per level: streams established, failed, dropped, time to establish and to the first event, the server's RSS and open descriptors while the level was held, and RSS per open stream; null for other scenarios.",
     ),
 });
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "cell_summaries" ADD COLUMN     "storm" JSONB;

@@ -26,5 +26,5 @@ require (
 
 require perflab/servers/go-common v0.0.0-00010101000000-000000000000
 
-// The code the Go servers share (runtime report, pure tools, validate_document), from this repository.
+// The code the Go servers share, from this repository (its README says what it holds).
 replace perflab/servers/go-common => ../go-common

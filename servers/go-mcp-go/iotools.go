@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/redis/go-redis/v9"
 	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/upstream"
 )
 
 type (
@@ -91,7 +92,7 @@ func (b *backends) fetchUpstream(ctx context.Context, _ mcp.CallToolRequest, in 
 	if err := inRange("delay_ms", in.DelayMs, 0, 10000); err != nil {
 		return nil, err
 	}
-	body, err := b.apiDo(ctx, "GET", "/delay?ms="+strconv.Itoa(int(in.DelayMs)), nil)
+	body, err := b.API(ctx, "GET", "/delay?ms="+strconv.Itoa(int(in.DelayMs)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func (b *backends) searchProducts(ctx context.Context, _ mcp.CallToolRequest, in
 	if err := inRange("limit", limit, 1, 50); err != nil {
 		return nil, err
 	}
-	rdb, err := b.redisClient()
+	rdb, err := b.Redis()
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +122,7 @@ func (b *backends) searchProducts(ctx context.Context, _ mcp.CallToolRequest, in
 	)
 	wg.Go(func() {
 		var body []byte
-		body, apiErr = b.apiDo(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(int(limit)), nil)
+		body, apiErr = b.API(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(int(limit)), nil)
 		if apiErr == nil {
 			apiErr = decodeUpstream(body, &found)
 		}
@@ -152,7 +153,7 @@ func (b *backends) getUserCart(ctx context.Context, _ mcp.CallToolRequest, in us
 	if err := inRange("user_id", in.UserID, 1, 1000); err != nil {
 		return nil, err
 	}
-	rdb, err := b.redisClient()
+	rdb, err := b.Redis()
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (b *backends) getUserCart(ctx context.Context, _ mcp.CallToolRequest, in us
 	wg.Go(func() { cart, cartErr = rdb.HGetAll(ctx, "user:"+uid+":cart").Result() })
 	wg.Go(func() {
 		var body []byte
-		body, apiErr = b.apiDo(ctx, "GET", "/products/"+strconv.Itoa(recommendedProduct(int(in.UserID))), nil)
+		body, apiErr = b.API(ctx, "GET", "/products/"+strconv.Itoa(recommendedProduct(int(in.UserID))), nil)
 		if apiErr == nil {
 			apiErr = decodeUpstream(body, &recommended)
 		}
@@ -184,7 +185,7 @@ func (b *backends) getUserCart(ctx context.Context, _ mcp.CallToolRequest, in us
 	orders := make([]json.RawMessage, 0, len(history))
 	for _, h := range history {
 		if !json.Valid([]byte(h)) {
-			return nil, fmt.Errorf("%w: malformed history entry", errBackend)
+			return nil, fmt.Errorf("%w: malformed history entry", upstream.ErrBackend)
 		}
 		orders = append(orders, json.RawMessage(h))
 	}
@@ -210,7 +211,7 @@ func cartItems(cart map[string]string) ([]cartItem, int, error) {
 		pid, err1 := strconv.Atoi(field)
 		qty, err2 := strconv.Atoi(value)
 		if err1 != nil || err2 != nil {
-			return nil, 0, fmt.Errorf("%w: malformed cart entry %q=%q", errBackend, field, value)
+			return nil, 0, fmt.Errorf("%w: malformed cart entry %q=%q", upstream.ErrBackend, field, value)
 		}
 		items = append(items, cartItem{pid, qty})
 		count += qty
@@ -224,7 +225,7 @@ func (b *backends) checkout(ctx context.Context, _ mcp.CallToolRequest, in check
 	if err != nil {
 		return nil, err
 	}
-	rdb, err := b.redisClient()
+	rdb, err := b.Redis()
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +247,7 @@ func (b *backends) checkout(ctx context.Context, _ mcp.CallToolRequest, in check
 	)
 	wg.Go(func() {
 		var body []byte
-		body, apiErr = b.apiDo(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
+		body, apiErr = b.API(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
 		if apiErr == nil {
 			apiErr = decodeUpstream(body, &priced)
 		}
@@ -311,7 +312,7 @@ func (b *backends) getUser(ctx context.Context, _ mcp.CallToolRequest, in getUse
 var errNotFound = fmt.Errorf("not_found")
 
 func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
-	pool, err := b.pgPool()
+	pool, err := b.Postgres()
 	if err != nil {
 		return userRow{}, err
 	}
@@ -321,7 +322,7 @@ func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
 	defer cancelAcquire()
 	conn, err := pool.Acquire(acquireCtx)
 	if err != nil {
-		return userRow{}, fmt.Errorf("%w: postgres: %v", errBackend, err)
+		return userRow{}, fmt.Errorf("%w: postgres: %v", upstream.ErrBackend, err)
 	}
 	defer conn.Release()
 	queryCtx, cancelQuery := context.WithTimeout(ctx, 5*time.Second)
@@ -335,7 +336,7 @@ func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
 		return userRow{}, fmt.Errorf("%w: user %d", errNotFound, id)
 	}
 	if err != nil {
-		return userRow{}, fmt.Errorf("%w: postgres: %v", errBackend, err)
+		return userRow{}, fmt.Errorf("%w: postgres: %v", upstream.ErrBackend, err)
 	}
 	u.CreatedAt = created.UTC().Format("2006-01-02T15:04:05Z")
 	return u, nil
@@ -357,7 +358,7 @@ func toPopular(zs []redis.Z) ([]popular, error) {
 		member, _ := z.Member.(string)
 		id, err := strconv.Atoi(member)
 		if err != nil {
-			return nil, fmt.Errorf("%w: malformed popularity member %q", errBackend, member)
+			return nil, fmt.Errorf("%w: malformed popularity member %q", upstream.ErrBackend, member)
 		}
 		out = append(out, popular{id, int64(z.Score)})
 	}
@@ -378,5 +379,5 @@ func redisFail(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: redis: %v", errBackend, err)
+	return fmt.Errorf("%w: redis: %v", upstream.ErrBackend, err)
 }

@@ -84,7 +84,7 @@ func run() error {
 		return fmt.Errorf("document schema: %w", err)
 	}
 	b := newBackends()
-	defer b.close()
+	defer b.Close()
 
 	var sessions atomic.Int64
 	mux := http.NewServeMux()

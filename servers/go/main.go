@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"perflab/servers/go-common/compute"
 	"perflab/servers/go-common/runtimeinfo"
+	"perflab/servers/go-common/upstream"
 	"perflab/servers/go-common/validate"
 )
 
@@ -93,8 +94,8 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("document schema: %w", err)
 	}
-	b := newBackends()
-	defer b.close()
+	b := upstream.New()
+	defer b.Close()
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "perflab-go", Version: "1.0.0"}, nil)
 	registerTools(server, b, dv)
@@ -189,7 +190,7 @@ func closeStreamsOnShutdown(next http.Handler, shuttingDown <-chan struct{}) htt
 	})
 }
 
-func restUser(w http.ResponseWriter, r *http.Request, b *backends) {
+func restUser(w http.ResponseWriter, r *http.Request, b *upstream.Clients) {
 	raw := r.PathValue("id")
 	id, ok := parseUserID(raw)
 	if !ok {

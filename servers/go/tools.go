@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/upstream"
 	"perflab/servers/go-common/validate"
 )
 
@@ -147,7 +148,7 @@ func searchLimit(limit *int) int {
 
 var querySyntax = regexp.MustCompile(`^[a-z]{1,32}$`).MatchString
 
-func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
+func registerTools(s *mcp.Server, b *upstream.Clients, dv *validate.Validator) {
 	mcp.AddTool(s, tool("echo"), func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
 		if len(in.Message) > maxEchoBytes {
 			return nil, nil, fmt.Errorf("invalid_argument: message is longer than %d bytes", maxEchoBytes)
@@ -206,7 +207,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		if err := inRange("delay_ms", in.DelayMs, 0, 10000); err != nil {
 			return nil, nil, err
 		}
-		body, err := b.apiDo(ctx, "GET", "/delay?ms="+strconv.Itoa(in.DelayMs), nil)
+		body, err := b.API(ctx, "GET", "/delay?ms="+strconv.Itoa(in.DelayMs), nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -221,7 +222,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		if err := inRange("limit", limit, 1, 50); err != nil {
 			return nil, nil, err
 		}
-		rdb, err := b.redisClient()
+		rdb, err := b.Redis()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -236,7 +237,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		)
 		wg.Go(func() {
 			var body []byte
-			body, apiErr = b.apiDo(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(limit), nil)
+			body, apiErr = b.API(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(limit), nil)
 			if apiErr == nil {
 				apiErr = decodeUpstream(body, &found)
 			}
@@ -267,7 +268,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		if err := inRange("user_id", in.UserID, 1, 1000); err != nil {
 			return nil, nil, err
 		}
-		rdb, err := b.redisClient()
+		rdb, err := b.Redis()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -282,7 +283,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		wg.Go(func() { cart, cartErr = rdb.HGetAll(ctx, "user:"+uid+":cart").Result() })
 		wg.Go(func() {
 			var body []byte
-			body, apiErr = b.apiDo(ctx, "GET", "/products/"+strconv.Itoa(recommendedProduct(in.UserID)), nil)
+			body, apiErr = b.API(ctx, "GET", "/products/"+strconv.Itoa(recommendedProduct(in.UserID)), nil)
 			if apiErr == nil {
 				apiErr = decodeUpstream(body, &recommended)
 			}
@@ -298,7 +299,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 			pid, err1 := strconv.Atoi(field)
 			qty, err2 := strconv.Atoi(value)
 			if err1 != nil || err2 != nil {
-				return nil, nil, fmt.Errorf("%w: malformed cart entry %q=%q", errBackend, field, value)
+				return nil, nil, fmt.Errorf("%w: malformed cart entry %q=%q", upstream.ErrBackend, field, value)
 			}
 			items = append(items, lineItem{pid, qty})
 			count += qty
@@ -307,7 +308,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		orders := make([]json.RawMessage, 0, len(history))
 		for _, h := range history {
 			if !json.Valid([]byte(h)) {
-				return nil, nil, fmt.Errorf("%w: malformed history entry", errBackend)
+				return nil, nil, fmt.Errorf("%w: malformed history entry", upstream.ErrBackend)
 			}
 			orders = append(orders, json.RawMessage(h))
 		}
@@ -334,7 +335,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 			}
 			count += it.Quantity
 		}
-		rdb, err := b.redisClient()
+		rdb, err := b.Redis()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -356,7 +357,7 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 		)
 		wg.Go(func() {
 			var body []byte
-			body, apiErr = b.apiDo(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
+			body, apiErr = b.API(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
 			if apiErr == nil {
 				apiErr = decodeUpstream(body, &priced)
 			}
@@ -401,8 +402,8 @@ func registerTools(s *mcp.Server, b *backends, dv *validate.Validator) {
 // errNotFound is a missing users row: a tool error, or 404 on the REST route.
 var errNotFound = fmt.Errorf("not_found")
 
-func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
-	pool, err := b.pgPool()
+func lookupUser(ctx context.Context, b *upstream.Clients, id int) (userRow, error) {
+	pool, err := b.Postgres()
 	if err != nil {
 		return userRow{}, err
 	}
@@ -412,7 +413,7 @@ func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
 	defer cancelAcquire()
 	conn, err := pool.Acquire(acquireCtx)
 	if err != nil {
-		return userRow{}, fmt.Errorf("%w: postgres: %v", errBackend, err)
+		return userRow{}, fmt.Errorf("%w: postgres: %v", upstream.ErrBackend, err)
 	}
 	defer conn.Release()
 	queryCtx, cancelQuery := context.WithTimeout(ctx, 5*time.Second)
@@ -426,7 +427,7 @@ func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
 		return userRow{}, fmt.Errorf("%w: user %d", errNotFound, id)
 	}
 	if err != nil {
-		return userRow{}, fmt.Errorf("%w: postgres: %v", errBackend, err)
+		return userRow{}, fmt.Errorf("%w: postgres: %v", upstream.ErrBackend, err)
 	}
 	u.CreatedAt = created.UTC().Format("2006-01-02T15:04:05Z")
 	return u, nil
@@ -448,7 +449,7 @@ func toPopular(zs []redis.Z) ([]popular, error) {
 		member, _ := z.Member.(string)
 		id, err := strconv.Atoi(member)
 		if err != nil {
-			return nil, fmt.Errorf("%w: malformed popularity member %q", errBackend, member)
+			return nil, fmt.Errorf("%w: malformed popularity member %q", upstream.ErrBackend, member)
 		}
 		out = append(out, popular{id, int64(z.Score)})
 	}
@@ -469,5 +470,5 @@ func redisFail(err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: redis: %v", errBackend, err)
+	return fmt.Errorf("%w: redis: %v", upstream.ErrBackend, err)
 }

@@ -1,4 +1,6 @@
-package main
+// Package upstream is the Go servers' clients of the fixtures (CONTRACT.md section 6): Redis, the
+// fixture API and Postgres, with the contract's pools and timeouts, created on first use.
+package upstream
 
 import (
 	"context"
@@ -15,13 +17,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// errBackend marks failures of Redis, the fixture API or Postgres; tools turn
+// ErrBackend marks failures of Redis, the fixture API or Postgres; tools turn
 // them into tool errors with the "backend_unavailable:" prefix.
-var errBackend = errors.New("backend_unavailable")
+var ErrBackend = errors.New("backend_unavailable")
 
-// backends are created on first use so the server starts, and the pure tools
+// Clients are created on first use so the server starts, and the pure tools
 // work, when none of the fixtures are running.
-type backends struct {
+type Clients struct {
 	redisOnce sync.Once
 	redis     *redis.Client
 	redisErr  error
@@ -34,8 +36,9 @@ type backends struct {
 	http   *http.Client
 }
 
-func newBackends() *backends {
-	return &backends{
+// New reads the fixtures' addresses from REDIS_URL, FIXTURE_API_URL and DATABASE_URL.
+func New() *Clients {
+	return &Clients{
 		apiURL: os.Getenv("FIXTURE_API_URL"),
 		// One pooled client for every upstream call; Go's default of 2 idle
 		// connections per host would force new TCP connections under load.
@@ -54,16 +57,17 @@ func newBackends() *backends {
 	}
 }
 
-func (b *backends) redisClient() (*redis.Client, error) {
+// Redis is the pool of 64 connections, or why there is none.
+func (b *Clients) Redis() (*redis.Client, error) {
 	b.redisOnce.Do(func() {
 		url := os.Getenv("REDIS_URL")
 		if url == "" {
-			b.redisErr = fmt.Errorf("%w: REDIS_URL is not set", errBackend)
+			b.redisErr = fmt.Errorf("%w: REDIS_URL is not set", ErrBackend)
 			return
 		}
 		opts, err := redis.ParseURL(url)
 		if err != nil {
-			b.redisErr = fmt.Errorf("%w: REDIS_URL: %v", errBackend, err)
+			b.redisErr = fmt.Errorf("%w: REDIS_URL: %v", ErrBackend, err)
 			return
 		}
 		opts.PoolSize = 64
@@ -83,48 +87,49 @@ func (b *backends) redisClient() (*redis.Client, error) {
 	return b.redis, b.redisErr
 }
 
-func (b *backends) pgPool() (*pgxpool.Pool, error) {
+// Postgres is the pool of at most 25 connections, or why there is none.
+func (b *Clients) Postgres() (*pgxpool.Pool, error) {
 	b.pgOnce.Do(func() {
 		url := os.Getenv("DATABASE_URL")
 		if url == "" {
-			b.pgErr = fmt.Errorf("%w: DATABASE_URL is not set", errBackend)
+			b.pgErr = fmt.Errorf("%w: DATABASE_URL is not set", ErrBackend)
 			return
 		}
 		cfg, err := pgxpool.ParseConfig(url)
 		if err != nil {
-			b.pgErr = fmt.Errorf("%w: DATABASE_URL: %v", errBackend, err)
+			b.pgErr = fmt.Errorf("%w: DATABASE_URL: %v", ErrBackend, err)
 			return
 		}
 		cfg.MaxConns = 25
 		cfg.ConnConfig.ConnectTimeout = 2 * time.Second
 		b.pg, b.pgErr = pgxpool.NewWithConfig(context.Background(), cfg)
 		if b.pgErr != nil {
-			b.pgErr = fmt.Errorf("%w: %v", errBackend, b.pgErr)
+			b.pgErr = fmt.Errorf("%w: %v", ErrBackend, b.pgErr)
 		}
 	})
 	return b.pg, b.pgErr
 }
 
-// apiDo calls the fixture API and returns the body of a 2xx answer.
-func (b *backends) apiDo(ctx context.Context, method, path string, body io.Reader) ([]byte, error) {
+// API calls the fixture API and returns the body of a 2xx answer.
+func (b *Clients) API(ctx context.Context, method, path string, body io.Reader) ([]byte, error) {
 	if b.apiURL == "" {
-		return nil, fmt.Errorf("%w: FIXTURE_API_URL is not set", errBackend)
+		return nil, fmt.Errorf("%w: FIXTURE_API_URL is not set", ErrBackend)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, b.apiURL+path, body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errBackend, err)
+		return nil, fmt.Errorf("%w: %v", ErrBackend, err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := b.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fixture API: %v", errBackend, err)
+		return nil, fmt.Errorf("%w: fixture API: %v", ErrBackend, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fixture API: %v", errBackend, err)
+		return nil, fmt.Errorf("%w: fixture API: %v", ErrBackend, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("upstream_error: fixture API %s %s answered HTTP %d", method, path, resp.StatusCode)
@@ -132,7 +137,8 @@ func (b *backends) apiDo(ctx context.Context, method, path string, body io.Reade
 	return data, nil
 }
 
-func (b *backends) close() {
+// Close ends every client created so far.
+func (b *Clients) Close() {
 	if b.redis != nil {
 		b.redis.Close()
 	}

@@ -33,11 +33,11 @@ const kinds: Record<string, Kind> = {
   memory: {
     study: "memory-per-session",
     xLabel: "MCP sessions held open",
-    yLabel: "server RSS, MB (mean of the measured window)",
+    yLabel: "server RSS, MB (peak of the measured window)",
     xTick: (v) => v.toLocaleString("en-US"),
     x: (p, vus) => (p.sessionsPerVu ?? 1) * vus,
     line: () => "",
-    y: (c) => (c.summary?.rssAvgBytes ? c.summary.rssAvgBytes / 2 ** 20 : null),
+    y: (c) => (c.summary?.rssPeakBytes ? c.summary.rssPeakBytes / 2 ** 20 : null),
     published: (f) => f.ramMb as Figure | undefined,
   },
   payload: {
@@ -54,13 +54,22 @@ const kinds: Record<string, Kind> = {
 
 const COLOURS = ["#d95f02", "#1b9e77", "#7570b3", "#e7298a", "#66a61e", "#e6ab02"];
 
-function labSeries(kind: Kind, cells: CellDto[], colourOf: (server: string) => string): Series[] {
+function labSeries(
+  kind: Kind,
+  cells: CellDto[],
+  study: Study,
+  colourOf: (server: string) => string,
+): Series[] {
+  const label = (server: string) => {
+    const row = study.rows.find((r) => r.server === server);
+    return row ? `${row.label} (${server})` : server;
+  };
   const byLine = new Map<string, Series>();
   for (const c of cells) {
     const x = kind.x(c.params as Params, c.vus ?? 0);
     const y = kind.y(c);
     if (c.status !== "succeeded" || x === null || y === null) continue;
-    const name = `${c.serverName}${kind.line(c)}, here`;
+    const name = `${label(c.serverName)}${kind.line(c)}, perflab`;
     const dash = c.scenario === "mcp-request-size" ? "2 3" : null;
     const s = byLine.get(name) ?? { name, colour: colourOf(c.serverName), dash, hollow: false, points: [] };
     s.points.push({ x, y });
@@ -93,9 +102,9 @@ function studySeries(kind: Kind, study: Study, colourOf: (server: string) => str
   });
 }
 
-const W = 760;
+const W = 860;
 const H = 440;
-const M = { left: 70, right: 210, top: 20, bottom: 60 };
+const M = { left: 70, right: 290, top: 20, bottom: 60 };
 const log = (v: number) => Math.log10(v);
 const decades = (lo: number, hi: number) => {
   const out: number[] = [];
@@ -169,6 +178,6 @@ const servers = [
 const colourOf = (server: string) => COLOURS[servers.indexOf(server) % COLOURS.length]!;
 writeFileSync(
   outPath,
-  render(kind, [...studySeries(kind, study, colourOf), ...labSeries(kind, cells, colourOf)]),
+  render(kind, [...studySeries(kind, study, colourOf), ...labSeries(kind, cells, study, colourOf)]),
 );
 console.log(`wrote ${outPath}`);

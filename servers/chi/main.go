@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"perflab/servers/go-common/rest"
 	"perflab/servers/go-common/runtimeinfo"
 )
 
@@ -43,13 +44,13 @@ func newRouter(users *userStore) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
 	r.Get("/health", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		rest.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	r.Get("/debug/runtime", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, runtimeinfo.Read())
+		rest.WriteJSON(w, http.StatusOK, runtimeinfo.Read())
 	})
 	r.Get("/rest/time", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, struct {
+		rest.WriteJSON(w, http.StatusOK, struct {
 			NowMs int64 `json:"now_ms"`
 		}{time.Now().UnixMilli()})
 	})

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"perflab/servers/go-common/rest"
 )
 
 // userStore is the fixtures' users table through one pgx pool, created on first use so the
@@ -93,51 +91,5 @@ func (s *userStore) lookup(ctx context.Context, id int) (user, error) {
 // get answers GET /rest/users/{id}: 400 for an id outside ^[1-9][0-9]{0,8}$, 404 without a row,
 // 503 when Postgres is missing or failing.
 func (s *userStore) get(w http.ResponseWriter, r *http.Request) {
-	id, ok := parseUserID(chi.URLParam(r, "id"))
-	if !ok {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid id"})
-		return
-	}
-	u, err := s.lookup(r.Context(), id)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found"})
-	case err != nil:
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "database unavailable"})
-	default:
-		writeJSON(w, http.StatusOK, u)
-	}
-}
-
-// parseUserID accepts exactly ^[1-9][0-9]{0,8}$; strconv.Atoi would also take a sign ("+5").
-func parseUserID(raw string) (int, bool) {
-	if len(raw) < 1 || len(raw) > 9 || raw[0] < '1' || raw[0] > '9' {
-		return 0, false
-	}
-	id := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		id = id*10 + int(c-'0')
-	}
-	return id, true
-}
-
-// writeJSON writes the contract's canonical JSON: encoding/json in struct order, no HTML escaping,
-// without the encoder's trailing newline.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	body := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	w.Write(body)
+	rest.User(w, r.Context(), chi.URLParam(r, "id"), s.lookup, pgx.ErrNoRows)
 }

@@ -10,9 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/redis/go-redis/v9"
@@ -45,26 +43,6 @@ type (
 		ID integer `json:"id"`
 	}
 )
-
-type product struct {
-	ID         int    `json:"id"`
-	Name       string `json:"name"`
-	Category   string `json:"category"`
-	PriceCents int64  `json:"price_cents"`
-	Stock      int64  `json:"stock"`
-}
-
-type popular struct {
-	ProductID int   `json:"product_id"`
-	Score     int64 `json:"score"`
-}
-
-type userRow struct {
-	ID        int    `json:"id"`
-	Name      string `json:"name"`
-	Email     string `json:"email"`
-	CreatedAt string `json:"created_at"`
-}
 
 // searchLimit is search_products' limit: the schema's default 10 only when the field is absent.
 func searchLimit(limit *integer) integer {
@@ -114,8 +92,8 @@ func (b *backends) searchProducts(ctx context.Context, _ mcp.CallToolRequest, in
 	var (
 		wg    sync.WaitGroup
 		found struct {
-			Total int       `json:"total"`
-			Items []product `json:"items"`
+			Total int                `json:"total"`
+			Items []upstream.Product `json:"items"`
 		}
 		top              []redis.Z
 		apiErr, redisErr error
@@ -124,28 +102,28 @@ func (b *backends) searchProducts(ctx context.Context, _ mcp.CallToolRequest, in
 		var body []byte
 		body, apiErr = b.API(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(int(limit)), nil)
 		if apiErr == nil {
-			apiErr = decodeUpstream(body, &found)
+			apiErr = upstream.DecodeAPI(body, &found)
 		}
 	})
 	wg.Go(func() {
 		top, redisErr = rdb.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: "products:popularity", Start: 0, Stop: 4, Rev: true}).Result()
 	})
 	wg.Wait()
-	if err := firstErr(apiErr, redisFail(redisErr)); err != nil {
+	if err := upstream.FirstErr(apiErr, upstream.RedisFail(redisErr)); err != nil {
 		return nil, err
 	}
-	pop, err := toPopular(top)
+	pop, err := upstream.PopularFrom(top)
 	if err != nil {
 		return nil, err
 	}
 	if found.Items == nil {
-		found.Items = []product{}
+		found.Items = []upstream.Product{}
 	}
 	return jsonResult(struct {
-		Query   string    `json:"query"`
-		Total   int       `json:"total"`
-		Items   []product `json:"items"`
-		Popular []popular `json:"popular"`
+		Query   string             `json:"query"`
+		Total   int                `json:"total"`
+		Items   []upstream.Product `json:"items"`
+		Popular []upstream.Popular `json:"popular"`
 	}{in.Query, found.Total, found.Items, pop})
 }
 
@@ -162,20 +140,20 @@ func (b *backends) getUserCart(ctx context.Context, _ mcp.CallToolRequest, in us
 		wg                          sync.WaitGroup
 		cart                        map[string]string
 		history                     []string
-		recommended                 product
+		recommended                 upstream.Product
 		cartErr, historyErr, apiErr error
 	)
 	wg.Go(func() { cart, cartErr = rdb.HGetAll(ctx, "user:"+uid+":cart").Result() })
 	wg.Go(func() {
 		var body []byte
-		body, apiErr = b.API(ctx, "GET", "/products/"+strconv.Itoa(recommendedProduct(int(in.UserID))), nil)
+		body, apiErr = b.API(ctx, "GET", "/products/"+strconv.Itoa(upstream.RecommendedProduct(int(in.UserID))), nil)
 		if apiErr == nil {
-			apiErr = decodeUpstream(body, &recommended)
+			apiErr = upstream.DecodeAPI(body, &recommended)
 		}
 	})
 	wg.Go(func() { history, historyErr = rdb.LRange(ctx, "user:"+uid+":history", -5, -1).Result() })
 	wg.Wait()
-	if err := firstErr(redisFail(cartErr), apiErr, redisFail(historyErr)); err != nil {
+	if err := upstream.FirstErr(upstream.RedisFail(cartErr), apiErr, upstream.RedisFail(historyErr)); err != nil {
 		return nil, err
 	}
 	items, count, err := cartItems(cart)
@@ -193,7 +171,7 @@ func (b *backends) getUserCart(ctx context.Context, _ mcp.CallToolRequest, in us
 		UserID       int               `json:"user_id"`
 		Items        []cartItem        `json:"items"`
 		ItemCount    int               `json:"item_count"`
-		Recommended  product           `json:"recommended"`
+		Recommended  upstream.Product  `json:"recommended"`
 		RecentOrders []json.RawMessage `json:"recent_orders"`
 	}{int(in.UserID), items, count, recommended, orders})
 }
@@ -249,7 +227,7 @@ func (b *backends) checkout(ctx context.Context, _ mcp.CallToolRequest, in check
 		var body []byte
 		body, apiErr = b.API(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
 		if apiErr == nil {
-			apiErr = decodeUpstream(body, &priced)
+			apiErr = upstream.DecodeAPI(body, &priced)
 		}
 	})
 	wg.Go(func() {
@@ -264,7 +242,7 @@ func (b *backends) checkout(ctx context.Context, _ mcp.CallToolRequest, in check
 		_, redisErr = pipe.Exec(ctx)
 	})
 	wg.Wait()
-	if err := firstErr(apiErr, redisFail(redisErr)); err != nil {
+	if err := upstream.FirstErr(apiErr, upstream.RedisFail(redisErr)); err != nil {
 		return nil, err
 	}
 	return jsonResult(struct {
@@ -288,7 +266,7 @@ func checkoutItems(in checkoutIn) ([]cartItem, int, error) {
 	items := make([]cartItem, 0, len(in.Items))
 	count := 0
 	for _, it := range in.Items {
-		if err := firstErr(inRange("product_id", it.ProductID, 1, 100000), inRange("quantity", it.Quantity, 1, 10)); err != nil {
+		if err := upstream.FirstErr(inRange("product_id", it.ProductID, 1, 100000), inRange("quantity", it.Quantity, 1, 10)); err != nil {
 			return nil, 0, err
 		}
 		items = append(items, cartItem{int(it.ProductID), int(it.Quantity)})
@@ -301,83 +279,9 @@ func (b *backends) getUser(ctx context.Context, _ mcp.CallToolRequest, in getUse
 	if err := inRange("id", in.ID, 1, 100000); err != nil {
 		return nil, err
 	}
-	u, err := lookupUser(ctx, b, int(in.ID))
+	u, err := b.User(ctx, int(in.ID))
 	if err != nil {
 		return nil, err
 	}
 	return jsonResult(u)
-}
-
-// errNotFound is a missing users row: a tool error, or 404 on the REST route.
-var errNotFound = fmt.Errorf("not_found")
-
-func lookupUser(ctx context.Context, b *backends, id int) (userRow, error) {
-	pool, err := b.Postgres()
-	if err != nil {
-		return userRow{}, err
-	}
-	// Two budgets, as in every server (CONTRACT.md section 6): up to 5 s for a
-	// free connection, then up to 5 s for the query.
-	acquireCtx, cancelAcquire := context.WithTimeout(ctx, 5*time.Second)
-	defer cancelAcquire()
-	conn, err := pool.Acquire(acquireCtx)
-	if err != nil {
-		return userRow{}, fmt.Errorf("%w: postgres: %v", upstream.ErrBackend, err)
-	}
-	defer conn.Release()
-	queryCtx, cancelQuery := context.WithTimeout(ctx, 5*time.Second)
-	defer cancelQuery()
-	var (
-		u       userRow
-		created time.Time
-	)
-	err = conn.QueryRow(queryCtx, "SELECT id, name, email, created_at FROM users WHERE id = $1", id).Scan(&u.ID, &u.Name, &u.Email, &created)
-	if err == pgx.ErrNoRows {
-		return userRow{}, fmt.Errorf("%w: user %d", errNotFound, id)
-	}
-	if err != nil {
-		return userRow{}, fmt.Errorf("%w: postgres: %v", upstream.ErrBackend, err)
-	}
-	u.CreatedAt = created.UTC().Format("2006-01-02T15:04:05Z")
-	return u, nil
-}
-
-// recommendedProduct is the product get_user_cart fetches from the API.
-func recommendedProduct(userID int) int { return 1 + (userID*7919)%100000 }
-
-func decodeUpstream(body []byte, v any) error {
-	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("upstream_error: fixture API answered malformed JSON: %v", err)
-	}
-	return nil
-}
-
-func toPopular(zs []redis.Z) ([]popular, error) {
-	out := make([]popular, 0, len(zs))
-	for _, z := range zs {
-		member, _ := z.Member.(string)
-		id, err := strconv.Atoi(member)
-		if err != nil {
-			return nil, fmt.Errorf("%w: malformed popularity member %q", upstream.ErrBackend, member)
-		}
-		out = append(out, popular{id, int64(z.Score)})
-	}
-	return out, nil
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// redisErr tags a failed Redis call as a backend failure.
-func redisFail(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: redis: %v", upstream.ErrBackend, err)
 }

@@ -213,19 +213,6 @@ func TestPlainRoutes(t *testing.T) {
 	}
 }
 
-func TestParseUserIDAcceptsOnlyTheContractPattern(t *testing.T) {
-	for raw, want := range map[string]int{"1": 1, "42": 42, "999999999": 999999999} {
-		if got, ok := parseUserID(raw); !ok || got != want {
-			t.Fatalf("%q: got %d, %v", raw, got, ok)
-		}
-	}
-	for _, raw := range []string{"", "0", "01", "+1", "-1", " 1", "1e3", "1.5", "1234567890", "42x"} {
-		if got, ok := parseUserID(raw); ok {
-			t.Fatalf("%q: accepted as %d", raw, got)
-		}
-	}
-}
-
 func TestModeFlagsAcceptOnlyZeroOrOne(t *testing.T) {
 	t.Setenv("PORT", "")
 	t.Setenv("MCP_LEGACY_SSE", "")

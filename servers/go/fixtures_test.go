@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/upstream"
 )
 
 var (
@@ -15,7 +16,7 @@ var (
 )
 
 type fixtureProduct struct {
-	product
+	upstream.Product
 	adjective, noun string
 }
 
@@ -28,18 +29,18 @@ func generateProducts() []fixtureProduct {
 		cat := compute.TransformCategories[rng.Next()%8]
 		price := int64(99 + rng.Next()%49901)
 		stock := int64(rng.Next() % 500)
-		out = append(out, fixtureProduct{product{id, adj + " " + noun, cat, price, stock}, adj, noun})
+		out = append(out, fixtureProduct{upstream.Product{ID: id, Name: adj + " " + noun, Category: cat, PriceCents: price, Stock: stock}, adj, noun})
 	}
 	return out
 }
 
-func searchProducts(all []fixtureProduct, q string, limit int) (int, []product) {
-	total, items := 0, []product{}
+func searchProducts(all []fixtureProduct, q string, limit int) (int, []upstream.Product) {
+	total, items := 0, []upstream.Product{}
 	for _, p := range all {
 		if p.adjective == q || p.noun == q || p.Category == q {
 			total++
 			if len(items) < limit {
-				items = append(items, p.product)
+				items = append(items, p.Product)
 			}
 		}
 	}

@@ -40,19 +40,6 @@ func TestModeFlagsAcceptOnlyZeroOrOne(t *testing.T) {
 	}
 }
 
-func TestParseUserIDAcceptsOnlyTheContractPattern(t *testing.T) {
-	for raw, want := range map[string]int{"1": 1, "42": 42, "100000": 100000, "999999999": 999999999} {
-		if got, ok := parseUserID(raw); !ok || got != want {
-			t.Fatalf("%q: got %d, %v", raw, got, ok)
-		}
-	}
-	for _, raw := range []string{"", "0", "01", "+1", "+5", "-1", " 1", "1 ", "1e3", "1.5", "0x1", "1234567890", "42x", "١"} {
-		if got, ok := parseUserID(raw); ok {
-			t.Fatalf("%q: accepted as %d", raw, got)
-		}
-	}
-}
-
 func TestSearchLimitDefaultsOnlyWhenAbsent(t *testing.T) {
 	for args, want := range map[string]int{`{"query":"lamp"}`: 10, `{"query":"lamp","limit":3}`: 3, `{"query":"lamp","limit":0}`: 0} {
 		var in searchIn

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/upstream"
 	"perflab/servers/go-common/validate"
 )
 
@@ -170,10 +171,10 @@ func ptr(i int) *int { return &i }
 
 func fixtureVectors() map[string]any {
 	products := generateProducts()
-	pick := func(ids ...int) []product {
-		var out []product
+	pick := func(ids ...int) []upstream.Product {
+		var out []upstream.Product
 		for _, id := range ids {
-			out = append(out, products[id-1].product)
+			out = append(out, products[id-1].Product)
 		}
 		return out
 	}
@@ -190,19 +191,19 @@ func fixtureVectors() map[string]any {
 		slices.SortFunc(out, func(a, b lineItem) int { return a.ProductID - b.ProductID })
 		return out
 	}
-	var pops []popular
+	var pops []upstream.Popular
 	for pid, score := range seed.popularity {
-		pops = append(pops, popular{pid, score})
+		pops = append(pops, upstream.Popular{ProductID: pid, Score: score})
 	}
 	// ZRANGE ... REV orders by score descending, then member descending (byte order).
-	slices.SortFunc(pops, func(a, b popular) int {
+	slices.SortFunc(pops, func(a, b upstream.Popular) int {
 		if a.Score != b.Score {
 			return int(b.Score - a.Score)
 		}
 		return strings.Compare(fmt.Sprint(b.ProductID), fmt.Sprint(a.ProductID))
 	})
-	user := func(id int) userRow {
-		return userRow{id, fmt.Sprintf("User %d", id), fmt.Sprintf("user%d@example.com", id), ""}
+	user := func(id int) upstream.User {
+		return upstream.User{ID: id, Name: fmt.Sprintf("User %d", id), Email: fmt.Sprintf("user%d@example.com", id)}
 	}
 	u1, u2 := user(1), user(100000)
 	u1.CreatedAt, u2.CreatedAt = "2024-01-01T00:01:00Z", "2024-03-10T10:40:00Z"
@@ -213,13 +214,13 @@ func fixtureVectors() map[string]any {
 		}(),
 		"products":                 pick(1, 2, 3, 4, 5, 50000, 99999, 100000),
 		"product_search":           []any{search("lamp", 3), search("toys", 2), search("quiet", 50), search("zebra", 10)},
-		"recommended_product_ids":  map[string]int{"1": recommendedProduct(1), "13": recommendedProduct(13), "1000": recommendedProduct(1000)},
+		"recommended_product_ids":  map[string]int{"1": upstream.RecommendedProduct(1), "13": upstream.RecommendedProduct(13), "1000": upstream.RecommendedProduct(1000)},
 		"redis_user_1_cart":        cart(1),
 		"redis_user_1_history":     seed.history[1],
 		"redis_user_1000_cart":     cart(1000),
 		"redis_user_1000_history":  seed.history[1000],
 		"redis_popularity_members": len(seed.popularity),
 		"redis_popularity_top_5":   pops[:5],
-		"postgres_users":           []userRow{u1, u2},
+		"postgres_users":           []upstream.User{u1, u2},
 	}
 }

@@ -14,21 +14,35 @@ function fdsOf(pid: number): number | null {
 }
 
 /**
- * The processes of a container as this kernel sees them: those of its init process's cgroup (v2),
- * or the init process alone where the cgroup's list cannot be read.
+ * Where a cgroup line of /proc/<pid>/cgroup keeps its processes: the unified hierarchy (cgroup v2,
+ * or v1's `unified` mount) or v1's memory controller, every container's. The root cgroup is the
+ * whole machine's, never a container's.
  */
+function procsFiles(line: string): string[] {
+  const [, controllers = "", cgroup = "/"] = line.split(":");
+  if (cgroup === "/") return [];
+  if (controllers === "")
+    return [`/sys/fs/cgroup${cgroup}/cgroup.procs`, `/sys/fs/cgroup/unified${cgroup}/cgroup.procs`];
+  return controllers.split(",").includes("memory") ? [`/sys/fs/cgroup/memory${cgroup}/cgroup.procs`] : [];
+}
+
+/** The processes of a container: those of its init process's cgroup, else the init process alone. */
 function containerPids(initPid: number): number[] {
+  let lines: string[];
   try {
-    const line = readFileSync(`/proc/${initPid}/cgroup`, "utf8")
-      .split("\n")
-      .find((l) => l.startsWith("0::"));
-    if (!line) return [initPid];
-    const procs = readFileSync(`/sys/fs/cgroup${line.slice(3).trim()}/cgroup.procs`, "utf8");
-    const pids = procs.split("\n").filter(Boolean).map(Number);
-    return pids.length ? pids : [initPid];
+    lines = readFileSync(`/proc/${initPid}/cgroup`, "utf8").split("\n").filter(Boolean);
   } catch {
     return [initPid];
   }
+  for (const file of lines.flatMap(procsFiles)) {
+    try {
+      const pids = readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
+      if (pids.includes(initPid)) return pids;
+    } catch {
+      // Not mounted here: the next hierarchy.
+    }
+  }
+  return [initPid];
 }
 
 /**

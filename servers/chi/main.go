@@ -11,23 +11,20 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	"perflab/servers/go-common/env"
 	"perflab/servers/go-common/rest"
 	"perflab/servers/go-common/runtimeinfo"
 )
 
 func loadPort() (string, error) {
-	port := os.Getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-		return "", fmt.Errorf("PORT must be 1..65535, got %q", port)
+	port, err := env.Port()
+	if err != nil {
+		return "", err
 	}
 	// A REST-only server has no MCP mode to switch: asking for one is a configuration error.
 	for _, name := range []string{"MCP_STATELESS", "MCP_JSON_RESPONSE"} {

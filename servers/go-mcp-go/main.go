@@ -11,12 +11,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+	"perflab/servers/go-common/env"
 	"perflab/servers/go-common/runtimeinfo"
 	"perflab/servers/go-common/validate"
 )
@@ -28,35 +28,19 @@ type config struct {
 	legacySSE    bool
 }
 
-// envFlag reads a 0/1 switch: unset, "" and "0" are off, "1" is on, anything else is an error,
-// so the server never starts in a mode it was not asked for.
-func envFlag(name string) (bool, error) {
-	switch v := os.Getenv(name); v {
-	case "", "0":
-		return false, nil
-	case "1":
-		return true, nil
-	default:
-		return false, fmt.Errorf("%s must be 0 or 1, got %q", name, v)
-	}
-}
-
 func loadConfig() (config, error) {
-	cfg := config{port: os.Getenv("PORT")}
-	if cfg.port == "" {
-		cfg.port = "8080"
-	}
-	if p, err := strconv.Atoi(cfg.port); err != nil || p < 1 || p > 65535 {
-		return cfg, fmt.Errorf("PORT must be 1..65535, got %q", cfg.port)
-	}
+	var cfg config
 	var err error
-	if cfg.stateless, err = envFlag("MCP_STATELESS"); err != nil {
+	if cfg.port, err = env.Port(); err != nil {
 		return cfg, err
 	}
-	if cfg.jsonResponse, err = envFlag("MCP_JSON_RESPONSE"); err != nil {
+	if cfg.stateless, err = env.Flag("MCP_STATELESS"); err != nil {
 		return cfg, err
 	}
-	if cfg.legacySSE, err = envFlag("MCP_LEGACY_SSE"); err != nil {
+	if cfg.jsonResponse, err = env.Flag("MCP_JSON_RESPONSE"); err != nil {
+		return cfg, err
+	}
+	if cfg.legacySSE, err = env.Flag("MCP_LEGACY_SSE"); err != nil {
 		return cfg, err
 	}
 	if cfg.legacySSE && cfg.stateless {

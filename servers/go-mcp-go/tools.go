@@ -11,45 +11,23 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 	"perflab/servers/go-common/compute"
+	"perflab/servers/go-common/contract"
 	"perflab/servers/go-common/validate"
 )
 
 const maxEchoBytes = 1 << 20
 
-// contractTools are the contract's descriptions and input schemas, verbatim (CONTRACT.md section
-// 4). mcp-go's builders (mcp.WithObject, mcp.WithArray) would add "properties":{} and other keys
-// the contract does not list, so each tool is declared with mcp.NewToolWithRawSchema.
-var contractTools = map[string]struct{ description, schema string }{
-	"echo": {"Returns the message, padded to pad_to_bytes bytes.",
-		`{"type":"object","properties":{"message":{"type":"string"},"pad_to_bytes":{"type":"integer","minimum":0,"maximum":1048576}},"required":["message"]}`},
-	"fibonacci": {"Computes the n-th Fibonacci number by naive recursion.",
-		`{"type":"object","properties":{"n":{"type":"integer","minimum":0,"maximum":35}},"required":["n"]}`},
-	"validate_document": {"Validates a document against the perflab order schema.",
-		`{"type":"object","properties":{"document":{"type":"object"}},"required":["document"]}`},
-	"transform_data": {"Generates, sorts, groups and aggregates size records.",
-		`{"type":"object","properties":{"size":{"type":"integer","minimum":1,"maximum":100000}},"required":["size"]}`},
-	"sleep": {"Waits ms milliseconds, like a database call.",
-		`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["ms"]}`},
-	"fetch_upstream": {"Fetches the fixture API's /delay endpoint.",
-		`{"type":"object","properties":{"delay_ms":{"type":"integer","minimum":0,"maximum":10000}},"required":["delay_ms"]}`},
-	"search_products": {"Searches products and returns the most popular ones.",
-		`{"type":"object","properties":{"query":{"type":"string","pattern":"^[a-z]{1,32}$"},"limit":{"type":"integer","minimum":1,"maximum":50,"default":10}},"required":["query"]}`},
-	"get_user_cart": {"Returns a user's cart, recommended product and recent orders.",
-		`{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000}},"required":["user_id"]}`},
-	"checkout": {"Prices items and records an order for a user.",
-		`{"type":"object","properties":{"user_id":{"type":"integer","minimum":1,"maximum":1000},"items":{"type":"array","minItems":1,"maxItems":10,"items":{"type":"object","properties":{"product_id":{"type":"integer","minimum":1,"maximum":100000},"quantity":{"type":"integer","minimum":1,"maximum":10}},"required":["product_id","quantity"]}}},"required":["user_id","items"]}`},
-	"get_user": {"Looks up a user by primary key in Postgres.",
-		`{"type":"object","properties":{"id":{"type":"integer","minimum":1,"maximum":100000}},"required":["id"]}`},
-}
-
 // toolHandler is a typed handler whose Go error becomes the contract's isError result
 // (toolErrors, a tool handler middleware).
 type toolHandler[T any] func(ctx context.Context, req mcp.CallToolRequest, in T) (*mcp.CallToolResult, error)
 
+// contractTool declares a tool with the contract's description and schema, verbatim: mcp-go's
+// builders (mcp.WithObject, mcp.WithArray) would add "properties":{} and other keys the contract
+// does not list, hence mcp.NewToolWithRawSchema.
 func contractTool[T any](name string, handle toolHandler[T]) server.ServerTool {
-	d := contractTools[name]
+	d := contract.Tools[name]
 	return server.ServerTool{
-		Tool:    mcp.NewToolWithRawSchema(name, d.description, json.RawMessage(d.schema)),
+		Tool:    mcp.NewToolWithRawSchema(name, d.Description, json.RawMessage(d.Schema)),
 		Handler: mcp.NewTypedToolHandler(mcp.TypedToolHandlerFunc[T](handle)),
 	}
 }

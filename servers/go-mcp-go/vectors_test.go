@@ -13,6 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"perflab/servers/go-common/contract"
 	"perflab/servers/go-common/validate"
 )
 
@@ -123,8 +124,8 @@ func TestListsTheContractsTenToolsAndSchemas(t *testing.T) {
 	var names []string
 	for _, tool := range listed.Result.Tools {
 		names = append(names, tool.Name)
-		want := contractTools[tool.Name]
-		if tool.Description != want.description || !jsonEqual(t, tool.InputSchema, []byte(want.schema)) {
+		want := contract.Tools[tool.Name]
+		if tool.Description != want.Description || !jsonEqual(t, tool.InputSchema, []byte(want.Schema)) {
 			t.Errorf("%s: listed %q %s", tool.Name, tool.Description, tool.InputSchema)
 		}
 	}

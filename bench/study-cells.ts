@@ -2,16 +2,20 @@
  * Every cell of a run with the figures a study printed that its "Published beside reproduced" view
  * does not carry: latency spread and tail, dropped calls and sessions, RSS (idle, mean, peak, per
  * held session), the runtime's heap, GC collections and pauses, CPU of server and k6, drift. Waits
- * for the run to end, then prints two Markdown tables (latency, resources), a row per cell.
+ * for the run to end, then prints two Markdown tables (latency, resources), a row per cell; with
+ * `--every <s>`, a third: each cell's measured window in slices of that many seconds (calls/s, the
+ * slice's worst per-second p99, RSS, heap, longest GC pause), to see drift in a long cell.
  *
- *   pnpm --filter @perflab/bench exec tsx study-cells.ts <runId> [--url <lab>]
+ *   pnpm --filter @perflab/bench exec tsx study-cells.ts <runId> [--every 30] [--url <lab>]
  */
 import { workloadName } from "@perflab/contracts";
 import type { CellDto } from "@perflab/web/testing";
 import { levelOf, mb, num, positionals, runPoints, waitForEnd } from "./lab-api.ts";
 
 const runId = positionals[0];
-if (!runId) throw new Error("usage: study-cells.ts <runId> [--url <lab>]");
+if (!runId) throw new Error("usage: study-cells.ts <runId> [--every <s>] [--url <lab>]");
+const everyAt = positionals.indexOf("--every");
+const every = everyAt >= 0 ? Number(positionals[everyAt + 1]) : null;
 
 const { run, cells } = await waitForEnd(runId);
 const points = await runPoints(runId);
@@ -71,3 +75,35 @@ console.log(
   "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 );
 for (const c of ordered) console.log(resourceRow(c));
+
+/** One row per slice of `seconds` of a cell's measured window. */
+function sliceRows(c: CellDto, seconds: number): string[] {
+  const measured = (points[c.id] ?? []).filter((p) => p.phase === "measure");
+  if (measured.length === 0) return [];
+  const first = measured[0]!.second;
+  const slices = new Map<number, typeof measured>();
+  for (const p of measured) {
+    const at = Math.floor((p.second - first) / seconds) * seconds;
+    slices.set(at, [...(slices.get(at) ?? []), p]);
+  }
+  const max = (xs: (number | null | undefined)[]) => {
+    const v = xs.filter((x): x is number => typeof x === "number");
+    return v.length ? Math.max(...v) : null;
+  };
+  // A stray last second (the window's edge) is no slice of its own.
+  return [...slices]
+    .filter(([, ps]) => ps.length * 2 >= Math.min(seconds, measured.length))
+    .map(([at, ps]) => {
+      const rps = ps.reduce((n, p) => n + p.rps, 0) / ps.length;
+      const rss = ps.at(-1)!.rssBytes;
+      return `| ${c.serverName} | ${at}–${at + ps.length} s | ${num(rps)} | ${num(max(ps.map((p) => p.p99)), 1)} | ${mb(rss)} | ${mb(ps.at(-1)!.heapUsedBytes)} | ${num(max(ps.map((p) => p.gcPauseMaxMs)), 1)} |`;
+    });
+}
+
+if (every !== null && every > 0) {
+  console.log(
+    `\n| server | window | calls/s | worst p99 of a second, ms | RSS at its end MB | heap at its end MB | longest GC pause ms |`,
+  );
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const c of ordered) for (const row of sliceRows(c, every)) console.log(row);
+}

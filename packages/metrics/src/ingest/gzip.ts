@@ -25,7 +25,8 @@ export async function plainBody(
 }
 
 async function* gunzipped(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const inflating = createGunzip();
+  // Chunks of 256 KiB, not zlib's 16 KiB: a quarter of the buffers and stream steps per byte read.
+  const inflating = createGunzip({ chunkSize: 256 * 1024 });
   // pipeline, not pipe: a failed read of the stored body ends the inflation with its error.
   pipeline(Readable.from(chunks), inflating, () => undefined);
   try {

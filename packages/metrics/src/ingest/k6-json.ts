@@ -2,6 +2,7 @@ import { type TK6IntervalGroup, type TK6IntervalLine, ZK6IntervalGroup } from "@
 import { createLatencyHistogram, encodeHistogram, type Histogram } from "../histogram.ts";
 import { K6OutputDecoder, type K6OutputOptions, type ParsedK6Output } from "./decoder.ts";
 import { IngestError, invalidBody } from "./errors.ts";
+import { type FastState, fastState, readK6JsonPointAt } from "./k6-json-fast.ts";
 import { checkWholeLine, type K6Point, readK6JsonLine } from "./k6-json-point.ts";
 
 /** k6's `--out json` carries no version: what the cell records instead. */
@@ -15,6 +16,7 @@ const MAX_LABELS = 400;
 const K6_TIMEOUT_ERROR_CODE = "1050";
 
 type Group = Omit<TK6IntervalGroup, "hist" | "phase"> & { phase: string | null; hist: Histogram | null };
+type GroupId = { phase: string | null; method: string; tool: string; key: string };
 type Second = {
   t: number;
   groups: Map<string, Group>;
@@ -36,8 +38,9 @@ type Second = {
 export class K6JsonDecoder {
   private readonly inner: K6OutputDecoder;
   private readonly seconds = new Map<number, Second>();
-  private readonly times = new Map<string, number>();
+  private readonly fast: FastState = fastState();
   private readonly labels = new Set<string>();
+  private readonly groupIds = new WeakMap<Record<string, string>, GroupId>();
   private lineNumber = 0;
   /** The last line fed, trimmed: empty when the output ended with a newline, as k6 writes it. */
   private last = "";
@@ -53,13 +56,40 @@ export class K6JsonDecoder {
     this.inner = new K6OutputDecoder(options);
   }
 
+  /** One line, without its newline. */
   feed(text: string): void {
     const n = ++this.lineNumber;
     const raw = text.trim();
     this.last = raw;
     if (!raw) return;
     this.lines++;
-    const point = readK6JsonLine(n, raw, this.times);
+    this.take(n, readK6JsonLine(n, raw, this.fast.times));
+  }
+
+  /**
+   * Whole lines, each ended by its newline (a block of lineBlocksOf, decoded): read as `feed` reads
+   * them, but a line exactly as k6 writes it is read where it lies in the block, without its own
+   * string or a JSON parse of all of it (readK6JsonPointAt); any other line goes through `feed`.
+   */
+  feedLines(text: string): void {
+    for (let from = 0; from < text.length; ) {
+      const to = text.indexOf("\n", from);
+      if (to === -1) {
+        this.feed(text.slice(from));
+        return;
+      }
+      const point = readK6JsonPointAt(text, from, to, this.fast);
+      if (point === undefined) this.feed(text.slice(from, to));
+      else {
+        this.lines++;
+        this.take(++this.lineNumber, point);
+      }
+      from = to + 1;
+    }
+    this.last = "";
+  }
+
+  private take(n: number, point: K6Point | null): void {
     if (!point) return;
     this.points++;
     if (point.kind === "testStart") {
@@ -134,6 +164,25 @@ export class K6JsonDecoder {
   }
 
   private group(n: number, second: Second, tags: Record<string, string>): Group {
+    let id = this.groupIds.get(tags);
+    if (!id) {
+      id = this.groupId(n, tags);
+      this.groupIds.set(tags, id);
+    }
+    let group = second.groups.get(id.key);
+    if (!group) {
+      const { phase, method, tool } = id;
+      group = { phase, method, tool, requests: 0, failed: 0, opErrors: 0, timeouts: 0, hist: null };
+      second.groups.set(id.key, group);
+    }
+    return group;
+  }
+
+  /**
+   * The group a set of tags counts in. Kept per tags object (the fast reading shares one per
+   * distinct text): a label once admitted stays, and once the labels are full no other is admitted.
+   */
+  private groupId(n: number, tags: Record<string, string>): GroupId {
     const phase = tags.phase ?? null;
     const method = tags.method ?? "";
     let tool = tags.tool ?? tags.name ?? "";
@@ -141,13 +190,7 @@ export class K6JsonDecoder {
       if (this.labels.size >= MAX_LABELS) tool = "(other)";
       else this.admitLabel(n, phase, method, tool);
     }
-    const key = `${phase}\u0000${method}\u0000${tool}`;
-    let group = second.groups.get(key);
-    if (!group) {
-      group = { phase, method, tool, requests: 0, failed: 0, opErrors: 0, timeouts: 0, hist: null };
-      second.groups.set(key, group);
-    }
-    return group;
+    return { phase, method, tool, key: `${phase}\u0000${method}\u0000${tool}` };
   }
 
   /** A new label is checked once as perflab's own lines' tags are (length, NUL, well-formed text). */

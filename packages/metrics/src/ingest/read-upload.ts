@@ -1,11 +1,11 @@
 import type { TUploadFormat, TUploadQuery } from "@perflab/contracts";
 import { K6OutputDecoder } from "./decoder.ts";
-import { checkDeclaredFormat, detectFormat } from "./detect.ts";
+import { checkDeclaredFormat, type Detected, detectFormat } from "./detect.ts";
 import { invalidBody } from "./errors.ts";
 import { plainBody } from "./gzip.ts";
 import { K6JsonDecoder } from "./k6-json.ts";
 import { K6_SUMMARY_MAX_BYTES, parseK6Summary } from "./k6-summary.ts";
-import { linesOf } from "./lines.ts";
+import { endsWithNewline, lineBlocksOf, linesOfBlock } from "./lines.ts";
 import { summaryUploadRecord } from "./summary-record.ts";
 import { type UploadRecord, uploadDecoderOptions, uploadRecord } from "./upload.ts";
 
@@ -23,36 +23,59 @@ export async function decodeUploadBody(
   bytes: number,
 ): Promise<UploadRecord> {
   const { compressed, body } = await plainBody(chunks);
-  const lines = linesOf(body)[Symbol.asyncIterator]();
-  const head: string[] = [];
-  let detected: ReturnType<typeof detectFormat> | null = null;
-  // Blank lines before the first are kept: perflab's decoder numbers lines from the file's first.
-  for (let next = await lines.next(); !next.done; next = await lines.next()) {
-    head.push(next.value);
-    if (next.value.trim()) {
-      detected = detectFormat(next.value);
-      break;
-    }
-  }
+  const { detected, blocks } = await detectedFormat(body);
   checkDeclaredFormat(meta.format, detected ?? "perflab");
-  const rest = { head, lines };
-  if (detected === "k6-summary") return summaryRecordOf(meta, rest, bytes, compressed);
-  if (detected === "k6-json") return k6JsonRecord(meta, rest, bytes, compressed);
+  if (detected === "k6-summary") return summaryRecordOf(meta, linesOfBlocks(blocks), bytes, compressed);
+  if (detected === "k6-json") return k6JsonRecord(meta, blocks, bytes, compressed);
   const decoder = new K6OutputDecoder(uploadDecoderOptions(meta));
-  for await (const line of remaining(rest)) decoder.feed(line);
+  for await (const line of linesOfBlocks(blocks)) decoder.feed(line);
   return uploadRecord(meta, decoder.end(), bytes, { format: "perflab", compressed, lacks: [NO_RESOURCES] });
 }
 
-type Rest = { head: string[]; lines: AsyncIterator<string> };
-
-async function* remaining({ head, lines }: Rest): AsyncGenerator<string> {
-  yield* head;
-  for (let next = await lines.next(); !next.done; next = await lines.next()) yield next.value;
+/**
+ * The format from the body's first non-blank line, and the body's blocks of lines from its start:
+ * the blocks read to find it, then the rest (a decoder numbers lines from the file's first).
+ */
+async function detectedFormat(body: AsyncIterable<Uint8Array>) {
+  const iterator = lineBlocksOf(body)[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let detected: Detected | null = null;
+  while (detected === null) {
+    const next = await iterator.next();
+    if (next.done) break;
+    head.push(next.value);
+    for (const line of linesOfBlock(next.value)) {
+      if (!line.trim()) continue;
+      detected = detectFormat(line);
+      break;
+    }
+  }
+  async function* blocks(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { detected, blocks: blocks() };
 }
 
-async function k6JsonRecord(meta: TUploadQuery, rest: Rest, bytes: number, compressed: boolean) {
+async function* linesOfBlocks(blocks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  for await (const block of blocks) yield* linesOfBlock(block);
+}
+
+const utf8 = new TextDecoder();
+
+/** k6's `--out json` a block of lines at a time: most lines are read where they lie in the block. */
+async function k6JsonRecord(
+  meta: TUploadQuery,
+  blocks: AsyncIterable<Uint8Array>,
+  bytes: number,
+  compressed: boolean,
+) {
   const decoder = new K6JsonDecoder(uploadDecoderOptions(meta, "k6-json"));
-  for await (const line of remaining(rest)) decoder.feed(line);
+  for await (const block of blocks) {
+    // A block starts and ends at a line's end, so decoding it whole splits no character.
+    if (endsWithNewline(block)) decoder.feedLines(utf8.decode(block));
+    else decoder.feed(utf8.decode(block));
+  }
   const output = decoder.end();
   const record = uploadRecord(meta, output, bytes, { format: "k6-json", compressed, lacks: [] });
   record.spec.upload.lacks = k6JsonLacks(record);
@@ -71,9 +94,14 @@ function k6JsonLacks(record: UploadRecord): string[] {
   ];
 }
 
-async function summaryRecordOf(meta: TUploadQuery, rest: Rest, bytes: number, compressed: boolean) {
+async function summaryRecordOf(
+  meta: TUploadQuery,
+  lines: AsyncIterable<string>,
+  bytes: number,
+  compressed: boolean,
+) {
   let text = "";
-  for await (const line of remaining(rest)) {
+  for await (const line of lines) {
     text += `${line}\n`;
     if (text.length > K6_SUMMARY_MAX_BYTES) {
       throw invalidBody(

@@ -55,10 +55,13 @@ export async function request(
         `perflab at ${global.url} did not answer ${method} ${path} within ${timeoutSec} s (PERFLAB_TIMEOUT)`,
         true,
       );
-    throw new ApiError(
-      `perflab at ${global.url} could not be reached: ${(error as Error).cause ?? error}`,
-      true,
-    );
+    const cause = (error as Error).cause ?? error;
+    // A streamed upload is sent with redirect "error": asking again would meet the same redirect.
+    if ((cause as Error).message === "unexpected redirect")
+      throw new ApiError(
+        `perflab at ${global.url} answered ${method} ${path} with a redirect: give --url as the lab's own address`,
+      );
+    throw new ApiError(`perflab at ${global.url} could not be reached: ${cause}`, true);
   }
 }
 
@@ -67,6 +70,11 @@ const IDEMPOTENCY_HEADER = "idempotency-key";
 
 /** Seconds an upload may take at least: up to 50 MiB sent and stored for a worker to read. */
 export const UPLOAD_TIMEOUT_SEC = 300;
+/**
+ * Seconds allowed per MiB of a larger upload: the lab stored about 3 MiB/s on a loaded 2-core
+ * machine (docs/uploads-and-verdicts.md), so a day of gzipped `--out json` is not cut off midway.
+ */
+export const UPLOAD_SECONDS_PER_MIB = 1;
 /** Seconds a share may take at least: the lab gives each of its two transactions two minutes. */
 export const REPORT_TIMEOUT_SEC = 250;
 
@@ -138,18 +146,23 @@ export function labAway(io: Io, global: Global, about: { going?: string; gaveUp?
 /**
  * A request that creates (queues, uploads, shares), sent with one Idempotency-Key however often it
  * is asked again: the lab answers a repeat with the first answer and creates nothing, so it is
- * retried as a read is when the lab is away, times out or answers 5xx.
+ * retried as a read is when the lab is away, times out or answers 5xx. A body that can be sent only
+ * once (a file's stream) comes from `init` given as a function, called for each try.
  */
 export async function createRetrying<T>(
   io: Io,
   global: Global,
   path: string,
-  init: RequestInit,
+  init: RequestInit | (() => RequestInit),
   timeoutSec?: number,
 ): Promise<T> {
-  const headers = new Headers(init.headers);
-  headers.set(IDEMPOTENCY_HEADER, randomUUID());
-  return readRetrying(io, global, () => call<T>(global, path, { ...init, headers }, timeoutSec));
+  const key = randomUUID();
+  return readRetrying(io, global, () => {
+    const attempt = typeof init === "function" ? init() : init;
+    const headers = new Headers(attempt.headers);
+    headers.set(IDEMPOTENCY_HEADER, key);
+    return call<T>(global, path, { ...attempt, headers }, timeoutSec);
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { open, readFile } from "node:fs/promises";
 import {
   ApiError,
   createRetrying,
@@ -6,6 +7,7 @@ import {
   REPORT_TIMEOUT_SEC,
   readRetrying,
   request,
+  UPLOAD_SECONDS_PER_MIB,
   UPLOAD_TIMEOUT_SEC,
   verdictOf,
 } from "./api.ts";
@@ -18,11 +20,9 @@ type Command<C extends ParsedCommand["command"]> = Extract<ParsedCommand, { comm
 /** `perflab upload`: sends a k6 result file (any format the lab reads, plain or gzip), waits for the lab to read it, and judges it against its baseline. */
 export async function uploadCommand(io: Io, parsed: Command<"upload">): Promise<number> {
   const { global } = parsed;
-  // Bytes as k6 wrote them (a .gz file too: the lab finds gzip by its magic bytes).
-  const body = await readFile(parsed.file).catch((error: Error) => {
+  const { size, gzip } = await fileHead(parsed.file).catch((error: Error) => {
     throw new UsageError(`the k6 output ${parsed.file} could not be read: ${error.message}`);
   });
-  const gzip = body[0] === 0x1f && body[1] === 0x8b;
   let counts: ReturnType<typeof countsFromK6Summary> = {};
   if (parsed.summaryFile) {
     try {
@@ -40,16 +40,26 @@ export async function uploadCommand(io: Io, parsed: Command<"upload">): Promise<
     ...(counts.k6Requests ? { k6Requests: counts.k6Requests } : {}),
     ...(counts.droppedCalls && parsed.query.rate ? { droppedCalls: counts.droppedCalls } : {}),
   });
+  // The file streams from disk as it is sent (a day of k6 output is gigabytes), anew for each try;
+  // its length lets the lab refuse one over its limit before reading it.
+  const send = (): RequestInit & { duplex: "half" } => ({
+    method: "POST",
+    headers: {
+      "content-type": "application/x-ndjson",
+      "content-length": String(size),
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+    },
+    body: ReadableStream.from(createReadStream(parsed.file)) as ReadableStream<Uint8Array>,
+    duplex: "half",
+    // Fetch otherwise tees a stream body to follow a redirect with it, holding every byte sent.
+    redirect: "error",
+  });
   const created = await createRetrying<{ runId: string; url: string }>(
     io,
     global,
     `/api/v1/uploads?${query}`,
-    {
-      method: "POST",
-      headers: { "content-type": "application/x-ndjson", ...(gzip ? { "content-encoding": "gzip" } : {}) },
-      body,
-    },
-    Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC),
+    send,
+    Math.max(global.timeoutSec, UPLOAD_TIMEOUT_SEC, (size / 2 ** 20) * UPLOAD_SECONDS_PER_MIB),
   );
   await ingested(io, global, created.runId);
   const baseline = parsed.query.baselineRunId;
@@ -60,6 +70,18 @@ export async function uploadCommand(io: Io, parsed: Command<"upload">): Promise<
     if (verdict) printVerdict(io, verdict);
   }
   return verdict ? verdictExit(verdict) : EXIT.ok;
+}
+
+/** A file's size and whether it is gzip, as k6 wrote it (a .gz file too: the lab finds gzip by its magic bytes). */
+async function fileHead(file: string): Promise<{ size: number; gzip: boolean }> {
+  const handle = await open(file, "r");
+  try {
+    const { size } = await handle.stat();
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(2), 0, 2, 0);
+    return { size, gzip: bytesRead === 2 && buffer[0] === 0x1f && buffer[1] === 0x8b };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** `perflab verdict`: a run judged against its baseline. */

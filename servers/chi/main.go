@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"perflab/servers/go-common/env"
+	"perflab/servers/go-common/lifecycle"
 	"perflab/servers/go-common/rest"
 	"perflab/servers/go-common/runtimeinfo"
 )
@@ -83,21 +84,5 @@ func run() error {
 	srv := &http.Server{Handler: newRouter(users), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	log.Printf("perflab chi server listening on http://%s (gomaxprocs=%d)", ln.Addr(), runtimeinfo.Read().Parallelism)
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
-	log.Printf("shutting down: finishing in-flight requests")
-	// 4.5 s keeps the whole exit inside the contract's 5 s even when a request is stuck.
-	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
-		srv.Close()
-	}
-	log.Printf("stopped")
-	return nil
+	return lifecycle.Serve(ctx, srv, ln, srv.Shutdown)
 }

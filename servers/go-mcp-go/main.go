@@ -17,6 +17,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"perflab/servers/go-common/env"
+	"perflab/servers/go-common/lifecycle"
 	"perflab/servers/go-common/runtimeinfo"
 	"perflab/servers/go-common/validate"
 )
@@ -95,26 +96,12 @@ func run() error {
 	log.Printf("perflab go-mcp-go server listening on http://%s (stateless=%t json_response=%t legacy_sse=%t gomaxprocs=%d)",
 		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.legacySSE, runtimeinfo.Read().Parallelism)
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
-
-	log.Printf("shutting down: finishing in-flight requests")
 	// mcp-go's Shutdown ends the GET streams (they never go idle) while http.Server.Shutdown waits
-	// for in-flight POSTs; 4.5 s keeps the whole exit inside the contract's 5 s.
-	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
-	defer cancel()
-	if legacy != nil {
-		legacy.CloseSessions()
-	}
-	if err := streamable.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
-		srv.Close()
-	}
-	log.Printf("stopped")
-	return nil
+	// for in-flight POSTs.
+	return lifecycle.Serve(ctx, srv, ln, func(sctx context.Context) error {
+		if legacy != nil {
+			legacy.CloseSessions()
+		}
+		return streamable.Shutdown(sctx)
+	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"perflab/servers/go-common/env"
+	"perflab/servers/go-common/lifecycle"
 	"perflab/servers/go-common/rest"
 	"perflab/servers/go-common/runtimeinfo"
 	"perflab/servers/go-common/upstream"
@@ -130,27 +131,10 @@ func run() error {
 	log.Printf("perflab go server listening on http://%s (stateless=%t json_response=%t direct_json=%t gomaxprocs=%d)",
 		ln.Addr(), cfg.stateless, cfg.jsonResponse, cfg.directJSON, runtimeinfo.Read().Parallelism)
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
-
-	log.Printf("shutting down: finishing in-flight requests")
-	close(shuttingDown)
-	// Shutdown waits for in-flight handlers; 4.5 s keeps the whole exit inside
-	// the contract's 5 s even when a handler is stuck.
-	sctx, cancel := context.WithTimeout(context.Background(), 4500*time.Millisecond)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Printf("shutdown deadline reached, closing remaining connections: %v", err)
-		srv.Close()
-	}
-	log.Printf("stopped")
-	return nil
+	return lifecycle.Serve(ctx, srv, ln, func(sctx context.Context) error {
+		close(shuttingDown)
+		return srv.Shutdown(sctx)
+	})
 }
 
 // closeStreamsOnShutdown ends the long-lived GET event streams when shutdown

@@ -221,9 +221,12 @@ describe("a connection-storm cell's figures per level", () => {
         expect(level.firstEventMs?.p99, at).toBeGreaterThan(0);
       }
     }
-    // The CSV export has the same figures.
+    // The CSV export has the same figures, and the run page a row for each cell's level.
     const csv = await fetch(`${inject("webUrl")}/api/v1/runs/${runId}/cells.csv`);
     const rows = parse(await csv.text(), { columns: true, bom: true }) as Record<string, string>[];
     expect(rows.map((r) => JSON.parse(r.storm_json!))).toEqual(detail.cells.map((c) => c.summary!.storm));
+    const page = await (await fetch(`${inject("webUrl")}/runs/${runId}`)).text();
+    expect(page).toContain("Open streams by level");
+    expect(page.split('data-testid="storm-level-row"')).toHaveLength(5);
   });
 });

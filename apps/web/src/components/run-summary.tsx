@@ -1,6 +1,7 @@
 import type { CellDto } from "@/lib/dto";
 import type { CellNumbering } from "@/lib/labels";
 import { PercentileChart } from "./percentile-chart";
+import { StormLevelsTable } from "./storm-levels-table";
 import { SummaryTable } from "./summary-table";
 import { panel } from "./ui";
 
@@ -21,6 +22,7 @@ export function RunSummary({
       <div className={`${panel} p-5`}>
         <PercentileChart cells={cells} catalog={catalog} />
       </div>
+      <StormLevelsTable cells={cells} />
     </section>
   );
 }

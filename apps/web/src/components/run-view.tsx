@@ -17,7 +17,6 @@ import { OperationsTable } from "./operations-table";
 import { OverlayCharts } from "./overlay-charts";
 import { type Connection, RunHeader } from "./run-header";
 import { ShareReport } from "./share-report";
-import { StormLevelsTable } from "./storm-levels-table";
 import { StudyBesideSection } from "./study-beside";
 import { WorkersNotice } from "./workers-notice";
 
@@ -173,7 +172,6 @@ export function RunView({
         />
       </section>
       {chartCell && operations && <OperationsTable cell={chartCell} operations={operations} />}
-      {chartCell?.summary?.storm && <StormLevelsTable cell={chartCell} storm={chartCell.summary.storm} />}
       <OverlayCharts
         cells={state.cells}
         points={state.points}

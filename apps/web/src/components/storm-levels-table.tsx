@@ -1,6 +1,7 @@
 import type { TStormFigures, TStormLevel } from "@perflab/contracts";
 import type { CellDto } from "@/lib/dto";
 import { formatInt, formatKb, formatMb, formatMs } from "@/lib/format";
+import { cellLabel } from "@/lib/labels";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 /** `server`: read from the server's process, which a registered endpoint's perflab cannot read. */
@@ -45,44 +46,67 @@ const columns: Column[] = [
 
 /** What the server held before the first stream: the baseline of the per-stream figures. */
 function idleText(idle: TStormFigures["idle"], unmeasured: boolean): string {
-  if (unmeasured) return "the server's RSS and descriptors are not measured (a registered endpoint)";
-  if (!idle) return "no reading before the first level: no per-stream figures (give the cell a warm-up)";
-  return `idle ${formatMb(idle.rssBytes)}, ${idle.fds === null ? "descriptors not measured" : `${formatInt(idle.fds)} descriptors`}`;
+  if (unmeasured) return "not measured";
+  if (!idle) return "no reading (no warm-up)";
+  return `${formatMb(idle.rssBytes)} · ${idle.fds === null ? "—" : formatInt(idle.fds)} fds`;
 }
 
-/** A connection-storm cell's figures per level (summary.storm), beside its requests and operations. */
-export function StormLevelsTable({ cell, storm }: { cell: CellDto; storm: TStormFigures }) {
-  const unmeasured = cell.unmeasured?.includes("rss") ?? false;
+type StormCell = { cell: CellDto; storm: TStormFigures };
+
+/**
+ * Every connection-storm cell of a run with its figures per level (summary.storm), one block of
+ * rows a cell, so servers stormed alike read side by side; nothing for a run without one.
+ */
+export function StormLevelsTable({ cells }: { cells: CellDto[] }) {
+  const stormed = cells.flatMap((cell): StormCell[] =>
+    cell.summary?.storm ? [{ cell, storm: cell.summary.storm }] : [],
+  );
+  if (stormed.length === 0) return null;
   return (
     <section aria-label="Open streams">
-      <h2 className="mb-1 text-lg font-semibold">Open streams by level: {cell.serverName}</h2>
-      <p className="mb-3 text-sm text-zinc-600 dark:text-zinc-400" data-testid="storm-idle">
-        {idleText(storm.idle, unmeasured)}
-      </p>
+      <h3 className="mb-3 font-semibold">Open streams by level</h3>
       <div className={scrollPanel}>
         <table className={table} data-testid="storm-levels-table">
           <thead>
             <tr>
-              {columns.map((c, i) => (
-                <th key={c.label} className={i === 0 ? th : thNum} title={c.title}>
+              <th className={th}>Cell</th>
+              <th className={th} title="The server before the first stream: RSS and open descriptors">
+                Idle
+              </th>
+              {columns.map((c) => (
+                <th key={c.label} className={thNum} title={c.title}>
                   {c.label}
                 </th>
               ))}
             </tr>
           </thead>
-          <tbody className={tbody}>
-            {storm.levels.map((level) => (
-              <tr key={level.level} data-testid="storm-level-row">
-                {columns.map((c, i) => (
-                  <td key={c.label} className={i === 0 ? td : tdNum}>
-                    {unmeasured && c.server ? "not measured" : c.value(level)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
+          <tbody className={tbody}>{stormed.map(cellRows)}</tbody>
         </table>
       </div>
     </section>
   );
+}
+
+/** One cell's levels; its name and idle reading span them. */
+function cellRows({ cell, storm }: StormCell) {
+  const unmeasured = cell.unmeasured?.includes("rss") ?? false;
+  return storm.levels.map((level, i) => (
+    <tr key={`${cell.id} ${level.level}`} data-testid="storm-level-row">
+      {i === 0 && (
+        <>
+          <td className={td} rowSpan={storm.levels.length}>
+            {cellLabel(cell)}
+          </td>
+          <td className={td} rowSpan={storm.levels.length}>
+            {idleText(storm.idle, unmeasured)}
+          </td>
+        </>
+      )}
+      {columns.map((c) => (
+        <td key={c.label} className={tdNum}>
+          {unmeasured && c.server ? "not measured" : c.value(level)}
+        </td>
+      ))}
+    </tr>
+  ));
 }

@@ -42,11 +42,11 @@ const kinds: Record<string, Kind> = {
   },
   payload: {
     study: "payload-sweep",
-    xLabel: "message size (the response grows; request-size: the request and the response grow)",
+    xLabel: "message size (the response alone grows, or the request and the response with it)",
     yLabel: "tool calls per second",
     xTick: bytes,
     x: (p) => p.arguments?.pad_to_bytes ?? p.messageBytes ?? null,
-    line: (c) => (c.scenario === "mcp-request-size" ? " request-size" : " response"),
+    line: (c) => (c.scenario === "mcp-request-size" ? ", request grows" : ", response grows"),
     y: (c) => c.summary?.opsRps ?? null,
     published: (f) => f.rps as Figure | undefined,
   },

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
-	"slices"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/redis/go-redis/v9"
 	"perflab/servers/go-common/compute"
 	"perflab/servers/go-common/contract"
 	"perflab/servers/go-common/upstream"
@@ -79,13 +73,9 @@ type (
 	userIDIn struct {
 		UserID int `json:"user_id"`
 	}
-	lineItem struct {
-		ProductID int `json:"product_id"`
-		Quantity  int `json:"quantity"`
-	}
 	checkoutIn struct {
-		UserID int        `json:"user_id"`
-		Items  []lineItem `json:"items"`
+		UserID int                 `json:"user_id"`
+		Items  []upstream.LineItem `json:"items"`
 	}
 	getUserIn struct {
 		ID int `json:"id"`
@@ -162,11 +152,11 @@ func registerTools(s *mcp.Server, b *upstream.Clients, dv *validate.Validator) {
 		if err := inRange("delay_ms", in.DelayMs, 0, 10000); err != nil {
 			return nil, nil, err
 		}
-		body, err := b.API(ctx, "GET", "/delay?ms="+strconv.Itoa(in.DelayMs), nil)
+		body, err := b.Delay(ctx, in.DelayMs)
 		if err != nil {
 			return nil, nil, err
 		}
-		return text(string(body)), nil, nil
+		return text(body), nil, nil
 	})
 
 	mcp.AddTool(s, tool("search_products"), func(ctx context.Context, _ *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
@@ -177,103 +167,22 @@ func registerTools(s *mcp.Server, b *upstream.Clients, dv *validate.Validator) {
 		if err := inRange("limit", limit, 1, 50); err != nil {
 			return nil, nil, err
 		}
-		rdb, err := b.Redis()
+		found, err := b.Search(ctx, in.Query, limit)
 		if err != nil {
 			return nil, nil, err
 		}
-		var (
-			wg    sync.WaitGroup
-			found struct {
-				Total int                `json:"total"`
-				Items []upstream.Product `json:"items"`
-			}
-			top              []redis.Z
-			apiErr, redisErr error
-		)
-		wg.Go(func() {
-			var body []byte
-			body, apiErr = b.API(ctx, "GET", "/products/search?q="+url.QueryEscape(in.Query)+"&limit="+strconv.Itoa(limit), nil)
-			if apiErr == nil {
-				apiErr = upstream.DecodeAPI(body, &found)
-			}
-		})
-		wg.Go(func() {
-			top, redisErr = rdb.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: "products:popularity", Start: 0, Stop: 4, Rev: true}).Result()
-		})
-		wg.Wait()
-		if err := upstream.FirstErr(apiErr, upstream.RedisFail(redisErr)); err != nil {
-			return nil, nil, err
-		}
-		pop, err := upstream.PopularFrom(top)
-		if err != nil {
-			return nil, nil, err
-		}
-		if found.Items == nil {
-			found.Items = []upstream.Product{}
-		}
-		return jsonResult(struct {
-			Query   string             `json:"query"`
-			Total   int                `json:"total"`
-			Items   []upstream.Product `json:"items"`
-			Popular []upstream.Popular `json:"popular"`
-		}{in.Query, found.Total, found.Items, pop})
+		return jsonResult(found)
 	})
 
 	mcp.AddTool(s, tool("get_user_cart"), func(ctx context.Context, _ *mcp.CallToolRequest, in userIDIn) (*mcp.CallToolResult, any, error) {
 		if err := inRange("user_id", in.UserID, 1, 1000); err != nil {
 			return nil, nil, err
 		}
-		rdb, err := b.Redis()
+		cart, err := b.UserCart(ctx, in.UserID)
 		if err != nil {
 			return nil, nil, err
 		}
-		uid := strconv.Itoa(in.UserID)
-		var (
-			wg                          sync.WaitGroup
-			cart                        map[string]string
-			history                     []string
-			recommended                 upstream.Product
-			cartErr, historyErr, apiErr error
-		)
-		wg.Go(func() { cart, cartErr = rdb.HGetAll(ctx, "user:"+uid+":cart").Result() })
-		wg.Go(func() {
-			var body []byte
-			body, apiErr = b.API(ctx, "GET", "/products/"+strconv.Itoa(upstream.RecommendedProduct(in.UserID)), nil)
-			if apiErr == nil {
-				apiErr = upstream.DecodeAPI(body, &recommended)
-			}
-		})
-		wg.Go(func() { history, historyErr = rdb.LRange(ctx, "user:"+uid+":history", -5, -1).Result() })
-		wg.Wait()
-		if err := upstream.FirstErr(upstream.RedisFail(cartErr), apiErr, upstream.RedisFail(historyErr)); err != nil {
-			return nil, nil, err
-		}
-		items := make([]lineItem, 0, len(cart))
-		count := 0
-		for field, value := range cart {
-			pid, err1 := strconv.Atoi(field)
-			qty, err2 := strconv.Atoi(value)
-			if err1 != nil || err2 != nil {
-				return nil, nil, fmt.Errorf("%w: malformed cart entry %q=%q", upstream.ErrBackend, field, value)
-			}
-			items = append(items, lineItem{pid, qty})
-			count += qty
-		}
-		slices.SortFunc(items, func(a, c lineItem) int { return a.ProductID - c.ProductID })
-		orders := make([]json.RawMessage, 0, len(history))
-		for _, h := range history {
-			if !json.Valid([]byte(h)) {
-				return nil, nil, fmt.Errorf("%w: malformed history entry", upstream.ErrBackend)
-			}
-			orders = append(orders, json.RawMessage(h))
-		}
-		return jsonResult(struct {
-			UserID       int               `json:"user_id"`
-			Items        []lineItem        `json:"items"`
-			ItemCount    int               `json:"item_count"`
-			Recommended  upstream.Product  `json:"recommended"`
-			RecentOrders []json.RawMessage `json:"recent_orders"`
-		}{in.UserID, items, count, recommended, orders})
+		return jsonResult(cart)
 	})
 
 	mcp.AddTool(s, tool("checkout"), func(ctx context.Context, _ *mcp.CallToolRequest, in checkoutIn) (*mcp.CallToolResult, any, error) {
@@ -283,63 +192,16 @@ func registerTools(s *mcp.Server, b *upstream.Clients, dv *validate.Validator) {
 		if len(in.Items) < 1 || len(in.Items) > 10 {
 			return nil, nil, fmt.Errorf("invalid_argument: items must hold 1..10 entries")
 		}
-		count := 0
 		for _, it := range in.Items {
 			if err := upstream.FirstErr(inRange("product_id", it.ProductID, 1, 100000), inRange("quantity", it.Quantity, 1, 10)); err != nil {
 				return nil, nil, err
 			}
-			count += it.Quantity
 		}
-		rdb, err := b.Redis()
+		order, err := b.Checkout(ctx, in.UserID, in.Items)
 		if err != nil {
 			return nil, nil, err
 		}
-		order, err := compute.CanonicalJSON(struct {
-			Items []lineItem `json:"items"`
-		}{in.Items})
-		if err != nil {
-			return nil, nil, err
-		}
-		var (
-			wg     sync.WaitGroup
-			priced struct {
-				SubtotalCents int64 `json:"subtotal_cents"`
-				TaxCents      int64 `json:"tax_cents"`
-				TotalCents    int64 `json:"total_cents"`
-			}
-			orderNumber      *redis.IntCmd
-			apiErr, redisErr error
-		)
-		wg.Go(func() {
-			var body []byte
-			body, apiErr = b.API(ctx, "POST", "/cart/calculate", bytes.NewReader([]byte(order)))
-			if apiErr == nil {
-				apiErr = upstream.DecodeAPI(body, &priced)
-			}
-		})
-		wg.Go(func() {
-			history := "user:" + strconv.Itoa(in.UserID) + ":history"
-			pipe := rdb.Pipeline()
-			orderNumber = pipe.Incr(ctx, "orders:count")
-			pipe.RPush(ctx, history, order)
-			pipe.LTrim(ctx, history, -50, -1)
-			for _, it := range in.Items {
-				pipe.ZIncrBy(ctx, "products:popularity", float64(it.Quantity), strconv.Itoa(it.ProductID))
-			}
-			_, redisErr = pipe.Exec(ctx)
-		})
-		wg.Wait()
-		if err := upstream.FirstErr(apiErr, upstream.RedisFail(redisErr)); err != nil {
-			return nil, nil, err
-		}
-		return jsonResult(struct {
-			OrderNumber   int64 `json:"order_number"`
-			UserID        int   `json:"user_id"`
-			ItemCount     int   `json:"item_count"`
-			SubtotalCents int64 `json:"subtotal_cents"`
-			TaxCents      int64 `json:"tax_cents"`
-			TotalCents    int64 `json:"total_cents"`
-		}{orderNumber.Val(), in.UserID, count, priced.SubtotalCents, priced.TaxCents, priced.TotalCents})
+		return jsonResult(order)
 	})
 
 	mcp.AddTool(s, tool("get_user"), func(ctx context.Context, _ *mcp.CallToolRequest, in getUserIn) (*mcp.CallToolResult, any, error) {

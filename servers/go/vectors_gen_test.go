@@ -183,12 +183,12 @@ func fixtureVectors() map[string]any {
 		return map[string]any{"q": q, "limit": limit, "response": map[string]any{"total": total, "items": items}}
 	}
 	seed := generateRedisSeed()
-	cart := func(uid int) []lineItem {
-		var out []lineItem
+	cart := func(uid int) []upstream.LineItem {
+		var out []upstream.LineItem
 		for pid, qty := range seed.carts[uid] {
-			out = append(out, lineItem{pid, qty})
+			out = append(out, upstream.LineItem{ProductID: pid, Quantity: qty})
 		}
-		slices.SortFunc(out, func(a, b lineItem) int { return a.ProductID - b.ProductID })
+		slices.SortFunc(out, func(a, b upstream.LineItem) int { return a.ProductID - b.ProductID })
 		return out
 	}
 	var pops []upstream.Popular

@@ -3,7 +3,7 @@ import { IngestError } from "./errors.ts";
 import { K6JsonDecoder } from "./k6-json.ts";
 import { fastState, readK6JsonPointAt } from "./k6-json-fast.ts";
 import { point, request } from "./k6-json-fixture.ts";
-import { readK6JsonLine, timeCache } from "./k6-json-point.ts";
+import { pointTime, readK6JsonLine, timeCache } from "./k6-json-point.ts";
 import { endsWithNewline, lineBlocksOf } from "./lines.ts";
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -126,5 +126,48 @@ describe("k6's --out json read a block at a time", () => {
       refused.push(slow);
     }
     expect(refused.filter((r) => (r as { field?: string }).field === "line 31")).toHaveLength(12);
+  });
+
+  it("reads a time as the regular expression it replaced did, whatever the last second read", () => {
+    const TIME = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
+    const expected = (time: string) => {
+      const m = TIME.exec(time);
+      const ms = m ? Date.parse(m[1]! + m[3]!) + (m[2] ? Number(`0.${m[2]}`) * 1000 : 0) : Number.NaN;
+      return ms >= Date.UTC(2000, 0, 1) && ms <= Date.UTC(2100, 0, 1) ? ms : "refused";
+    };
+    const cache = timeCache();
+    const read = (time: string) => {
+      try {
+        return pointTime(1, time, cache);
+      } catch {
+        return "refused";
+      }
+    };
+    const times = [
+      "2026-01-01T12:00:00Z",
+      "2026-01-01T12:00:00.5Z",
+      "2026-01-01T12:00:00.123456789Z",
+      "2026-01-01T12:00:00.000000001+02:00",
+      "2026-01-01T12:00:00-05:30",
+      "2026-01-01T12:00:00.1234567891Z",
+      "2026-01-01T12:00:00.Z",
+      "2026-01-01T12:00:00",
+      "2026-01-01T12:00:00z",
+      "2026-01-01 12:00:00Z",
+      "2026-01-01T12:00:00.12a4Z",
+      "2026-01-01T12:00:00+0200",
+      "2026-01-01T12:00:00Z ",
+      "２０２６-01-01T12:00:00Z",
+      "2026-13-01T00:00:00Z",
+      "1999-12-31T23:59:59.999Z",
+      "",
+    ];
+    // Each after every other, so the last second remembered is each in turn.
+    for (const before of times) {
+      for (const time of times) {
+        read(before);
+        expect(read(time), `${time} after ${before}`).toBe(expected(time));
+      }
+    }
   });
 });

@@ -20,7 +20,7 @@
  * `soak` instead: the large uploads of a 24 h soak (upload-soak.ts), perflab's output and k6's
  * --out json gzipped, with the web app's RSS before, during and after and the ingest's time:
  *
- *   pnpm --filter @perflab/bench upload soak [perSecond=2000] [perflabSeconds=86400] [jsonSeconds=300]
+ *   pnpm --filter @perflab/bench upload soak [perSecond=2000] [perflabSeconds=86400] [jsonSeconds=300] [lineByLine=1]
  */
 
 import { createDb, type Db, writeCellRollups } from "@perflab/db";
@@ -32,8 +32,16 @@ import { machine, watchRss } from "./lib.ts";
 import { body, synthesize, WARMUP_SEC } from "./synthetic-output.ts";
 
 if (process.argv[2] === "soak") {
-  const [perSecond = 2000, perflabSeconds = 86_400, jsonSeconds = 300] = process.argv.slice(3).map(Number);
-  await (await import("./upload-soak.ts")).soak({ perSecond, perflabSeconds, jsonSeconds });
+  const [perSecond = 2000, perflabSeconds = 86_400, jsonSeconds = 300, lineByLine = 1] = process.argv
+    .slice(3)
+    .map(Number);
+  const lines = lineByLine !== 0;
+  await (await import("./upload-soak.ts")).soak({
+    perSecond,
+    perflabSeconds,
+    jsonSeconds,
+    lineByLine: lines,
+  });
   process.exit(0);
 }
 const [seconds = 3600, repeats = 3] = process.argv.slice(2).map(Number);

@@ -56,14 +56,7 @@ func newRouter(users *userStore) http.Handler {
 	return r
 }
 
-func main() {
-	log.SetOutput(os.Stdout)
-	log.SetFlags(log.LstdFlags | log.LUTC)
-	if err := run(); err != nil {
-		log.Printf("fatal: %v", err)
-		os.Exit(1)
-	}
-}
+func main() { lifecycle.Main(run) }
 
 func run() error {
 	port, err := loadPort()

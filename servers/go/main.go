@@ -9,7 +9,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -61,14 +60,7 @@ func loadConfig() (config, error) {
 	return cfg, nil
 }
 
-func main() {
-	log.SetOutput(os.Stdout)
-	log.SetFlags(log.LstdFlags | log.LUTC)
-	if err := run(); err != nil {
-		log.Printf("fatal: %v", err)
-		os.Exit(1)
-	}
-}
+func main() { lifecycle.Main(run) }
 
 func run() error {
 	cfg, err := loadConfig()

@@ -8,8 +8,19 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"time"
 )
+
+// Main runs a server's run with its log on stdout in UTC, and exits 1 naming run's error.
+func Main(run func() error) {
+	log.SetOutput(os.Stdout)
+	log.SetFlags(log.LstdFlags | log.LUTC)
+	if err := run(); err != nil {
+		log.Printf("fatal: %v", err)
+		os.Exit(1)
+	}
+}
 
 // ShutdownBudget keeps the whole exit inside the contract's 5 s even when a handler is stuck.
 const ShutdownBudget = 4500 * time.Millisecond

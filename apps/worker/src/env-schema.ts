@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ZDriverId } from "@perflab/contracts";
 import { z } from "zod";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -13,12 +14,9 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../
 export const workerEnvSchema = {
   DATABASE_URL: z.string().url().describe("the lab's Postgres"),
   REDIS_URL: z.string().url().describe("the lab's Redis (AOF on, `noeviction`)"),
-  PERFLAB_K6_RUNNER: z
-    .enum(["local", "docker"])
-    .default("local")
-    .describe(
-      "where k6 runs: the pinned binary as a process (`local`), or the same build in a container of its own (`docker`)",
-    ),
+  PERFLAB_K6_RUNNER: ZDriverId.default("local").describe(
+    "where k6 runs: the pinned binary as a process (`local`), or the same build in a container of its own (`docker`)",
+  ),
   PERFLAB_K6_BIN: z
     .string()
     .default(path.join(repoRoot, ".perflab/bin/k6"))

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZDriverId } from "./matrix.ts";
 
 /**
  * Each running worker keeps one key `perflab:worker:<id>` in Redis, rewritten every few seconds
@@ -19,7 +20,7 @@ export const ZWorkerPresence = z
     hostId: z.string().describe("PERFLAB_HOST_ID: the machine whose cells this worker runs one at a time"),
     pid: z.number().int(),
     startedAt: z.iso.datetime(),
-    k6: z.object({ version: z.string(), runner: z.enum(["local", "docker"]) }),
+    k6: z.object({ version: z.string(), runner: ZDriverId }),
     docker: z
       .object({
         engine: z.enum(["local", "remote"]).describe("remote: DOCKER_HOST names another machine's engine"),

@@ -73,7 +73,10 @@ function tableMarkdown(t: BesideTable, scenarioName: string): string {
   const order = t.swapped.length
     ? `Ordered the other way round here: ${t.swapped.map(([a, b]) => `${a} / ${b}`).join(", ")}.`
     : "The order agrees.";
-  lines.push("", `${t.compared} rows measured on both sides. ${order}${t.note ? ` ${t.note}` : ""}`);
+  lines.push(
+    "",
+    `${t.compared} rows measured on both sides. ${order}${t.note ? ` The study's figures: ${t.note}.` : ""}`,
+  );
   return lines.join("\n");
 }
 
@@ -89,8 +92,8 @@ function spentMarkdown(cells: CellDto[]): string[] {
     out.push(
       `#### ${workload}: what each server and k6 spent (mean of succeeded rounds)`,
       "",
-      "| server | rounds | calls/s | HTTP req/s | req/call | server CPU % | k6 CPU % | other CPU % | peak RSS MB | flags |",
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+      "| server | rounds | calls/s | HTTP req/s | req/call | server CPU % | server CPU ms/call | k6 CPU % | other CPU % | peak RSS MB | flags |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     );
     for (const [server, all] of groupBy(group, (c) => c.serverName)) {
       const ok = all.filter((c) => c.status === "succeeded" && c.summary);
@@ -102,27 +105,42 @@ function spentMarkdown(cells: CellDto[]): string[] {
         all.length > ok.length && `${all.length - ok.length} cell(s) not succeeded`,
       ].filter(Boolean);
       const rss = s((c) => c.summary!.rssPeakBytes);
-      out.push(
-        `| ${server} | ${ok.length} | ${num(
+      // CPU time per call (% of one core is 10 ms per second): a cost the machine's load moves less than calls/s.
+      const cpuMs = s((c) =>
+        c.summary!.cpuAvgPct === null ? null : (c.summary!.cpuAvgPct * 10) / c.summary!.opsRps,
+      );
+      const cells = [
+        server,
+        ok.length,
+        num(
           s((c) => c.summary!.opsRps),
           0,
-        )} | ${num(
+        ),
+        num(
           s((c) => c.summary!.httpRps),
           0,
-        )} | ${num(
+        ),
+        num(
           s((c) => c.summary!.requestsPerOp),
           2,
-        )} | ${num(
+        ),
+        num(
           s((c) => c.summary!.cpuAvgPct),
           0,
-        )} | ${num(
+        ),
+        num(cpuMs, 2),
+        num(
           s((c) => c.summary!.k6CpuAvgPct),
           0,
-        )} | ${num(
+        ),
+        num(
           s((c) => c.otherCpuPct),
           0,
-        )} | ${num(rss === null ? null : rss / 2 ** 20, 0)} | ${flags.join("; ")} |`,
-      );
+        ),
+        num(rss === null ? null : rss / 2 ** 20, 0),
+        flags.join("; "),
+      ];
+      out.push(`| ${cells.join(" | ")} |`);
     }
     out.push("");
   }

@@ -71,8 +71,8 @@ const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Seconds an upload may take at least: up to 50 MiB sent and stored for a worker to read. */
 export const UPLOAD_TIMEOUT_SEC = 300;
 /**
- * Seconds allowed per MiB of a larger upload: the lab stored about 3 MiB/s on a loaded 2-core
- * machine (docs/uploads-and-verdicts.md), so a day of gzipped `--out json` is not cut off midway.
+ * Seconds allowed per MiB of a larger upload: a lab on a loaded 2-core machine stored 3 to 7 MiB/s
+ * (docs/uploads-and-verdicts.md), so a day of gzipped `--out json` is not cut off midway.
  */
 export const UPLOAD_SECONDS_PER_MIB = 1;
 /** Seconds a share may take at least: the lab gives each of its two transactions two minutes. */

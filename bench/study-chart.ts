@@ -123,6 +123,8 @@ function render(kind: Kind, series: Series[]): string {
     H - M.bottom - ((log(y) - log(y0)) / (log(y1) - log(y0))) * (H - M.top - M.bottom);
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+    // A title is the chart's text alternative for screen readers.
+    `<title>${kind.yLabel} by ${kind.xLabel}: study 000 beside perflab</title>`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
   ];
   for (const y of decades(y0, y1).filter((v) => v >= y0 && v <= y1)) {

@@ -16,7 +16,7 @@ import {
 } from "@perflab/contracts";
 import type { Prisma } from "@perflab/db";
 import { finishCell, logger } from "@perflab/worker/testing";
-import { Queue } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { redisConnection, startOwnRedis, testDb, waitForRun } from "./helpers.ts";
@@ -134,7 +134,12 @@ describe("adaptive rounds", () => {
       const cellsOf = () => testDb().cell.findMany({ where: { runId }, orderBy: { index: "asc" } });
       const end = (id: string) => finishCell(deps, id, runId, { status: "failed", error: "test" });
       // Failed cells leave every pair undecided: at the last of round 2 the rule asks for round 3.
-      for (const cell of await cellsOf()) await end(cell.id);
+      const rounds12 = await cellsOf();
+      for (const cell of rounds12.slice(0, 3)) await end(cell.id);
+      // A job of a run queued after this one, waiting when round 3 is queued.
+      const queue = new Queue(QUEUE_CELLS, { connection: publisher });
+      await queue.add(JOB_CELL_RUN, { runId: "later-run", cellId: "later-cell" }, { jobId: "later-cell" });
+      await end(rounds12[3]!.id);
       const last = (await cellsOf())[3]!;
       await end(last.id);
       const cells = await cellsOf();
@@ -149,10 +154,17 @@ describe("adaptive rounds", () => {
       let run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });
       expect(run).toMatchObject({ cellsTotal: 6, cellsDone: 4, finishedAt: null });
       expect(ZRoundsDecision.parse(run.roundsDecision)).toMatchObject({ roundsDone: 2, reason: null });
-      const queue = new Queue(QUEUE_CELLS, { connection: publisher });
       const jobs = await queue.getJobs(["waiting"]);
       await queue.close();
-      expect(jobs.map((j) => j.id).sort()).toEqual([cells[4]!.id, cells[5]!.id].sort());
+      expect(jobs.map((j) => j.id).sort()).toEqual([cells[4]!.id, cells[5]!.id, "later-cell"].sort());
+      // A worker takes round 3 next, in index order, before the run queued after it.
+      const blocking = new Redis(redis.url, { maxRetriesPerRequest: null });
+      const taker = new Worker(QUEUE_CELLS, null, { connection: blocking, autorun: false });
+      const taken: (string | undefined)[] = [];
+      for (let i = 0; i < 3; i++) taken.push((await taker.getNextJob("adaptive-order"))?.id);
+      await taker.close();
+      await blocking.quit();
+      expect(taken).toEqual([cells[4]!.id, cells[5]!.id, "later-cell"]);
       // Round 3 is the most: its end stops the run at the budget, with no round 4.
       for (const cell of cells.slice(4)) await end(cell.id);
       run = await testDb().run.findUniqueOrThrow({ where: { id: runId } });

@@ -193,8 +193,11 @@ export async function addRoundIfUndecided(
 }
 
 /**
- * Queues the new round's jobs after its commit, the job id being the cell id as everywhere. If Redis
- * refuses, the cells stay queued in Postgres and the reconcile pass enqueues them.
+ * Queues the new round's jobs after its commit, the job id being the cell id as everywhere. They go
+ * to the head of the queue (LIFO, added last cell first so they run in index order): the run holds
+ * the worker until its rule stops, as a fixed run would, instead of its next round waiting behind
+ * runs queued after it, whose wait would spend its budget and set its rounds apart in time. If
+ * Redis refuses, the cells stay queued in Postgres and the reconcile pass enqueues them.
  */
 export async function enqueueRound(
   deps: Pick<CellDeps, "publisher" | "log">,
@@ -206,10 +209,10 @@ export async function enqueueRound(
   queue.on("error", (error) => deps.log.warn({ err: error }, "redis (queue) error"));
   try {
     await queue.addBulk(
-      cellIds.map((cellId) => ({
+      [...cellIds].reverse().map((cellId) => ({
         name: JOB_CELL_RUN,
         data: { runId, cellId },
-        opts: { ...CELL_JOB_OPTIONS, jobId: cellId },
+        opts: { ...CELL_JOB_OPTIONS, jobId: cellId, lifo: true },
       })),
     );
     deps.log.info({ runId, cells: cellIds.length }, "adaptive rounds: queued another round");

@@ -2,8 +2,14 @@ import type { TRoundsDecision, TRoundsPair } from "@perflab/contracts";
 import type { RunDto } from "@/lib/dto";
 import { levelLabel } from "@/lib/labels";
 
-export const pct = (value: number) =>
-  `${value < 0 ? "−" : ""}${Math.abs(value).toFixed(Math.abs(value) < 10 ? 1 : 0)} %`;
+/**
+ * A gap bound: "−4.2 %", "35 %". After few rounds among many pairs a lower bound can be −10⁴⁴ %
+ * (the interval of a log ratio, exponentiated): anything under −999 % is said as such.
+ */
+export const pct = (value: number) => {
+  if (value < -999) return "under −999 %";
+  return `${value < 0 ? "−" : ""}${Math.abs(value).toFixed(Math.abs(value) < 10 ? 1 : 0)} %`;
+};
 
 /** "go and node (echo · 50 VUs)". */
 export const pairName = (p: TRoundsPair) =>

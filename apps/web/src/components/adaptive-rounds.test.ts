@@ -1,7 +1,7 @@
 import type { TRoundsDecision } from "@perflab/contracts";
 import { describe, expect, it } from "vitest";
 import type { RunDto } from "@/lib/dto";
-import { roundsSummary } from "./adaptive-rounds-summary";
+import { pct, roundsSummary } from "./adaptive-rounds-summary";
 
 const run = {
   status: "running",
@@ -42,5 +42,11 @@ describe("the adaptive rounds line", () => {
     expect(roundsSummary(decision(null, "undecided"), run)).toBe(
       "undecided after 10 rounds: another round is queued",
     );
+  });
+
+  it("says a gap bound past −999 % as such, not as a 45-digit number", () => {
+    expect(pct(-1.3545493826792992e44)).toBe("under −999 %");
+    expect(pct(-999)).toBe("−999 %");
+    expect(pct(100)).toBe("100 %");
   });
 });

@@ -138,12 +138,17 @@ async function storeRecord(db: Db, runId: string, record: UploadRecord): Promise
   );
 }
 
-/** Ends an ingesting run as failed, with the reason, and drops its stored body. */
+/**
+ * Ends an ingesting run as failed, with the reason, and drops its stored body in the same commit: a
+ * reader that sees the run failed never finds the body it refused still stored.
+ */
 export async function failRun(db: Db, runId: string, error: string): Promise<IngestOutcome> {
-  const failed = await db.run.updateMany({
-    where: { id: runId, status: "ingesting" },
-    data: { status: "failed", error, cellsTotal: 0, finishedAt: new Date() },
-  });
-  await deleteUploadBody(db, runId);
+  const [failed] = await db.$transaction([
+    db.run.updateMany({
+      where: { id: runId, status: "ingesting" },
+      data: { status: "failed", error, cellsTotal: 0, finishedAt: new Date() },
+    }),
+    db.upload.deleteMany({ where: { runId } }),
+  ]);
   return failed.count === 0 ? { status: "gone" } : { status: "failed", error };
 }

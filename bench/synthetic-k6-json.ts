@@ -44,6 +44,11 @@ function* lines({ seconds, perSecond, startMs }: K6JsonSoak): Generator<string> 
   }
 }
 
+/** The soak's --out json as one Buffer: for a short one (a few seconds at 2,000 calls/s is tens of MiB). */
+export function k6JsonBytes(soak: K6JsonSoak): Buffer {
+  return Buffer.concat([...lines(soak)].map((chunk) => Buffer.from(chunk)));
+}
+
 /**
  * Writes the soak's --out json gzipped (`gzip out.json`, level 6) to `file`, as a CI job would have it
  * before sending: generated apart from the upload, so the upload's figures are the lab's alone.

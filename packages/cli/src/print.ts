@@ -1,4 +1,4 @@
-import { failedCallsPct, workloadName, type ZRunDetail, type ZVerdict } from "@perflab/contracts";
+import { failedCallsPct, rateWord, workloadName, type ZRunDetail, type ZVerdict } from "@perflab/contracts";
 import type { z } from "zod";
 import type { Global } from "./args.ts";
 import { EXIT, type Io } from "./io.ts";
@@ -20,8 +20,9 @@ const errorShare = (s: { requests: number; errors: number; ops: number } | null 
   const pct = s ? failedCallsPct(s) : null;
   return pct === null ? "—" : `${fmt(pct, s!.errors === 0 ? 0 : 1)} %`;
 };
-const level = (l: { vus: number | null; rate: number | null }) =>
-  l.rate !== null ? `${l.rate} calls/s` : l.vus !== null ? `${l.vus} VUs` : "—";
+/** A load level, its open-model rate in what the scenario starts ("500 calls/s", "50 sessions/s"). */
+export const level = (l: { vus: number | null; rate: number | null; scenario: string }) =>
+  l.rate !== null ? `${l.rate} ${rateWord(l.scenario)}/s` : l.vus !== null ? `${l.vus} VUs` : "—";
 
 /** Rows of text in aligned columns. */
 function table(rows: string[][]): string[] {
@@ -79,7 +80,7 @@ export function printRun(io: Io, global: Global, detail: RunDetail): void {
       String(c.index),
       c.serverName,
       ...(workloads ? [workloadName(c)] : []),
-      level({ vus: c.vus, rate: c.rate ?? null }),
+      level({ vus: c.vus, rate: c.rate ?? null, scenario: c.scenario }),
       String(c.round),
       c.status,
       fmt(s?.opsRps, 1),

@@ -33,6 +33,15 @@ export function scenarioOrDefault(id: string | undefined): AnyScenarioModule {
 }
 
 /**
+ * What a scenario's open-model rate starts, in running text: its operation ("500 calls/s"), or what
+ * one k6 iteration is when that is several operations ("50 sessions/s" for a tool mix).
+ */
+export function rateWord(scenario: string | undefined, count = 2): string {
+  const { word, rateWord: started = word } = scenarioOrDefault(scenario).operations;
+  return count === 1 ? started : `${started}s`;
+}
+
+/**
  * The environment of a cell's k6 script: the load (the same for every scenario) and the scenario's
  * own parameters, through the scenario's env builder (which checks them again). Throws a ZodError
  * for parameters the scenario refuses.

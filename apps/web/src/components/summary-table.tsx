@@ -1,7 +1,7 @@
 import { heldSessions, rssPerSession } from "@perflab/contracts";
 import type { CellDto, CellSummaryDto } from "@/lib/dto";
 import { formatInt, formatKb, formatMb, formatMs, formatPct, formatRate, formatRatio } from "@/lib/format";
-import { type CellNumbering, cellLabel, levelLabel, operationWord } from "@/lib/labels";
+import { type CellNumbering, cellLabel, levelLabel, operationWord, rateWord } from "@/lib/labels";
 import { scrollPanel, table, tbody, td, tdNum, th, thNum } from "./ui";
 
 type Column = { label: string; title?: string; value: (s: CellSummaryDto, cell: CellDto) => string };
@@ -92,7 +92,7 @@ const sessionCost = (s: CellSummaryDto, cell: CellDto) =>
 const droppedColumn: Column = {
   label: "Dropped",
   title:
-    "Open model: tool calls (requests of an HTTP route) k6 could not start because all its VUs were busy (measured window only)",
+    "Open model: what the rate starts (a tool call, a request of an HTTP route, a session of a tool mix) that k6 could not start because all its VUs were busy (measured window only)",
   value: (s) => (s.droppedCalls === null ? "—" : formatInt(s.droppedCalls)),
 };
 
@@ -154,11 +154,11 @@ export function SummaryTable({ cells }: { cells: (CellDto & CellNumbering)[] }) 
                 {(cell.summary.droppedCalls ?? 0) > 0 && (
                   <span
                     data-testid={`dropped-${cell.index}`}
-                    title={`The rate of ${levelLabel(cell) ?? `the ${operationWord(cell.scenario)}/s`} was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} ${operationWord(cell.scenario, cell.summary.droppedCalls ?? 0)} and dropped them during the measured window (warm-up excluded; raise maxVus if the server was not the cause).`}
+                    title={`The rate of ${levelLabel(cell) ?? `the ${operationWord(cell.scenario)}/s`} was not kept: k6 found no free VU for ${formatInt(cell.summary.droppedCalls)} ${rateWord(cell.scenario, cell.summary.droppedCalls ?? 0)} and dropped them during the measured window (warm-up excluded; raise maxVus if the server was not the cause).`}
                     className="ml-2 rounded-full bg-rose-100 px-2 py-0.5 text-xs font-medium text-rose-800 ring-1 ring-inset ring-rose-300 dark:bg-rose-950 dark:text-rose-300 dark:ring-rose-800"
                   >
                     {formatInt(cell.summary.droppedCalls)}{" "}
-                    {operationWord(cell.scenario, cell.summary.droppedCalls ?? 0)} dropped
+                    {rateWord(cell.scenario, cell.summary.droppedCalls ?? 0)} dropped
                   </span>
                 )}
               </td>

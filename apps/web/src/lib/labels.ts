@@ -1,4 +1,4 @@
-import { scenarioOrDefault, workloadName as sharedWorkloadName } from "@perflab/contracts";
+import { rateWord, scenarioOrDefault, workloadName as sharedWorkloadName } from "@perflab/contracts";
 import type { CellDto } from "./dto";
 import { formatInt } from "./format";
 
@@ -28,14 +28,8 @@ export function operationWord(scenario: string | undefined, count = 2): string {
   return count === 1 ? word : `${word}s`;
 }
 
-/**
- * What a scenario's open-model rate starts, in running text: its operation ("500 calls/s"), or what
- * one k6 iteration is when that is several operations ("50 sessions/s" for a tool mix).
- */
-export function rateWord(scenario: string | undefined, count = 2): string {
-  const { word, rateWord: started = word } = scenarioOrDefault(scenario).operations;
-  return count === 1 ? started : `${started}s`;
-}
+/** What a scenario's open-model rate starts ("calls", "sessions"): one place, in the scenarios' catalog. */
+export { rateWord };
 
 /** "requests" → "Requests", for a heading. */
 export const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);

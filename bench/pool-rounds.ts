@@ -1,0 +1,32 @@
+/**
+ * Pools the rounds of several `perflab-vs-bare` runs (their printed output, saved to files) into one
+ * set of paired ratios, as if they were one run: each round stays paired within itself, so a drift of
+ * the machine between runs falls on every arm alike.
+ *
+ *   pnpm exec tsx bench/pool-rounds.ts run1.log run2.log [...]
+ */
+import { readFileSync } from "node:fs";
+import { pairedRatio } from "./lib.ts";
+
+type Arm = "bare" | "output" | "perflab";
+const rounds: Map<Arm, { rps: number; p99: number }>[] = [];
+for (const file of process.argv.slice(2)) {
+  const byRound = new Map<number, Map<Arm, { rps: number; p99: number }>>();
+  for (const m of readFileSync(file, "utf8").matchAll(
+    /^round (\d+), (bare|output|perflab): (\d+) rps, p99 ([\d.]+) ms/gm,
+  )) {
+    const round = byRound.get(Number(m[1])) ?? new Map();
+    round.set(m[2] as Arm, { rps: Number(m[3]), p99: Number(m[4]) });
+    byRound.set(Number(m[1]), round);
+  }
+  rounds.push(...[...byRound.values()].filter((r) => r.size === 3));
+}
+const of = (arm: Arm, key: "rps" | "p99") => rounds.map((r) => r.get(arm)![key]);
+const show = (label: string, r: ReturnType<typeof pairedRatio>) =>
+  console.log(
+    `${label}: ${r.ratio.toFixed(3)} (95 % CI ${r.low.toFixed(3)}–${r.high.toFixed(3)}, ${r.n} rounds)`,
+  );
+show("RPS perflab / bare", pairedRatio(of("bare", "rps"), of("perflab", "rps")));
+show("RPS output / bare", pairedRatio(of("bare", "rps"), of("output", "rps")));
+show("RPS perflab / output", pairedRatio(of("output", "rps"), of("perflab", "rps")));
+show("tools/call p99 perflab / bare", pairedRatio(of("bare", "p99"), of("perflab", "p99")));

@@ -74,7 +74,9 @@ func TestRefusesAnMCPModeAndABadPort(t *testing.T) {
 			t.Fatalf("%s=%q accepted", name, value)
 		}
 	}
+	// Every variable the loop set is cleared again: the map's order decides which one it set last.
 	t.Setenv("PORT", "")
+	t.Setenv("MCP_JSON_RESPONSE", "")
 	t.Setenv("MCP_STATELESS", "0")
 	if port, err := loadPort(); err != nil || port != "8080" {
 		t.Fatalf("defaults: %q %v", port, err)

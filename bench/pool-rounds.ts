@@ -6,7 +6,7 @@
  *   pnpm exec tsx bench/pool-rounds.ts run1.log run2.log [...]
  */
 import { readFileSync } from "node:fs";
-import { pairedRatio } from "./lib.ts";
+import { mean, pairedRatio, sd } from "./lib.ts";
 
 type Arm = "bare" | "output" | "perflab";
 const rounds: Map<Arm, { rps: number; p99: number }>[] = [];
@@ -30,3 +30,14 @@ show("RPS perflab / bare", pairedRatio(of("bare", "rps"), of("perflab", "rps")))
 show("RPS output / bare", pairedRatio(of("bare", "rps"), of("output", "rps")));
 show("RPS perflab / output", pairedRatio(of("output", "rps"), of("perflab", "rps")));
 show("tools/call p99 perflab / bare", pairedRatio(of("bare", "p99"), of("perflab", "p99")));
+for (const arm of ["bare", "output", "perflab"] as const) {
+  const rps = of(arm, "rps");
+  console.log(`${arm}: ${mean(rps).toFixed(0)} ± ${sd(rps).toFixed(0)} req/s`);
+}
+// How many rounds would put the interval's lower end at 0.95, were the estimate and spread to hold.
+const logs = of("bare", "rps").map((bare, i) => Math.log(of("perflab", "rps")[i]! / bare));
+const spread = sd(logs);
+const margin = Math.log(pairedRatio(of("bare", "rps"), of("perflab", "rps")).ratio / 0.95);
+console.log(
+  `log-ratio sd ${spread.toFixed(3)}: the lower end reaches 0.95 after about ${Math.ceil(((1.96 * spread) / margin) ** 2)} rounds`,
+);

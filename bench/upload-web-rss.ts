@@ -10,7 +10,8 @@
  * request compiles and caches what every later one reuses). The body is k6 `--out json` of perflab's
  * script, gzipped: one gzip member of `memberSeconds` synthetic seconds at 2,000 calls/s sent again
  * and again, then cut at the limit. The web app only stores a body (the worker reads it later), so
- * what the bytes hold does not change its work; no worker runs here, and the runs are left to fail.
+ * what the bytes hold does not change its work; no worker runs here, so none is ingested, and the
+ * data dir goes at the end.
  *
  *   pnpm --filter @perflab/bench upload-web-rss [repeats=3] [limitMiB=1024] [memberSeconds=10]
  */

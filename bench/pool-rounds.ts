@@ -26,18 +26,20 @@ const show = (label: string, r: ReturnType<typeof pairedRatio>) =>
   console.log(
     `${label}: ${r.ratio.toFixed(3)} (95 % CI ${r.low.toFixed(3)}–${r.high.toFixed(3)}, ${r.n} rounds)`,
   );
-show("RPS perflab / bare", pairedRatio(of("bare", "rps"), of("perflab", "rps")));
-show("RPS output / bare", pairedRatio(of("bare", "rps"), of("output", "rps")));
-show("RPS perflab / output", pairedRatio(of("output", "rps"), of("perflab", "rps")));
+const bareRps = of("bare", "rps");
+const perflabRps = of("perflab", "rps");
+const headline = pairedRatio(bareRps, perflabRps);
+show("RPS perflab / bare", headline);
+show("RPS output / bare", pairedRatio(bareRps, of("output", "rps")));
+show("RPS perflab / output", pairedRatio(of("output", "rps"), perflabRps));
 show("tools/call p99 perflab / bare", pairedRatio(of("bare", "p99"), of("perflab", "p99")));
 for (const arm of ["bare", "output", "perflab"] as const) {
   const rps = of(arm, "rps");
   console.log(`${arm}: ${mean(rps).toFixed(0)} ± ${sd(rps).toFixed(0)} req/s`);
 }
 // How many rounds would put the interval's lower end at 0.95, were the estimate and spread to hold.
-const logs = of("bare", "rps").map((bare, i) => Math.log(of("perflab", "rps")[i]! / bare));
-const spread = sd(logs);
-const margin = Math.log(pairedRatio(of("bare", "rps"), of("perflab", "rps")).ratio / 0.95);
+const spread = sd(bareRps.map((bare, i) => Math.log(perflabRps[i]! / bare)));
+const margin = Math.log(headline.ratio / 0.95);
 console.log(
   `log-ratio sd ${spread.toFixed(3)}: the lower end reaches 0.95 after about ${Math.ceil(((1.96 * spread) / margin) ** 2)} rounds`,
 );

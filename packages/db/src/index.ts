@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "./generated/prisma/client.ts";
+import { rememberPool } from "./pool.ts";
 
 export * from "./generated/prisma/client.ts";
 export {
@@ -17,8 +18,6 @@ export interface CreateDbOptions {
   poolSize?: number;
 }
 
-const pools = new WeakMap<object, pg.Pool>();
-
 /**
  * A Prisma client over node-postgres (driver adapter: no query engine binary). Its pool is also
  * reachable through `poolOf`, for the few statements Prisma would copy large values for.
@@ -31,24 +30,14 @@ export function createDb(databaseUrl: string, options: CreateDbOptions = {}) {
     connectionTimeoutMillis: 10_000,
   });
   const db = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
-  pools.set(db, pool);
+  rememberPool(db, pool);
   return db;
 }
 
 export type Db = ReturnType<typeof createDb>;
 
-/**
- * The node-postgres pool under a client made by `createDb`. Prisma passes a `Bytes` value as
- * base64 text and back (a 1 MiB row allocates several MiB on the way); node-postgres sends a Buffer
- * as it is, in binary.
- */
-export function poolOf(db: Db): pg.Pool {
-  const pool = pools.get(db);
-  if (!pool) throw new Error("poolOf: this client was not made by createDb");
-  return pool;
-}
-
 export { METRIC_POINT_ROWS_PER_STATEMENT, upsertMetricPoints } from "./points.ts";
+export { poolOf } from "./pool.ts";
 export { backfillRollups, ROLLUP_MIN_SECONDS, writeCellRollups } from "./rollups.ts";
 export {
   createApiToken,

@@ -1,4 +1,5 @@
-import { type Db, poolOf } from "./index.ts";
+import type { Db } from "./index.ts";
+import { poolOf } from "./pool.ts";
 
 /** Rows of an upload's body hold about this much: few rows, and little memory on either side. */
 export const UPLOAD_CHUNK_BYTES = 2 ** 20;

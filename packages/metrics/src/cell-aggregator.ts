@@ -15,8 +15,9 @@ import {
 } from "./cell-operations.ts";
 import { emptySecond, type SecondState, toSecondPoint } from "./cell-second.ts";
 import {
+  addBuckets,
   createLatencyHistogram,
-  decodeHistogram,
+  decodeBuckets,
   encodeHistogram,
   type Histogram,
   latencyStats,
@@ -80,6 +81,8 @@ export class CellAggregator {
   private readonly operationMethod: string;
   private readonly seconds = new Map<number, SecondState>();
   private readonly dirty = new Set<number>();
+  /** Dropped seconds' histograms, emptied and used again for new seconds (184 KiB each). */
+  private readonly spareHists: Histogram[] = [];
   private readonly measuredHist = createLatencyHistogram();
   private readonly measuredOpHist = createLatencyHistogram();
   private readonly latencyMode: "operations" | "auto";
@@ -195,48 +198,41 @@ export class CellAggregator {
     // made of it alone would overwrite the stored second with a fragment: it gets none.
     const second = line.t < this.droppedBefore ? emptySecond(line.t) : this.second(line.t);
     let measureRequestsInLine = 0;
-    const decoded: Histogram[] = [];
-    for (const group of line.groups) {
-      const hist = decodeHistogram(group.hist);
-      decoded.push(hist);
-      histogramCounts.push(hist.totalCount);
-      const isOp = group.method === this.operationMethod;
-      // A second's own count (a chart's): a failure whose two counts straddle seconds shows in both.
-      second.requests += group.requests;
-      second.errors += errorsOf(group.failed, group.opErrors ?? 0);
-      second.hist.add(hist);
-      if (isOp) {
-        second.ops += group.requests;
-        second.opHist.add(hist);
-        if (group.requests > 0) this.sawOp = true;
-      }
-      if (group.phase !== "measure") continue;
-      measureRequestsInLine += group.requests;
-      this.measured.requests += group.requests;
-      this.measuredHist.add(hist);
-      if (isOp) {
-        this.measured.ops += group.requests;
-        this.measuredOpHist.add(hist);
-      }
-      countOperation(this.operations, group, hist);
-    }
-    second.measureRequests += measureRequestsInLine;
-    if (measureRequestsInLine > 0) this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
     // Tenths are wall-clock seconds strictly inside the window: every request that ended in them
     // counts, whichever phase its iteration began in (counting only phase=measure would leave out,
     // in the first tenth alone, the calls begun just before the window: a steady server with
     // second-long calls would look 30 % faster at the end than at the start).
     const tenth = this.tenthOf(line.t);
-    if (tenth) {
-      for (const [i, group] of line.groups.entries()) {
-        const hist = decoded[i]!;
-        tenth.hist.add(hist);
-        if (group.method === this.operationMethod) {
+    for (const group of line.groups) {
+      const hist = decodeBuckets(group.hist);
+      histogramCounts.push(hist.total);
+      const isOp = group.method === this.operationMethod;
+      // A second's own count (a chart's): a failure whose two counts straddle seconds shows in both.
+      second.requests += group.requests;
+      second.errors += errorsOf(group.failed, group.opErrors ?? 0);
+      addBuckets(second.hist, hist);
+      if (tenth) addBuckets(tenth.hist, hist);
+      if (isOp) {
+        second.ops += group.requests;
+        addBuckets(second.opHist, hist);
+        if (tenth) {
           tenth.ops += group.requests;
-          tenth.opHist.add(hist);
+          addBuckets(tenth.opHist, hist);
         }
+        if (group.requests > 0) this.sawOp = true;
       }
+      if (group.phase !== "measure") continue;
+      measureRequestsInLine += group.requests;
+      this.measured.requests += group.requests;
+      addBuckets(this.measuredHist, hist);
+      if (isOp) {
+        this.measured.ops += group.requests;
+        addBuckets(this.measuredOpHist, hist);
+      }
+      countOperation(this.operations, group, hist);
     }
+    second.measureRequests += measureRequestsInLine;
+    if (measureRequestsInLine > 0) this.firstMeasuredT = Math.min(this.firstMeasuredT, line.t);
     second.dataSent += line.dataSent;
     second.dataReceived += line.dataReceived;
     if (line.dropped !== undefined) {
@@ -285,7 +281,9 @@ export class CellAggregator {
     const before = Math.min(nowT, this.latestLineT) - KEEP_SECONDS;
     for (const t of this.seconds.keys()) {
       if (t < before && !this.dirty.has(t)) {
+        const dropped = this.seconds.get(t)!;
         this.seconds.delete(t);
+        this.spareHists.push(dropped.hist, dropped.opHist);
         this.droppedBefore = Math.max(this.droppedBefore, t + 1);
       }
     }
@@ -391,10 +389,17 @@ export class CellAggregator {
   private second(t: number): SecondState {
     let s = this.seconds.get(t);
     if (!s) {
-      s = emptySecond(t);
+      s = emptySecond(t, this.spareHist(), this.spareHist());
       this.seconds.set(t, s);
     }
     return s;
+  }
+
+  private spareHist(): Histogram {
+    const spare = this.spareHists.pop();
+    if (!spare) return createLatencyHistogram();
+    spare.reset();
+    return spare;
   }
 
   private toPoint(s: SecondState): SecondPoint {

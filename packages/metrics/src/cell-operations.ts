@@ -1,5 +1,11 @@
 import type { TK6IntervalLine, TOperationStats } from "@perflab/contracts";
-import { createLatencyHistogram, type Histogram, latencyStats } from "./histogram.ts";
+import {
+  addBuckets,
+  createLatencyHistogram,
+  type Histogram,
+  type HistogramBuckets,
+  latencyStats,
+} from "./histogram.ts";
 
 /**
  * `failed` and `opErrors` are kept apart and compared over the whole window: k6 stamps a request's
@@ -27,7 +33,7 @@ export const errorsApartFromTimeouts = (op: Pick<OperationState, "failed" | "opE
 export function countOperation(
   operations: Map<string, OperationState>,
   group: TK6IntervalLine["groups"][number],
-  hist: Histogram,
+  buckets: HistogramBuckets,
 ): void {
   const key = `${group.method}\u0000${group.tool}`;
   let op = operations.get(key);
@@ -47,7 +53,7 @@ export function countOperation(
   op.failed += group.failed;
   op.opErrors += group.opErrors ?? 0;
   op.timeouts += group.timeouts ?? 0;
-  op.hist.add(hist);
+  addBuckets(op.hist, buckets);
 }
 
 /** An operation's summary row: its count, failures and latency percentiles. */

@@ -17,14 +17,18 @@ export type SecondState = {
   resources: ResourceSample | null;
 };
 
-export const emptySecond = (t: number): SecondState => ({
+export const emptySecond = (
+  t: number,
+  hist = createLatencyHistogram(),
+  opHist = createLatencyHistogram(),
+): SecondState => ({
   t,
   requests: 0,
   errors: 0,
   ops: 0,
   measureRequests: 0,
-  hist: createLatencyHistogram(),
-  opHist: createLatencyHistogram(),
+  hist,
+  opHist,
   dataSent: 0,
   dataReceived: 0,
   resources: null,

@@ -3,7 +3,9 @@ import * as hdr from "hdr-histogram-js";
 import { describe, expect, it } from "vitest";
 import type { Histogram } from "./histogram.ts";
 import {
+  addBuckets,
   createLatencyHistogram,
+  decodeBuckets,
   decodeHistogram,
   encodeHistogram,
   histogramMean,
@@ -179,13 +181,14 @@ describe("decoding untrusted histograms", () => {
     expect(() => decodeHistogram(tampered((b) => b.writeInt32BE(0x0c501f15, 0)))).toThrow(/not a V2/);
   });
 
+  /** An empty histogram's header around any counts payload. */
+  function withPayload(payload: number[]): string {
+    const head = Buffer.from(inflatedOf(createLatencyHistogram()).subarray(0, 40));
+    head.writeInt32BE(payload.length, 4);
+    return envelope(Buffer.concat([head, Buffer.from(payload)]));
+  }
+
   it("refuses counts that do not add up: past the last bucket, cut short, or beyond 2^53", () => {
-    const header = inflatedOf(createLatencyHistogram()).subarray(0, 40);
-    const withPayload = (payload: number[]) => {
-      const head = Buffer.from(header);
-      head.writeInt32BE(payload.length, 4);
-      return envelope(Buffer.concat([head, Buffer.from(payload)]));
-    };
     // A run of 2^20 empty buckets (ZigZag of -2^20, LEB128), then a count of 1.
     const zigzag = 2 ** 21 - 1;
     const run = [(zigzag & 0x7f) | 0x80, ((zigzag >> 7) & 0x7f) | 0x80, zigzag >> 14];
@@ -208,6 +211,34 @@ describe("decoding untrusted histograms", () => {
     expect(() => decodeHistogram("")).toThrow(/too short/);
     expect(() => decodeHistogram(Buffer.alloc(16).toString("base64"))).toThrow(/not a compressed V2/);
     expect(() => decodeHistogram(envelope(Buffer.alloc(10)))).toThrow(/too short/);
+  });
+
+  it("refuses as buckets whatever it refuses as a histogram, for the same reason", () => {
+    const bad = [
+      "",
+      Buffer.alloc(16).toString("base64"),
+      envelope(Buffer.alloc(64 * 1024 * 1024)),
+      tampered((b) => b.writeInt32BE(5, 12)),
+      tampered((b) => b.writeBigInt64BE(2n ** 62n, 24)),
+      tampered((b) => b.writeInt32BE(0x7fffffff, 4)),
+      tampered((b) => b.writeBigInt64BE(1_000_000_000n, 16)),
+      tampered((b) => b.writeInt32BE(0x0c501f15, 0)),
+      withPayload([(199_999 & 0x7f) | 0x80, ((199_999 >> 7) & 0x7f) | 0x80, 199_999 >> 14, 2]),
+      withPayload([0x80, 0x80]),
+      withPayload([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f]),
+    ];
+    for (const [i, encoded] of bad.entries()) {
+      const reason = (() => {
+        try {
+          decodeHistogram(encoded);
+        } catch (error) {
+          return (error as Error).message;
+        }
+        throw new Error(`input ${i} decoded`);
+      })();
+      expect(() => decodeBuckets(encoded), `input ${i}`).toThrow(reason);
+    }
+    expect(decodeBuckets(withPayload([6]))).toMatchObject({ total: 3, indexes: [0], counts: [3] });
   });
 
   it("decodes what hdr-histogram-js itself encodes, as its own decoder does", () => {
@@ -252,5 +283,70 @@ describe("latencyStdDevMs", () => {
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
     const exact = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / values.length) / 1000;
     expect(Math.abs(latencyStdDevMs(merged)! - exact) / exact).toBeLessThan(0.001);
+  });
+});
+
+describe("decodeBuckets and addBuckets", () => {
+  /** Every count and the tracked minimum, maximum and total of a histogram. */
+  function state(h: Histogram) {
+    const js = h as hdr.JsHistogram;
+    const counts: [number, number][] = [];
+    for (let i = 0; i < js.countsArrayLength; i++) {
+      const n = js.getCountAtIndex(i);
+      if (n > 0) counts.push([i, n]);
+    }
+    // An empty histogram's minimum is a sentinel, which differs between built and decoded ones.
+    const min = h.totalCount > 0 ? h.minNonZeroValue : null;
+    return { counts, total: h.totalCount, min, max: h.maxValue, stats: latencyStats(h) };
+  }
+
+  it("adds exactly what adding the decoded histogram adds: counts, minimum, maximum and percentiles", () => {
+    const wider = hdr.build({
+      bitBucketSize: 64,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 36_000_000_000,
+      numberOfSignificantValueDigits: 3,
+    });
+    for (const v of [0, 3, 2047, 2048, 70_000, 3_599_999_999, 20_000_000_000])
+      wider.recordValueWithCount(v, 2);
+    const sources: [string, Histogram][] = [["values past an hour, a wider layout", wider]];
+    for (const [seed, n] of [
+      [31, 1],
+      [32, 50],
+      [33, 20_000],
+    ] as const) {
+      const h = createLatencyHistogram();
+      for (const v of samples(seed, n)) h.recordValue(v);
+      sources.push([`${n} samples`, h]);
+    }
+    sources.push(["empty", createLatencyHistogram()]);
+    for (const [name, source] of sources) {
+      const encoded = encodeHistogram(source);
+      const viaHistogram = createLatencyHistogram();
+      const viaBuckets = createLatencyHistogram();
+      for (const v of samples(40, 300)) {
+        viaHistogram.recordValue(v);
+        viaBuckets.recordValue(v);
+      }
+      viaHistogram.add(decodeHistogram(encoded));
+      addBuckets(viaBuckets, decodeBuckets(encoded));
+      if (source === wider) {
+        // The library adds another layout value by value, its maximum at the bucket's lowest value;
+        // the buckets' maximum is the bucket's highest, as a same-layout add and a decode give. Same bucket.
+        const [ours, theirs] = [state(viaBuckets), state(viaHistogram)];
+        const bucketOf = (h: Histogram, v: number) => (h as hdr.JsHistogram).lowestEquivalentValue(v);
+        expect(bucketOf(viaBuckets, ours.max)).toBe(bucketOf(viaHistogram, theirs.max));
+        expect({ ...ours, max: 0, stats: { ...ours.stats, maxMs: 0 } }, name).toEqual({
+          ...theirs,
+          max: 0,
+          stats: { ...theirs.stats, maxMs: 0 },
+        });
+      } else expect(state(viaBuckets), name).toEqual(state(viaHistogram));
+      expect(decodeBuckets(encoded).total, name).toBe(source.totalCount);
+      // Into an empty histogram: the minimum and maximum are the decoded ones alone.
+      const alone = createLatencyHistogram();
+      addBuckets(alone, decodeBuckets(encoded));
+      expect(state(alone), name).toEqual(state(decodeHistogram(encoded)));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import {
+  addBuckets,
   createLatencyHistogram,
-  decodeHistogram,
+  decodeBuckets,
   encodeHistogram,
   type Histogram,
   latencyStats,
@@ -82,12 +83,14 @@ export function rollUpSeconds(seconds: RollupSecond[], levels: readonly number[]
   const sizes = [...new Set(levels)].sort((a, b) => a - b);
   const fromSeconds = sizes.filter((size, i) => !sizes.slice(0, i).some((finer) => size % finer === 0));
   for (const s of seconds) {
-    const decoded = s.histogram ? decodeHistogram(s.histogram) : null;
+    const decoded = s.histogram ? decodeBuckets(s.histogram) : null;
     for (const size of fromSeconds) {
       const bucket = bucketOf(size, s.second);
       bucket.seconds.push(s);
-      if (decoded) merge(bucket, decoded);
-      else if (s.requests > 0) bucket.complete = false;
+      if (decoded) {
+        bucket.histogram ??= createLatencyHistogram();
+        addBuckets(bucket.histogram, decoded);
+      } else if (s.requests > 0) bucket.complete = false;
     }
   }
   for (const [i, size] of sizes.entries()) {

@@ -1,7 +1,9 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { ResourceSample } from "@perflab/metrics";
 import { describe, expect, it } from "vitest";
 import type { RunningServer, ServerResources } from "../drivers/types.ts";
-import { startSampler } from "./sampler.ts";
+import { fetchRuntime, startSampler } from "./sampler.ts";
 
 /** A server whose readings come from a list, one per request, the last repeated. */
 function serverReading(readings: (ServerResources | null)[]): RunningServer {
@@ -117,5 +119,49 @@ describe("startSampler", () => {
     // The first reading only sets where pauses start (its 4 ms pause is before the first sample).
     expect(got[0]!.runtime).toEqual({ gc_count: 3, gc_pause_max_ms: 2 });
     expect(got[1]!.runtime).toEqual({ gc_count: 3, gc_pause_max_ms: 0 });
+  });
+});
+
+describe("fetchRuntime", () => {
+  /** A server answering each path as `routes` says; counts the connections it accepted. */
+  async function serve(routes: Record<string, (res: http.ServerResponse) => void>) {
+    const server = http.createServer((req, res) =>
+      (routes[req.url ?? ""] ?? ((r) => r.writeHead(404).end()))(res),
+    );
+    let connections = 0;
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      base,
+      connections: () => connections,
+      close: () => new Promise((resolve) => server.close(resolve).closeAllConnections()),
+    };
+  }
+
+  it("reads the JSON on one kept connection, and gives undefined for an error, bad JSON or silence", async () => {
+    const s = await serve({
+      "/debug/runtime": (res) =>
+        res.writeHead(200, { "content-type": "application/json" }).end('{"gc":{"n":3}}'),
+      "/broken": (res) => res.writeHead(500).end("{}"),
+      "/text": (res) => res.writeHead(200).end("not json"),
+      "/silent": () => undefined,
+      "/trickle": (res) => res.writeHead(200).write('{"gc":'),
+    });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect(await fetchRuntime(`${s.base}/debug/runtime`)).toEqual({ gc: { n: 3 } });
+      expect(s.connections()).toBe(1);
+      expect(await fetchRuntime(`${s.base}/broken`)).toBeUndefined();
+      expect(await fetchRuntime(`${s.base}/text`)).toBeUndefined();
+      for (const path of ["/silent", "/trickle"]) {
+        const started = Date.now();
+        expect(await fetchRuntime(`${s.base}${path}`)).toBeUndefined();
+        expect(Date.now() - started).toBeLessThan(3_000);
+      }
+    } finally {
+      await s.close();
+    }
+    expect(await fetchRuntime(`${s.base}/debug/runtime`)).toBeUndefined();
   });
 });

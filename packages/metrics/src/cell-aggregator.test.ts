@@ -348,6 +348,24 @@ describe("CellAggregator", () => {
     expect(agg.summary({ durationSec: 1 }).requests).toBe(13);
   });
 
+  it("stores the same seconds when dropped seconds' histograms are used again as when none is dropped", () => {
+    const lines = Array.from({ length: 90 }, (_, i) =>
+      line(1000 + i, i < 5 ? "warmup" : "measure", 800 + ((i * 37) % 400) * 10, 20 + (i % 7)),
+    );
+    const asTheyCome = new CellAggregator();
+    const points = lines.flatMap((l) => {
+      asTheyCome.addInterval(l);
+      return asTheyCome.takeReadyPoints(l.t + 2);
+    });
+    points.push(...asTheyCome.takeAllPoints());
+    const atTheEnd = new CellAggregator();
+    for (const l of lines) atTheEnd.addInterval(l);
+    // Seconds older than 30 s were dropped, their histograms emptied and reused, 60 times over.
+    expect(points).toHaveLength(90);
+    expect(points).toEqual(atTheEnd.takeAllPoints());
+    expect(asTheyCome.summary({ durationSec: 85 })).toEqual(atTheEnd.summary({ durationSec: 85 }));
+  });
+
   it("joins resource samples to their second and averages them over the measured window only", () => {
     const agg = new CellAggregator();
     const res = (t: number, cpu: number) => ({

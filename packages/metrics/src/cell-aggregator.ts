@@ -13,7 +13,7 @@ import {
   type OperationState,
   operationStats,
 } from "./cell-operations.ts";
-import { emptySecond, type SecondState, toSecondPoint } from "./cell-second.ts";
+import { emptySecond, SecondPool, type SecondState, toSecondPoint } from "./cell-second.ts";
 import {
   addBuckets,
   createLatencyHistogram,
@@ -81,8 +81,7 @@ export class CellAggregator {
   private readonly operationMethod: string;
   private readonly seconds = new Map<number, SecondState>();
   private readonly dirty = new Set<number>();
-  /** Dropped seconds' histograms, emptied and used again for new seconds (184 KiB each). */
-  private readonly spareHists: Histogram[] = [];
+  private readonly pool = new SecondPool();
   private readonly measuredHist = createLatencyHistogram();
   private readonly measuredOpHist = createLatencyHistogram();
   private readonly latencyMode: "operations" | "auto";
@@ -281,9 +280,8 @@ export class CellAggregator {
     const before = Math.min(nowT, this.latestLineT) - KEEP_SECONDS;
     for (const t of this.seconds.keys()) {
       if (t < before && !this.dirty.has(t)) {
-        const dropped = this.seconds.get(t)!;
+        this.pool.release(this.seconds.get(t)!);
         this.seconds.delete(t);
-        this.spareHists.push(dropped.hist, dropped.opHist);
         this.droppedBefore = Math.max(this.droppedBefore, t + 1);
       }
     }
@@ -389,17 +387,10 @@ export class CellAggregator {
   private second(t: number): SecondState {
     let s = this.seconds.get(t);
     if (!s) {
-      s = emptySecond(t, this.spareHist(), this.spareHist());
+      s = this.pool.take(t);
       this.seconds.set(t, s);
     }
     return s;
-  }
-
-  private spareHist(): Histogram {
-    const spare = this.spareHists.pop();
-    if (!spare) return createLatencyHistogram();
-    spare.reset();
-    return spare;
   }
 
   private toPoint(s: SecondState): SecondPoint {

@@ -31,6 +31,13 @@ function exactPercentile(sorted: number[], p: number): number {
   return sorted[rank - 1]!;
 }
 
+/** A latency histogram of `n` of those latencies. */
+function recorded(seed: number, n: number): Histogram {
+  const h = createLatencyHistogram();
+  for (const v of samples(seed, n)) h.recordValue(v);
+  return h;
+}
+
 describe("histogram", () => {
   it("merges histograms before taking percentiles: equal to percentiles of the concatenated samples", () => {
     const parts = [samples(1, 5000), samples(2, 300), samples(3, 12000)];
@@ -88,8 +95,7 @@ describe("histogram", () => {
       [13, 1000],
       [14, 50_000],
     ] as const) {
-      const h = createLatencyHistogram();
-      for (const v of samples(seed, n)) h.recordValue(v);
+      const h = recorded(seed, n);
       cases.push([`${n} samples`, h], [`${n} samples, decoded`, decodeHistogram(encodeHistogram(h))]);
     }
     const wide = createLatencyHistogram();
@@ -315,9 +321,7 @@ describe("decodeBuckets and addBuckets", () => {
       [32, 50],
       [33, 20_000],
     ] as const) {
-      const h = createLatencyHistogram();
-      for (const v of samples(seed, n)) h.recordValue(v);
-      sources.push([`${n} samples`, h]);
+      sources.push([`${n} samples`, recorded(seed, n)]);
     }
     sources.push(["empty", createLatencyHistogram()]);
     for (const [name, source] of sources) {

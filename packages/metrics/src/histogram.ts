@@ -37,7 +37,7 @@ const MAX_SIGNIFICANT_DIGITS = 3;
 export function decodeHistogram(base64: string): Histogram {
   const { inflated, header, payload } = inflateChecked(base64);
   const counted = scanCounts(payload);
-  checkEnd(counted.endIndex, header);
+  checkEnd(counted.endIndex, layoutOf(header));
   const decoded = (hdr.JsHistogram as unknown as { decode: HistogramDecoder }).decode(inflated, 64, 0);
   if (decoded.totalCount !== counted.total) {
     throw new Error(`counts add up to ${decoded.totalCount} once decoded, not the ${counted.total} encoded`);
@@ -71,7 +71,7 @@ export function decodeBuckets(base64: string): HistogramBuckets {
     indexes.push(index);
     counts.push(count);
   });
-  checkEnd(counted.endIndex, header, layout.countsArrayLength);
+  checkEnd(counted.endIndex, layout);
   return { total: counted.total, indexes, counts, layout };
 }
 
@@ -148,7 +148,8 @@ function layoutOf(header: V2Header): hdr.JsHistogram {
   return layout;
 }
 
-function checkEnd(endIndex: number, header: V2Header, buckets = layoutOf(header).countsArrayLength): void {
+function checkEnd(endIndex: number, layout: hdr.JsHistogram): void {
+  const buckets = layout.countsArrayLength;
   if (endIndex > buckets) throw new Error(`has counts past the ${buckets} buckets its header allows`);
 }
 
